@@ -1,0 +1,317 @@
+/*
+ * contactfmu status shim: the FMU's binary in front of pythonfmu's export library.
+ *
+ * Why it exists. pythonfmu's native library can only report fmi2OK, fmi2Discard (do_step
+ * returned False) or fmi2Fatal (any Python exception, which also destroys the Python
+ * instance), and it forwards log messages only when the host switched debug logging on.
+ * The FMI 2.0 contract of this project needs more: invalid parameters end initialization
+ * with fmi2Error and a message, non-finite inputs are refused with fmi2Error, and error
+ * messages reach the host whatever its logging setting. This file, written for contactfmu,
+ * forwards every FMI 2.0 call to pythonfmu's library (shipped next to it as
+ * <modelIdentifier>_pythonfmu.so) and adds exactly that:
+ *
+ *  - fmi2ExitInitializationMode and fmi2DoStep ask the Python slave for its pending status
+ *    (fmi2GetInteger on the reserved value reference CONTACTFMU_STATUS_VR, answered by the
+ *    slave base, not a model variable) and return fmi2Error when the slave flagged one;
+ *  - fmi2SetReal returns fmi2Error when a value is NaN or infinite (the slave logs the
+ *    variable's name and keeps its previous value, so nothing is lost);
+ *  - messages of status warning and above always reach the host's logger; plain messages
+ *    only when the host enabled logging. Messages are passed as "%s" arguments, so a '%'
+ *    in a message cannot be misread as a format directive.
+ *
+ * The FMI 2.0 types are declared here from the standard's ABI (fmi2TypesPlatform: double,
+ * int, char, unsigned int, void pointers); only the C standard library and libdl are used.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define CONTACTFMU_STATUS_VR 1073741823u
+
+typedef void* fmi2Component;
+typedef void* fmi2ComponentEnvironment;
+typedef void* fmi2FMUstate;
+typedef unsigned int fmi2ValueReference;
+typedef double fmi2Real;
+typedef int fmi2Integer;
+typedef int fmi2Boolean;
+typedef char fmi2Char;
+typedef const fmi2Char* fmi2String;
+typedef char fmi2Byte;
+typedef enum { fmi2OK, fmi2Warning, fmi2Discard, fmi2Error, fmi2Fatal, fmi2Pending } fmi2Status;
+typedef enum { fmi2ModelExchange, fmi2CoSimulation } fmi2Type;
+typedef enum { fmi2DoStepStatus, fmi2PendingStatus, fmi2LastSuccessfulTime, fmi2Terminated } fmi2StatusKind;
+
+typedef void (*fmi2CallbackLogger)(fmi2ComponentEnvironment, fmi2String, fmi2Status, fmi2String, fmi2String, ...);
+typedef void* (*fmi2CallbackAllocateMemory)(size_t, size_t);
+typedef void (*fmi2CallbackFreeMemory)(void*);
+typedef void (*fmi2StepFinished)(fmi2ComponentEnvironment, fmi2Status);
+
+typedef struct {
+    fmi2CallbackLogger logger;
+    fmi2CallbackAllocateMemory allocateMemory;
+    fmi2CallbackFreeMemory freeMemory;
+    fmi2StepFinished stepFinished;
+    fmi2ComponentEnvironment componentEnvironment;
+} fmi2CallbackFunctions;
+
+/* One instance: the inner (pythonfmu) component and the callbacks handed to it. */
+typedef struct {
+    fmi2Component inner;
+    fmi2CallbackFunctions host;
+    fmi2CallbackFunctions mine;
+    int loggingOn;
+} Shim;
+
+/* ---- the inner library ------------------------------------------------------------- */
+
+#define INNER_FUNCTIONS(X) \
+    X(fmi2GetTypesPlatform, const char*, (void)) \
+    X(fmi2GetVersion, const char*, (void)) \
+    X(fmi2SetDebugLogging, fmi2Status, (fmi2Component, fmi2Boolean, size_t, const fmi2String*)) \
+    X(fmi2Instantiate, fmi2Component, (fmi2String, fmi2Type, fmi2String, fmi2String, const fmi2CallbackFunctions*, fmi2Boolean, fmi2Boolean)) \
+    X(fmi2FreeInstance, void, (fmi2Component)) \
+    X(fmi2SetupExperiment, fmi2Status, (fmi2Component, fmi2Boolean, fmi2Real, fmi2Real, fmi2Boolean, fmi2Real)) \
+    X(fmi2EnterInitializationMode, fmi2Status, (fmi2Component)) \
+    X(fmi2ExitInitializationMode, fmi2Status, (fmi2Component)) \
+    X(fmi2Terminate, fmi2Status, (fmi2Component)) \
+    X(fmi2Reset, fmi2Status, (fmi2Component)) \
+    X(fmi2GetReal, fmi2Status, (fmi2Component, const fmi2ValueReference*, size_t, fmi2Real*)) \
+    X(fmi2GetInteger, fmi2Status, (fmi2Component, const fmi2ValueReference*, size_t, fmi2Integer*)) \
+    X(fmi2GetBoolean, fmi2Status, (fmi2Component, const fmi2ValueReference*, size_t, fmi2Boolean*)) \
+    X(fmi2GetString, fmi2Status, (fmi2Component, const fmi2ValueReference*, size_t, fmi2String*)) \
+    X(fmi2SetReal, fmi2Status, (fmi2Component, const fmi2ValueReference*, size_t, const fmi2Real*)) \
+    X(fmi2SetInteger, fmi2Status, (fmi2Component, const fmi2ValueReference*, size_t, const fmi2Integer*)) \
+    X(fmi2SetBoolean, fmi2Status, (fmi2Component, const fmi2ValueReference*, size_t, const fmi2Boolean*)) \
+    X(fmi2SetString, fmi2Status, (fmi2Component, const fmi2ValueReference*, size_t, const fmi2String*)) \
+    X(fmi2GetFMUstate, fmi2Status, (fmi2Component, fmi2FMUstate*)) \
+    X(fmi2SetFMUstate, fmi2Status, (fmi2Component, fmi2FMUstate)) \
+    X(fmi2FreeFMUstate, fmi2Status, (fmi2Component, fmi2FMUstate*)) \
+    X(fmi2SerializedFMUstateSize, fmi2Status, (fmi2Component, fmi2FMUstate, size_t*)) \
+    X(fmi2SerializeFMUstate, fmi2Status, (fmi2Component, fmi2FMUstate, fmi2Byte*, size_t)) \
+    X(fmi2DeSerializeFMUstate, fmi2Status, (fmi2Component, const fmi2Byte*, size_t, fmi2FMUstate*)) \
+    X(fmi2GetDirectionalDerivative, fmi2Status, (fmi2Component, const fmi2ValueReference*, size_t, const fmi2ValueReference*, size_t, const fmi2Real*, fmi2Real*)) \
+    X(fmi2SetRealInputDerivatives, fmi2Status, (fmi2Component, const fmi2ValueReference*, size_t, const fmi2Integer*, const fmi2Real*)) \
+    X(fmi2GetRealOutputDerivatives, fmi2Status, (fmi2Component, const fmi2ValueReference*, size_t, const fmi2Integer*, fmi2Real*)) \
+    X(fmi2DoStep, fmi2Status, (fmi2Component, fmi2Real, fmi2Real, fmi2Boolean)) \
+    X(fmi2CancelStep, fmi2Status, (fmi2Component)) \
+    X(fmi2GetStatus, fmi2Status, (fmi2Component, const fmi2StatusKind, fmi2Status*)) \
+    X(fmi2GetRealStatus, fmi2Status, (fmi2Component, const fmi2StatusKind, fmi2Real*)) \
+    X(fmi2GetIntegerStatus, fmi2Status, (fmi2Component, const fmi2StatusKind, fmi2Integer*)) \
+    X(fmi2GetBooleanStatus, fmi2Status, (fmi2Component, const fmi2StatusKind, fmi2Boolean*)) \
+    X(fmi2GetStringStatus, fmi2Status, (fmi2Component, const fmi2StatusKind, fmi2String*))
+
+#define DECLARE(name, ret, args) typedef ret (*name##_fn) args; static name##_fn p_##name = NULL;
+INNER_FUNCTIONS(DECLARE)
+
+static void* inner_library = NULL;
+static char load_error[8192] = "";
+
+/* Load <this library's path without ".so">_pythonfmu.so once. */
+static int load_inner(void)
+{
+    if (inner_library) return 1;
+    Dl_info info;
+    if (!dladdr((void*)&load_inner, &info) || !info.dli_fname) {
+        snprintf(load_error, sizeof load_error, "contactfmu shim: cannot locate its own library file");
+        return 0;
+    }
+    char path[4096];
+    size_t n = strlen(info.dli_fname);
+    if (n < 3 || n + 16 >= sizeof path) {
+        snprintf(load_error, sizeof load_error, "contactfmu shim: unexpected library path %s", info.dli_fname);
+        return 0;
+    }
+    memcpy(path, info.dli_fname, n - 3); /* strip ".so" */
+    strcpy(path + n - 3, "_pythonfmu.so");
+    void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(load_error, sizeof load_error, "contactfmu shim: cannot load %s: %s", path, dlerror());
+        return 0;
+    }
+#define RESOLVE(name, ret, args) \
+    p_##name = (name##_fn)dlsym(lib, #name); \
+    if (!p_##name) { snprintf(load_error, sizeof load_error, "contactfmu shim: %s misses %s", path, #name); return 0; }
+    INNER_FUNCTIONS(RESOLVE)
+    inner_library = lib;
+    return 1;
+}
+
+/* The logger pythonfmu calls: filter by the host's logging flag, pass the text as "%s". */
+static void shim_logger(fmi2ComponentEnvironment env, fmi2String instanceName, fmi2Status status,
+                        fmi2String category, fmi2String message, ...)
+{
+    Shim* s = (Shim*)env;
+    if (!s || !s->host.logger) return;
+    if (status == fmi2OK && !s->loggingOn) return;
+    s->host.logger(s->host.componentEnvironment, instanceName, status,
+                   category ? category : "logAll", "%s", message ? message : "");
+}
+
+static void shim_log(Shim* s, fmi2Status status, const char* category, const char* message)
+{
+    if (s && s->host.logger)
+        s->host.logger(s->host.componentEnvironment, "contactfmu", status, category, "%s", message);
+}
+
+/* The Python slave's pending status (fmi2OK, fmi2Discard or fmi2Error). */
+static fmi2Status pending_status(Shim* s)
+{
+    const fmi2ValueReference vr = CONTACTFMU_STATUS_VR;
+    fmi2Integer value = fmi2OK;
+    if (p_fmi2GetInteger(s->inner, &vr, 1, &value) > fmi2Warning) return fmi2Error;
+    if (value < fmi2OK || value > fmi2Fatal) return fmi2Error;
+    return (fmi2Status)value;
+}
+
+#define SHIM(c) Shim* s = (Shim*)(c); if (!s) return fmi2Error;
+
+/* ---- FMI 2.0 functions --------------------------------------------------------------- */
+
+EXPORT const char* fmi2GetTypesPlatform(void) { return "default"; }
+EXPORT const char* fmi2GetVersion(void) { return "2.0"; }
+
+EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2String fmuGUID,
+                                     fmi2String fmuResourceLocation, const fmi2CallbackFunctions* functions,
+                                     fmi2Boolean visible, fmi2Boolean loggingOn)
+{
+    Shim* s = (Shim*)calloc(1, sizeof(Shim));
+    if (!s) return NULL;
+    if (functions) s->host = *functions;
+    s->loggingOn = loggingOn;
+    if (!load_inner()) {
+        shim_log(s, fmi2Fatal, "logStatusFatal", load_error);
+        free(s);
+        return NULL;
+    }
+    s->mine = s->host;
+    s->mine.logger = shim_logger;
+    s->mine.componentEnvironment = s;
+    /* pythonfmu forwards messages only with logging on; the shim filters instead. */
+    s->inner = p_fmi2Instantiate(instanceName, fmuType, fmuGUID, fmuResourceLocation, &s->mine, visible, 1);
+    if (!s->inner) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+EXPORT void fmi2FreeInstance(fmi2Component c)
+{
+    Shim* s = (Shim*)c;
+    if (!s) return;
+    p_fmi2FreeInstance(s->inner);
+    free(s);
+}
+
+EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean loggingOn, size_t nCategories,
+                                      const fmi2String categories[])
+{
+    SHIM(c);
+    s->loggingOn = loggingOn;
+    (void)nCategories; (void)categories;
+    return p_fmi2SetDebugLogging(s->inner, 1, 0, NULL);
+}
+
+EXPORT fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefined, fmi2Real tolerance,
+                                      fmi2Real startTime, fmi2Boolean stopTimeDefined, fmi2Real stopTime)
+{
+    SHIM(c);
+    return p_fmi2SetupExperiment(s->inner, toleranceDefined, tolerance, startTime, stopTimeDefined, stopTime);
+}
+
+EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c)
+{
+    SHIM(c);
+    return p_fmi2EnterInitializationMode(s->inner);
+}
+
+EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component c)
+{
+    SHIM(c);
+    fmi2Status status = p_fmi2ExitInitializationMode(s->inner);
+    if (status > fmi2Warning) return status;
+    fmi2Status pending = pending_status(s);
+    return pending > status ? pending : status;
+}
+
+EXPORT fmi2Status fmi2Terminate(fmi2Component c) { SHIM(c); return p_fmi2Terminate(s->inner); }
+EXPORT fmi2Status fmi2Reset(fmi2Component c) { SHIM(c); return p_fmi2Reset(s->inner); }
+
+EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Real value[])
+{ SHIM(c); return p_fmi2GetReal(s->inner, vr, nvr, value); }
+EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Integer value[])
+{ SHIM(c); return p_fmi2GetInteger(s->inner, vr, nvr, value); }
+EXPORT fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Boolean value[])
+{ SHIM(c); return p_fmi2GetBoolean(s->inner, vr, nvr, value); }
+EXPORT fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2String value[])
+{ SHIM(c); return p_fmi2GetString(s->inner, vr, nvr, value); }
+
+EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Real value[])
+{
+    SHIM(c);
+    fmi2Status status = p_fmi2SetReal(s->inner, vr, nvr, value);
+    if (status > fmi2Warning) return status;
+    for (size_t i = 0; i < nvr; i++)
+        if (!isfinite(value[i])) return fmi2Error; /* the slave logged the name and kept the old value */
+    return status;
+}
+EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Integer value[])
+{ SHIM(c); return p_fmi2SetInteger(s->inner, vr, nvr, value); }
+EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Boolean value[])
+{ SHIM(c); return p_fmi2SetBoolean(s->inner, vr, nvr, value); }
+EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2String value[])
+{ SHIM(c); return p_fmi2SetString(s->inner, vr, nvr, value); }
+
+EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate* state)
+{ SHIM(c); return p_fmi2GetFMUstate(s->inner, state); }
+EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate state)
+{ SHIM(c); return p_fmi2SetFMUstate(s->inner, state); }
+EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate* state)
+{ SHIM(c); return p_fmi2FreeFMUstate(s->inner, state); }
+EXPORT fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate state, size_t* size)
+{ SHIM(c); return p_fmi2SerializedFMUstateSize(s->inner, state, size); }
+EXPORT fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate state, fmi2Byte bytes[], size_t size)
+{ SHIM(c); return p_fmi2SerializeFMUstate(s->inner, state, bytes, size); }
+EXPORT fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte bytes[], size_t size, fmi2FMUstate* state)
+{ SHIM(c); return p_fmi2DeSerializeFMUstate(s->inner, bytes, size, state); }
+
+EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference vUnknown[], size_t nUnknown,
+                                               const fmi2ValueReference vKnown[], size_t nKnown,
+                                               const fmi2Real dvKnown[], fmi2Real dvUnknown[])
+{ SHIM(c); return p_fmi2GetDirectionalDerivative(s->inner, vUnknown, nUnknown, vKnown, nKnown, dvKnown, dvUnknown); }
+EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                              const fmi2Integer order[], const fmi2Real value[])
+{ SHIM(c); return p_fmi2SetRealInputDerivatives(s->inner, vr, nvr, order, value); }
+EXPORT fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
+                                               const fmi2Integer order[], fmi2Real value[])
+{ SHIM(c); return p_fmi2GetRealOutputDerivatives(s->inner, vr, nvr, order, value); }
+
+EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2Real communicationStepSize,
+                             fmi2Boolean noSetFMUStatePriorToCurrentPoint)
+{
+    SHIM(c);
+    fmi2Status status = p_fmi2DoStep(s->inner, currentCommunicationPoint, communicationStepSize,
+                                     noSetFMUStatePriorToCurrentPoint);
+    if (status != fmi2Discard) return status;
+    /* do_step returned False: a refused step (discard) or an error the slave flagged */
+    fmi2Status pending = pending_status(s);
+    return pending == fmi2Error ? fmi2Error : fmi2Discard;
+}
+EXPORT fmi2Status fmi2CancelStep(fmi2Component c) { SHIM(c); return p_fmi2CancelStep(s->inner); }
+
+EXPORT fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind k, fmi2Status* v)
+{ SHIM(c); return p_fmi2GetStatus(s->inner, k, v); }
+EXPORT fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind k, fmi2Real* v)
+{ SHIM(c); return p_fmi2GetRealStatus(s->inner, k, v); }
+EXPORT fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind k, fmi2Integer* v)
+{ SHIM(c); return p_fmi2GetIntegerStatus(s->inner, k, v); }
+EXPORT fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind k, fmi2Boolean* v)
+{ SHIM(c); return p_fmi2GetBooleanStatus(s->inner, k, v); }
+EXPORT fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind k, fmi2String* v)
+{ SHIM(c); return p_fmi2GetStringStatus(s->inner, k, v); }

@@ -1,0 +1,15 @@
+"""Sources: MSL Blocks.Sources.Sine and Translational.Sources.Force."""
+import math
+
+
+def sine(t, amplitude, f, phase, offset, start_time):
+    """MSL Blocks.Sources.Sine: offset + amplitude*sin(2*pi*f*(t - startTime) + phase) for
+    t >= startTime, offset before."""
+    if t < start_time:
+        return offset
+    return offset + amplitude * math.sin(2.0 * math.pi * f * (t - start_time) + phase)
+
+
+def force_source_flange_force(f):
+    """MSL Sources.Force: flange.f = -f, so the body on the flange is pushed with +f."""
+    return -f
