@@ -15,6 +15,9 @@
  *    slave base, not a model variable) and return fmi2Error when the slave flagged one;
  *  - fmi2SetReal returns fmi2Error when a value is NaN or infinite (the slave logs the
  *    variable's name and keeps its previous value, so nothing is lost);
+ *  - fmi2SetRealInputDerivatives and fmi2GetRealOutputDerivatives (first order), which
+ *    pythonfmu does not implement, are mapped to the slave's derivative slots at value
+ *    reference vr + CONTACTFMU_DERIVATIVE_VR (see the slave base);
  *  - messages of status warning and above always reach the host's logger; plain messages
  *    only when the host enabled logging. Messages are passed as "%s" arguments, so a '%'
  *    in a message cannot be misread as a format directive.
@@ -32,6 +35,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define CONTACTFMU_STATUS_VR 1073741823u
+#define CONTACTFMU_DERIVATIVE_VR 536870912u /* first derivative of variable vr: vr + this offset */
 
 typedef void* fmi2Component;
 typedef void* fmi2ComponentEnvironment;
@@ -271,7 +275,13 @@ EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], 
 EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate* state)
 { SHIM(c); return p_fmi2GetFMUstate(s->inner, state); }
 EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate state)
-{ SHIM(c); return p_fmi2SetFMUstate(s->inner, state); }
+{
+    SHIM(c);
+    fmi2Status status = p_fmi2SetFMUstate(s->inner, state);
+    if (status > fmi2Warning) return status;
+    fmi2Status pending = pending_status(s);
+    return pending > status ? pending : status;
+}
 EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate* state)
 { SHIM(c); return p_fmi2FreeFMUstate(s->inner, state); }
 EXPORT fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate state, size_t* size)
@@ -285,12 +295,46 @@ EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueR
                                                const fmi2ValueReference vKnown[], size_t nKnown,
                                                const fmi2Real dvKnown[], fmi2Real dvUnknown[])
 { SHIM(c); return p_fmi2GetDirectionalDerivative(s->inner, vUnknown, nUnknown, vKnown, nKnown, dvKnown, dvUnknown); }
+static int derivative_refs(Shim* s, const char* what, const fmi2ValueReference vr[], size_t nvr,
+                           const fmi2Integer order[], fmi2ValueReference* out)
+{
+    for (size_t i = 0; i < nvr; i++) {
+        if (order[i] != 1 || vr[i] >= CONTACTFMU_DERIVATIVE_VR) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "%s: only first derivatives are supported (value reference %u, order %d)",
+                     what, vr[i], order[i]);
+            shim_log(s, fmi2Error, "logStatusError", msg);
+            return 0;
+        }
+        out[i] = vr[i] + CONTACTFMU_DERIVATIVE_VR;
+    }
+    return 1;
+}
+
 EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                                               const fmi2Integer order[], const fmi2Real value[])
-{ SHIM(c); return p_fmi2SetRealInputDerivatives(s->inner, vr, nvr, order, value); }
+{
+    SHIM(c);
+    fmi2ValueReference refs[64];
+    if (nvr > 64) return fmi2SetRealInputDerivatives(c, vr, 64, order, value) > fmi2Warning ? fmi2Error :
+                         fmi2SetRealInputDerivatives(c, vr + 64, nvr - 64, order + 64, value + 64);
+    if (!derivative_refs(s, "fmi2SetRealInputDerivatives", vr, nvr, order, refs)) return fmi2Error;
+    return fmi2SetReal(c, refs, nvr, value);
+}
+
 EXPORT fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
                                                const fmi2Integer order[], fmi2Real value[])
-{ SHIM(c); return p_fmi2GetRealOutputDerivatives(s->inner, vr, nvr, order, value); }
+{
+    SHIM(c);
+    fmi2ValueReference refs[64];
+    if (nvr > 64) return fmi2GetRealOutputDerivatives(c, vr, 64, order, value) > fmi2Warning ? fmi2Error :
+                         fmi2GetRealOutputDerivatives(c, vr + 64, nvr - 64, order + 64, value + 64);
+    if (!derivative_refs(s, "fmi2GetRealOutputDerivatives", vr, nvr, order, refs)) return fmi2Error;
+    fmi2Status status = p_fmi2GetReal(s->inner, refs, nvr, value);
+    if (status > fmi2Warning) return status;
+    fmi2Status pending = pending_status(s);
+    return pending > status ? pending : status;
+}
 
 EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2Real communicationStepSize,
                              fmi2Boolean noSetFMUStatePriorToCurrentPoint)

@@ -20,6 +20,11 @@ def damper_force(v_rel, d):
     return d * v_rel
 
 
+def force_rate(v_rel, a_rel, c, d):
+    """Time derivative of the linear force law: df/dt = c*v_rel + d*a_rel."""
+    return c * v_rel + d * a_rel
+
+
 def spring_damper_force(s_rel, v_rel, c, d, s_rel0):
     """SpringDamper: f = c*(s_rel - s_rel0) + d*v_rel; lossPower = d*v_rel^2."""
     return c * (s_rel - s_rel0) + d * v_rel

@@ -16,6 +16,8 @@ def acceleration(m, force):
     return force / m
 
 
-def advance(s, v, a, h):
-    """Motion after h under the constant acceleration a (exact for a force held over the step)."""
-    return s + h * (v + 0.5 * h * a), v + h * a
+def advance(s, v, a, h, jerk=0.0):
+    """Motion after h under the acceleration a + jerk*t: exact for a force that is held
+    (jerk = 0) or varies linearly over the step (jerk = dF/dt / m)."""
+    return (s + h * (v + h * (0.5 * a + h * jerk / 6.0)),
+            v + h * (a + 0.5 * h * jerk))

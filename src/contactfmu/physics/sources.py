@@ -10,6 +10,14 @@ def sine(t, amplitude, f, phase, offset, start_time):
     return offset + amplitude * math.sin(2.0 * math.pi * f * (t - start_time) + phase)
 
 
+def sine_derivative(t, amplitude, f, phase, start_time):
+    """Time derivative of the Sine output (0 before startTime)."""
+    if t < start_time:
+        return 0.0
+    w = 2.0 * math.pi * f
+    return amplitude * w * math.cos(w * (t - start_time) + phase)
+
+
 def force_source_flange_force(f):
     """MSL Sources.Force: flange.f = -f, so the body on the flange is pushed with +f."""
     return -f

@@ -1,0 +1,6 @@
+"""Co-simulation master on fmpy: System, results and the reference-result tube comparison."""
+from .compare import compare, compare_files
+from .results import Result, read_csv
+from .system import CosimError, System
+
+__all__ = ["System", "CosimError", "Result", "read_csv", "compare", "compare_files"]

@@ -1,0 +1,420 @@
+"""The co-simulation master: FMU instances on fmpy's FMU2Slave, connected by their flanges.
+
+Coupling scheme (fixed communication step h, t_n = t0 + n*h):
+
+1. at t_n, outputs are exchanged in causal order, each step reading what the previous one set:
+   a. motion: every inertial flange (outputs s, v, a; input f) hands s (+ rod offset) and v to
+      the compliant flanges on its node;
+   b. signals (e.g. sine.y -> force.f), in the order they were connected;
+   c. forces: the compliant elements' force outputs (direct feed-through, so they already see
+      the motion of a.) are summed per node into the inertial flange's force input;
+   d. accelerations: the inertial flange's a (which depends directly on the forces of c.)
+      goes to the compliant flanges' a inputs;
+   e. first derivatives (``interpolate_inputs=True``, the default): where the source FMU
+      provides output derivatives (maxOutputDerivativeOrder >= 1) and the receiving FMU can
+      interpolate inputs (canInterpolateInputs), the time derivative at t_n of every exchanged
+      force (summed per node) and signal is passed with fmi2SetRealInputDerivatives. For a
+      linear spring-damper df/dt = c*v_rel + d*a_rel is exact at t_n, so the force on a mass
+      varies linearly over the step instead of being held (first-order instead of zero-order
+      hold, no extrapolation from past points);
+2. results are recorded at t_n;
+3. every FMU does one step [t_n, t_n + h]; inputs are held, or linear where derivatives were set.
+
+Inertial FMUs integrate exactly under a held or linear force; because the forces are evaluated
+with the motion of the same communication point, no algebraic loop arises (compliant forces
+depend on s and v only, their derivatives also on a).
+"""
+import math
+import os
+import shutil
+import sys
+import tempfile
+import time as _time
+from collections import defaultdict
+from ctypes import byref
+
+import numpy as np
+
+from .results import Result
+
+
+class CosimError(RuntimeError):
+    """An FMU call failed, or the system is not well formed."""
+
+
+class Instance:
+    """One FMU instance of a System."""
+
+    def __init__(self, name, path, values):
+        from fmpy import read_model_description
+
+        self.name = name
+        self.path = str(path)
+        if not os.path.isfile(self.path):
+            raise CosimError(f"{name}: FMU file {self.path} not found")
+        try:
+            self.md = read_model_description(self.path)
+        except Exception as exc:
+            raise CosimError(f"{name}: {self.path} is not a readable FMU: {exc}") from None
+        if self.md.coSimulation is None:
+            raise CosimError(f"{name}: {self.path} is not a Co-Simulation FMU")
+        self.variables = {v.name: v for v in self.md.modelVariables}
+        cs = self.md.coSimulation
+        self.derivatives = (cs.maxOutputDerivativeOrder or 0) >= 1
+        self.interpolates = bool(cs.canInterpolateInputs)
+        self.values = dict(values)
+        for key in self.values:
+            self.var(key)
+        self.log = []
+        self.slave = None
+        self.unzipdir = None
+
+    def var(self, name):
+        try:
+            return self.variables[name]
+        except KeyError:
+            raise CosimError(f"{self.name} ({self.md.modelName}) has no variable {name!r}; "
+                             f"it has: {', '.join(self.variables)}") from None
+
+    def flange_role(self, flange):
+        """'motion' for an inertial flange (s out, f in), 'force' for a compliant one, or None."""
+        s, f = self.variables.get(flange + ".s"), self.variables.get(flange + ".f")
+        if s is None or f is None:
+            return None
+        if s.causality == "output" and f.causality == "input":
+            return "motion"
+        if s.causality == "input" and f.causality == "output":
+            return "force"
+        return None
+
+    def fail(self, what, exc, t=None):
+        at = "" if t is None else f" at t = {t:.9g} s"
+        log = "\n".join(f"  [{status}] {msg}" for status, msg in self.log[-20:]) or "  (no messages)"
+        return CosimError(f"{self.name} ({os.path.basename(self.path)}): {what} failed{at}: {exc}\n"
+                          f"FMU log:\n{log}")
+
+
+class System:
+    """A co-simulation of connected FMU instances.
+
+    >>> sys = System()
+    >>> sys.add("mass", "fmus/Mass.fmu", m=1.0, s=0.1)
+    >>> sys.add("spring", "fmus/Spring.fmu", c=100.0)
+    >>> sys.add("wall", "fmus/Fixed.fmu")
+    >>> sys.connect("wall.flange", "spring.flange_a")
+    >>> sys.connect("spring.flange_b", "mass.flange_a")
+    >>> result = sys.simulate(stop_time=1.0, step=1e-3)
+    """
+
+    def __init__(self, interpolate_inputs=True):
+        self.interpolate_inputs = interpolate_inputs
+        self.instances = {}
+        self.flange_edges = []   # (flange a, flange b, rod length: s_b = s_a + L)
+        self.signals = []        # (source "inst.var", target "inst.var")
+
+    # ---- building --------------------------------------------------------------------------
+
+    def add(self, name, fmu, values=None, **kwargs):
+        """Add an FMU instance; `values`/kwargs set parameters and start values by variable name."""
+        if name in self.instances:
+            raise CosimError(f"instance name {name!r} is already used")
+        if "." in name:
+            raise CosimError(f"instance name {name!r} must not contain '.'")
+        self.instances[name] = Instance(name, fmu, {**(values or {}), **kwargs})
+        return self.instances[name]
+
+    def _split(self, ref):
+        inst, _, rest = ref.partition(".")
+        if inst not in self.instances or not rest:
+            raise CosimError(f"{ref!r}: expected 'instance.flange' or 'instance.variable' with an instance "
+                             f"of this system ({', '.join(self.instances) or 'none yet'})")
+        return self.instances[inst], rest
+
+    def connect(self, a, b, rod=0.0):
+        """Connect two flanges (optionally through a rigid massless rod of length `rod`:
+        b.s = a.s + rod) or an output signal `a` to an input `b`."""
+        ia, na = self._split(a)
+        ib, nb = self._split(b)
+        ra, rb = ia.flange_role(na), ib.flange_role(nb)
+        if ra is None and rb is None and na in ia.variables and nb in ib.variables:
+            va, vb = ia.var(na), ib.var(nb)
+            if va.causality != "output" or vb.causality != "input":
+                raise CosimError(f"signal connection {a} -> {b} needs an output and an input "
+                                 f"(got {va.causality} -> {vb.causality})")
+            if rod:
+                raise CosimError(f"signal connection {a} -> {b} cannot have a rod")
+            self.signals.append((a, b))
+            return
+        for ref, inst, fl, role in ((a, ia, na, ra), (b, ib, nb, rb)):
+            if role is None:
+                raise CosimError(f"{ref} is not a flange of {inst.name} ({inst.md.modelName}) and "
+                                 f"not a variable to connect to {b if ref == a else a}")
+        if not math.isfinite(rod):
+            raise CosimError(f"rod length {rod!r} of {a} -- {b} must be finite")
+        self.flange_edges.append((a, b, float(rod)))
+        try:
+            self._nodes()
+        except CosimError:
+            self.flange_edges.pop()
+            raise
+
+    def _nodes(self):
+        """Connected flanges grouped in nodes: [(source flange, {flange: offset from source})]."""
+        adj = defaultdict(list)
+        for a, b, L in self.flange_edges:
+            adj[a].append((b, L))
+            adj[b].append((a, -L))
+        seen, nodes = set(), []
+        for start in list(adj):
+            if start in seen:
+                continue
+            pos, stack = {start: 0.0}, [start]
+            seen.add(start)
+            while stack:
+                x = stack.pop()
+                for y, L in adj[x]:
+                    if y not in pos:
+                        pos[y] = pos[x] + L
+                        seen.add(y)
+                        stack.append(y)
+                    elif abs(pos[y] - pos[x] - L) > 1e-12 * (1 + abs(L)):
+                        raise CosimError(f"rods around {x} -- {y} form a loop with inconsistent lengths")
+            motion = [f for f in pos if self._role(f) == "motion"]
+            if len(motion) > 1:
+                raise CosimError(
+                    f"{' and '.join(motion)} would be rigidly connected: both are inertial elements "
+                    f"(Mass, Fixed, MassWithStopAndFriction), which output motion. A compliant element "
+                    f"(Spring, SpringDamper, Damper, ElastoGap, ...) is needed between them.")
+            source = motion[0] if motion else None
+            nodes.append((source, {f: p - (pos[source] if source else 0.0) for f, p in pos.items()}))
+        return nodes
+
+    def _role(self, ref):
+        inst, fl = self._split(ref)
+        return inst.flange_role(fl)
+
+    # ---- running ---------------------------------------------------------------------------
+
+    def _instantiate(self, start_time, stop_time):
+        from fmpy import extract
+        from fmpy.fmi2 import FMU2Slave, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE
+        from fmpy.logging import addLoggerProxy
+
+        self._tmp = tempfile.mkdtemp(prefix="contactfmu_")
+        unzipped = {}
+        for inst in self.instances.values():
+            if inst.path not in unzipped:
+                unzipped[inst.path] = extract(inst.path, unzipdir=os.path.join(self._tmp, str(len(unzipped))))
+            inst.unzipdir = unzipped[inst.path]
+            inst.log = []
+
+            def logger(env, name, status, category, message, inst=inst):
+                inst.log.append((status, message.decode("utf-8", "replace")))
+
+            cb = fmi2CallbackFunctions()
+            cb.logger = fmi2CallbackLoggerTYPE(logger)
+            addLoggerProxy(byref(cb))
+            inst._callbacks = (cb, logger)
+            inst.slave = FMU2Slave(guid=inst.md.guid, unzipDirectory=inst.unzipdir,
+                                   modelIdentifier=inst.md.coSimulation.modelIdentifier,
+                                   instanceName=inst.name)
+            self._call(inst, "instantiate", lambda: inst.slave.instantiate(callbacks=cb, loggingOn=False))
+            self._call(inst, "setupExperiment",
+                       lambda: inst.slave.setupExperiment(startTime=start_time, stopTime=stop_time))
+            for name, value in inst.values.items():
+                self._set_any(inst, name, value)
+
+    def _set_any(self, inst, name, value):
+        var = inst.var(name)
+        vr = [var.valueReference]
+        if var.type == "Real":
+            self._call(inst, f"setting {name} = {value!r}", lambda: inst.slave.setReal(vr, [float(value)]))
+        elif var.type in ("Integer", "Enumeration"):
+            self._call(inst, f"setting {name} = {value!r}", lambda: inst.slave.setInteger(vr, [int(value)]))
+        elif var.type == "Boolean":
+            self._call(inst, f"setting {name} = {value!r}", lambda: inst.slave.setBoolean(vr, [bool(value)]))
+        else:
+            raise CosimError(f"{inst.name}.{name}: type {var.type} is not supported")
+
+    @staticmethod
+    def _call(inst, what, fn, t=None):
+        try:
+            return fn()
+        except Exception as exc:
+            raise inst.fail(what, exc, t) from None
+
+    def _plan(self):
+        """Precompute the exchange of one communication point (value references, offsets)."""
+        nodes = self._nodes()
+        motion, forces, accel = [], [], []
+        for source, members in nodes:
+            targets = [f for f in members if f != source]
+            if source is None:
+                raise CosimError(f"flanges {', '.join(sorted(members))} are connected only to compliant "
+                                 f"elements: every node needs one inertial element (Mass, Fixed, ...) "
+                                 f"that gives its motion")
+            si, sf = self._split(source)
+            for t in targets:
+                ti, tf = self._split(t)
+                off = members[t]
+                motion.append((si, si.var(sf + ".s").valueReference, si.var(sf + ".v").valueReference,
+                               ti, ti.var(tf + ".s").valueReference, ti.var(tf + ".v").valueReference, off))
+                if tf + ".a" in ti.variables and sf + ".a" in si.variables:
+                    accel.append((si, si.var(sf + ".a").valueReference, ti, ti.var(tf + ".a").valueReference))
+            srcs = [(ti, ti.var(tf + ".f").valueReference) for ti, tf in map(self._split, targets)]
+            with_der = self.interpolate_inputs and si.interpolates and all(ti.derivatives for ti, _ in srcs)
+            forces.append((si, si.var(sf + ".f").valueReference, srcs, with_der))
+        signals = []
+        for a, b in self.signals:
+            ia, na = self._split(a)
+            ib, nb = self._split(b)
+            va, vb = ia.var(na), ib.var(nb)
+            if va.type != vb.type:
+                raise CosimError(f"signal {a} ({va.type}) -> {b} ({vb.type}): types differ")
+            with_der = self.interpolate_inputs and va.type == "Real" and ia.derivatives and ib.interpolates
+            signals.append((ia, va, ib, vb, with_der))
+        return motion, signals, forces, accel
+
+    def _exchange(self, plan, t):
+        motion, signals, forces, accel = plan
+        for si, vs, vv, ti, ts, tv, off in motion:
+            s, v = self._call(si, "fmi2GetReal", lambda: si.slave.getReal([vs, vv]), t)
+            self._call(ti, "fmi2SetReal", lambda: ti.slave.setReal([ts, tv], [s + off, v]), t)
+        for ia, va, ib, vb, with_der in signals:
+            if va.type == "Real":
+                val = self._call(ia, "fmi2GetReal", lambda: ia.slave.getReal([va.valueReference]), t)
+                self._call(ib, "fmi2SetReal", lambda: ib.slave.setReal([vb.valueReference], val), t)
+                if with_der:
+                    der = self._call(ia, "fmi2GetRealOutputDerivatives",
+                                     lambda: ia.slave.getRealOutputDerivatives([va.valueReference], [1]), t)
+                    self._call(ib, "fmi2SetRealInputDerivatives",
+                               lambda: ib.slave.setRealInputDerivatives([vb.valueReference], [1], der), t)
+            elif va.type == "Boolean":
+                val = self._call(ia, "fmi2GetBoolean", lambda: ia.slave.getBoolean([va.valueReference]), t)
+                self._call(ib, "fmi2SetBoolean", lambda: ib.slave.setBoolean([vb.valueReference], val), t)
+            else:
+                val = self._call(ia, "fmi2GetInteger", lambda: ia.slave.getInteger([va.valueReference]), t)
+                self._call(ib, "fmi2SetInteger", lambda: ib.slave.setInteger([vb.valueReference], val), t)
+        for si, vf, sources, _ in forces:
+            total = 0.0
+            for ti, tf in sources:
+                total += self._call(ti, "fmi2GetReal", lambda: ti.slave.getReal([tf]), t)[0]
+            self._call(si, "fmi2SetReal", lambda: si.slave.setReal([vf], [total]), t)
+        for si, va, ti, ta in accel:
+            a = self._call(si, "fmi2GetReal", lambda: si.slave.getReal([va]), t)
+            self._call(ti, "fmi2SetReal", lambda: ti.slave.setReal([ta], a), t)
+        for si, vf, sources, with_der in forces:
+            if with_der:
+                rate = 0.0
+                for ti, tf in sources:
+                    rate += self._call(ti, "fmi2GetRealOutputDerivatives",
+                                       lambda: ti.slave.getRealOutputDerivatives([tf], [1]), t)[0]
+                self._call(si, "fmi2SetRealInputDerivatives",
+                           lambda: si.slave.setRealInputDerivatives([vf], [1], [rate]), t)
+
+    def _recorder(self, outputs):
+        """Columns to record: `outputs` ("inst.var" names) or every output of every instance."""
+        if outputs is None:
+            outputs = [f"{i.name}.{v.name}" for i in self.instances.values() for v in i.md.modelVariables
+                       if v.causality == "output"]
+        groups = defaultdict(lambda: defaultdict(list))
+        for col, ref in enumerate(outputs):
+            inst, name = self._split(ref)
+            var = inst.var(name)
+            kind = "Real" if var.type == "Real" else "Boolean" if var.type == "Boolean" else "Integer"
+            groups[inst.name][kind].append((col, var.valueReference))
+        return list(outputs), groups
+
+    def _record(self, groups, row, t):
+        for name, kinds in groups.items():
+            inst = self.instances[name]
+            for kind, cols in kinds.items():
+                getter = {"Real": inst.slave.getReal, "Integer": inst.slave.getInteger,
+                          "Boolean": inst.slave.getBoolean}[kind]
+                values = self._call(inst, f"fmi2Get{kind}", lambda: getter([vr for _, vr in cols]), t)
+                for (col, _), value in zip(cols, values):
+                    row[col + 1] = value
+
+    def simulate(self, stop_time, step, start_time=0.0, output_interval=None, outputs=None, progress=None):
+        """Run the co-simulation; returns a Result (time + recorded outputs).
+
+        step: communication step [s]; output_interval: recording interval (a multiple of step,
+        default step); outputs: "inst.var" names to record (default: every output);
+        progress: True for a progress bar on stderr for runs longer than 2 s, or a callable(t)."""
+        if not (step > 0 and math.isfinite(step)):
+            raise CosimError(f"communication step {step!r} s must be > 0")
+        if not stop_time > start_time:
+            raise CosimError(f"stop_time {stop_time!r} must be greater than start_time {start_time!r}")
+        n_steps = int(math.ceil((stop_time - start_time) / step - 1e-9))
+        every = 1 if output_interval is None else max(1, int(round(output_interval / step)))
+        plan = self._plan()
+        names, groups = self._recorder(outputs)
+        rows = []
+        bar = _Progress(start_time, stop_time) if progress is True else None
+        try:
+            self._instantiate(start_time, stop_time)
+            for inst in self.instances.values():
+                self._call(inst, "fmi2EnterInitializationMode", inst.slave.enterInitializationMode, start_time)
+            self._exchange(plan, start_time)
+            for inst in self.instances.values():
+                self._call(inst, "fmi2ExitInitializationMode", inst.slave.exitInitializationMode, start_time)
+            t = start_time
+            for n in range(n_steps + 1):
+                self._exchange(plan, t)
+                if n % every == 0 or n == n_steps:
+                    row = [t] + [0.0] * len(names)
+                    self._record(groups, row, t)
+                    rows.append(row)
+                if n == n_steps:
+                    break
+                t_next = min(start_time + (n + 1) * step, stop_time)
+                h = t_next - t
+                for inst in self.instances.values():
+                    self._call(inst, "fmi2DoStep", lambda: inst.slave.doStep(t, h), t)
+                t = t_next
+                if bar:
+                    bar.update(t)
+                elif progress:
+                    progress(t)
+            for inst in self.instances.values():
+                self._call(inst, "fmi2Terminate", inst.slave.terminate, t)
+        finally:
+            if bar:
+                bar.close()
+            self._free()
+        return Result(["time"] + names, np.array(rows, dtype=float))
+
+    def _free(self):
+        for inst in self.instances.values():
+            if inst.slave is not None:
+                try:
+                    inst.slave.freeInstance()
+                except Exception:
+                    pass
+                inst.slave = None
+        shutil.rmtree(getattr(self, "_tmp", ""), ignore_errors=True)
+
+
+class _Progress:
+    """A text progress bar on stderr, shown once a run has taken more than 2 s."""
+
+    def __init__(self, t0, t1):
+        self.t0, self.t1 = t0, t1
+        self.start = _time.monotonic()
+        self.last = 0.0
+        self.shown = False
+
+    def update(self, t):
+        now = _time.monotonic()
+        if now - self.start < 2.0 or now - self.last < 0.5:
+            return
+        self.last, self.shown = now, True
+        frac = (t - self.t0) / (self.t1 - self.t0)
+        eta = (now - self.start) * (1 - frac) / max(frac, 1e-9)
+        bar = "#" * int(30 * frac)
+        sys.stderr.write(f"\r  [{bar:<30}] {100 * frac:5.1f}%  t = {t:.4g} s  ETA {eta:5.1f} s")
+        sys.stderr.flush()
+
+    def close(self):
+        if self.shown:
+            sys.stderr.write("\n")
