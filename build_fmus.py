@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Build every FMU into fmus/ (or --out DIR), validate each, co-simulate the showcase example
+(MSL GenerationOfFMUs from FMUs: CSV and PNG into results/) and print a summary.
+
+Exit status 0 only if every FMU is valid and the showcase passes its reference tube."""
+import argparse
+import runpy
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from contactfmu.build import build_all  # noqa: E402
+from contactfmu.fmus import SLAVES  # noqa: E402
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(ROOT / "fmus"), help="directory for the FMUs (default: fmus/)")
+    parser.add_argument("--results", default=str(ROOT / "results"), help="showcase output (default: results/)")
+    parser.add_argument("--no-showcase", action="store_true", help="only build and validate")
+    parser.add_argument("--update-readme", action="store_true",
+                        help="regenerate the FMU table in README.md from the built model descriptions")
+    args = parser.parse_args(argv)
+
+    t0 = time.perf_counter()
+    print(f"Building {len(SLAVES)} FMUs into {args.out}")
+    results = build_all(args.out)
+    invalid = {name: problems for name, (_, problems) in results.items() if problems}
+    t_build = time.perf_counter() - t0
+
+    if args.update_readme:
+        from contactfmu.docs import update_readme
+        changed = update_readme(ROOT / "README.md", [path for path, _ in results.values()])
+        print(f"README.md FMU table {'updated' if changed else 'already current'}")
+
+    showcase = None
+    if not args.no_showcase and not invalid:
+        example = runpy.run_path(str(ROOT / "examples" / "msl_generation_of_fmus.py"))
+        print("Showcase: MSL Translational.Examples.GenerationOfFMUs (spring-damper and spring parts) from FMUs")
+        result, report, wall = example["run"](args.results, 1e-3, args.out)
+        showcase = (report, wall)
+
+    print("\nSummary")
+    print(f"  FMUs: {len(results) - len(invalid)} of {len(results)} valid ({t_build:.1f} s) in {args.out}")
+    for name, problems in invalid.items():
+        print(f"    {name}: " + "; ".join(problems))
+    if showcase:
+        report, wall = showcase
+        print(f"  Showcase: GenerationOfFMUs, communication step 1 ms, wall time {wall:.2f} s, "
+              f"{args.results}/GenerationOfFMUs.csv and .png")
+        print(f"  Tube vs Dymola reference (tolerance 2e-3): "
+              f"{sum(r.passed for r in report.values())} of {len(report)} signals passed")
+    print(f"  Total time {time.perf_counter() - t0:.1f} s")
+    ok = not invalid and (showcase is None or showcase[0].passed)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

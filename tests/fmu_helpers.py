@@ -1,0 +1,51 @@
+"""Load one FMU with fmpy, with its log captured, and address variables by name."""
+from ctypes import byref
+
+from fmpy import extract, read_model_description
+from fmpy.fmi2 import FMU2Slave, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE
+from fmpy.logging import addLoggerProxy
+
+
+class Slave:
+    def __init__(self, path, name="instance", start_time=0.0):
+        self.md = read_model_description(str(path))
+        self.vars = {v.name: v for v in self.md.modelVariables}
+        self.log = []
+
+        def logger(env, inst, status, category, message):
+            self.log.append((status, message.decode()))
+
+        self._cb = fmi2CallbackFunctions()
+        self._logger = fmi2CallbackLoggerTYPE(logger)
+        self._cb.logger = self._logger
+        addLoggerProxy(byref(self._cb))
+        self.fmu = FMU2Slave(guid=self.md.guid, unzipDirectory=extract(str(path)),
+                             modelIdentifier=self.md.coSimulation.modelIdentifier, instanceName=name)
+        self.fmu.instantiate(callbacks=self._cb, loggingOn=False)
+        self.fmu.setupExperiment(startTime=start_time)
+
+    def vr(self, names):
+        return [self.vars[n].valueReference for n in names]
+
+    def set(self, **values):
+        """Set Real values; names with '.' are given with '__' (flange_a__f)."""
+        for key, value in values.items():
+            name = key.replace("__", ".")
+            self.fmu.setReal(self.vr([name]), [value])
+
+    def get(self, *names):
+        values = self.fmu.getReal(self.vr(names))
+        return values[0] if len(names) == 1 else values
+
+    def init(self, **values):
+        self.set(**values)
+        self.fmu.enterInitializationMode()
+        self.fmu.exitInitializationMode()
+        return self
+
+    def errors(self):
+        return [m for s, m in self.log if s >= 3]
+
+    def close(self):
+        self.fmu.terminate()
+        self.fmu.freeInstance()

@@ -1,0 +1,132 @@
+"""Every FMU builds, validates, declares what DESIGN.md asks, and is self-contained."""
+import ast
+import subprocess
+import sys
+import textwrap
+import zipfile
+from xml.etree import ElementTree
+
+import pytest
+from fmpy import read_model_description
+from fmpy.validation import validate_fmu
+
+from contactfmu.build import validate
+from contactfmu.fmus import SLAVES
+
+NAMES = list(SLAVES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fmu_validates_without_problems(fmu_dir, name):
+    path = fmu_dir / f"{name}.fmu"
+    assert validate_fmu(str(path)) == []
+    assert validate(path) == []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_model_description_is_complete(fmu_dir, name):
+    with zipfile.ZipFile(fmu_dir / f"{name}.fmu") as z:
+        root = ElementTree.fromstring(z.read("modelDescription.xml"))
+    units = {u.get("name") for u in root.iter("Unit")}
+    variables = root.find("ModelVariables")
+    assert root.find("DefaultExperiment") is not None
+    for sv in variables:
+        real = sv.find("Real")
+        if real is not None:
+            assert real.get("unit") in units, sv.get("name")
+        assert sv.get("variability") and sv.get("description"), sv.get("name")
+    outputs = [i + 1 for i, sv in enumerate(variables) if sv.get("causality") == "output"]
+    unknowns = root.find("ModelStructure/Outputs")
+    assert [int(u.get("index")) for u in unknowns] == outputs
+    assert all(u.get("dependencies") is not None for u in unknowns)
+    cs = root.find("CoSimulation")
+    assert cs.get("canGetAndSetFMUstate") == "true" and cs.get("canSerializeFMUstate") == "true"
+
+
+def test_output_dependencies_follow_the_physics(fmu_dir):
+    md = read_model_description(str(fmu_dir / "SpringDamper.fmu"))
+    deps = {u.variable.name: sorted(d.name for d in u.dependencies) for u in md.outputs}
+    assert deps["f"] == ["flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v"]
+    assert deps["s_rel"] == ["flange_a.s", "flange_b.s"]
+    md = read_model_description(str(fmu_dir / "Mass.fmu"))
+    deps = {u.variable.name: sorted(d.name for d in u.dependencies) for u in md.outputs}
+    assert deps["s"] == [] and deps["v"] == []           # states: no feed-through
+    assert deps["a"] == ["flange_a.f", "flange_b.f"]     # m*a = -flange_a.f - flange_b.f
+    initial = {u.variable.name for u in md.initialUnknowns}
+    assert initial == {"a", "flange_a.s", "flange_a.v", "flange_a.a", "flange_b.s", "flange_b.v", "flange_b.a"}
+
+
+def test_integer_and_boolean_variables_get_a_variability(tmp_path):
+    """pythonfmu writes Integer/Boolean variables without variability; the base does not."""
+    from contactfmu.fmus._base import ContactSlave, inp, out, parameter
+
+    class Probe(ContactSlave):
+        VARIABLES = [parameter("n", 2, "1", "an Integer parameter", min=1),
+                     parameter("flag", False, None, "a Boolean parameter"),
+                     inp("k", 0, None, "an Integer input"),
+                     out("mode", None, "an Integer output", kind="Integer"),
+                     out("on", None, "a Boolean output", kind="Boolean")]
+
+        def step(self, t, h):
+            pass
+
+    root = Probe(instance_name="probe").to_xml()
+    (tmp_path / "modelDescription.xml").write_bytes(ElementTree.tostring(root))
+    md = read_model_description(str(tmp_path), validate=True, validate_variable_names=True,
+                                validate_model_structure=True)
+    by_name = {v.name: v for v in md.modelVariables}
+    assert (by_name["mode"].variability, by_name["on"].variability) == ("discrete", "discrete")
+    assert (by_name["n"].variability, by_name["flag"].variability, by_name["k"].variability) == \
+        ("fixed", "fixed", "discrete")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_bundled_code_imports_only_the_standard_library(fmu_dir, name):
+    with zipfile.ZipFile(fmu_dir / f"{name}.fmu") as z:
+        sources = {n: z.read(n).decode() for n in z.namelist()
+                   if n.startswith("resources/cfmu_") and n.endswith(".py")}
+        module = z.read("resources/slavemodule.txt").decode().strip()
+    package = module.removesuffix("_slave")
+    assert package.startswith(f"cfmu_{name.lower()}_") and sources
+    allowed = set(sys.stdlib_module_names) | {"pythonfmu", package}
+    for path, text in sources.items():
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Import):
+                roots = [a.name.split(".")[0] for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                roots = [node.module.split(".")[0]]
+            else:
+                continue
+            assert set(roots) <= allowed, f"{path} imports {roots}"
+
+
+def test_module_names_are_unique_per_fmu(fmu_dir):
+    modules = set()
+    for name in NAMES:
+        with zipfile.ZipFile(fmu_dir / f"{name}.fmu") as z:
+            modules.add(z.read("resources/slavemodule.txt").decode().strip())
+    assert len(modules) == len(NAMES)
+
+
+def test_every_fmu_loads_and_steps_in_a_fresh_process_without_contactfmu(fmu_dir):
+    """The FMUs run in a Python process in which the project cannot be imported."""
+    script = textwrap.dedent(f"""
+        import sys, importlib.abc, math
+        class Block(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path, target=None):
+                if name == "contactfmu" or name.startswith("contactfmu."):
+                    raise ImportError("contactfmu is blocked in this process")
+        sys.meta_path.insert(0, Block())
+        sys.path = [p for p in sys.path if "contactfmu" not in p and not p.endswith("/src")]
+        from fmpy import simulate_fmu
+        for name in {NAMES!r}:
+            res = simulate_fmu(r"{fmu_dir}/" + name + ".fmu", stop_time=0.01, output_interval=0.001)
+            assert len(res) == 11, name
+            for col in res.dtype.names:
+                assert all(math.isfinite(float(x)) for x in res[col]), (name, col)
+        assert not any(m == "contactfmu" or m.startswith("contactfmu.") for m in sys.modules)
+        assert any(m.startswith("cfmu_mass_") for m in sys.modules)
+        print("ok")
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-2000:]
