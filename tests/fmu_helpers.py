@@ -18,7 +18,7 @@ class Slave:
         self._cb = fmi2CallbackFunctions()
         self._logger = fmi2CallbackLoggerTYPE(logger)
         self._cb.logger = self._logger
-        addLoggerProxy(byref(self._cb))
+        addLoggerProxy(byref(self._cb))  # fmpy keeps one process-wide slot: one Slave at a time
         self.fmu = FMU2Slave(guid=self.md.guid, unzipDirectory=extract(str(path)),
                              modelIdentifier=self.md.coSimulation.modelIdentifier, instanceName=name)
         self.fmu.instantiate(callbacks=self._cb, loggingOn=False)

@@ -38,6 +38,31 @@ import numpy as np
 from .results import Result
 
 
+_LOGS = {}          # FMI instance name -> list of (status, message) of the running system
+_CALLBACKS = []
+
+
+def _callbacks():
+    """One fmi2CallbackFunctions for all instances. fmpy's logger proxy (which formats the
+    variadic message) keeps a single process-wide callback, so messages are dispatched by the
+    instance name the FMU reports."""
+    from fmpy.fmi2 import fmi2CallbackFunctions, fmi2CallbackLoggerTYPE
+    from fmpy.logging import addLoggerProxy
+
+    if not _CALLBACKS:
+        def logger(env, name, status, category, message):
+            key = name.decode("utf-8", "replace") if name else ""
+            _LOGS.setdefault(key, []).append((status, message.decode("utf-8", "replace")))
+
+        _CALLBACKS.extend([logger, fmi2CallbackLoggerTYPE(logger)])
+    # registered anew for every run: another user of fmpy may have taken the proxy's slot since
+    cb = fmi2CallbackFunctions()
+    cb.logger = _CALLBACKS[1]
+    addLoggerProxy(byref(cb))
+    _CALLBACKS.append(cb)  # keep it alive (FMUs hold a pointer to it)
+    return cb
+
+
 class CosimError(RuntimeError):
     """An FMU call failed, or the system is not well formed."""
 
@@ -197,24 +222,17 @@ class System:
 
     def _instantiate(self, start_time, stop_time):
         from fmpy import extract
-        from fmpy.fmi2 import FMU2Slave, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE
-        from fmpy.logging import addLoggerProxy
+        from fmpy.fmi2 import FMU2Slave
 
         self._tmp = tempfile.mkdtemp(prefix="contactfmu_")
         unzipped = {}
+        cb = _callbacks()
         for inst in self.instances.values():
             if inst.path not in unzipped:
                 unzipped[inst.path] = extract(inst.path, unzipdir=os.path.join(self._tmp, str(len(unzipped))))
             inst.unzipdir = unzipped[inst.path]
             inst.log = []
-
-            def logger(env, name, status, category, message, inst=inst):
-                inst.log.append((status, message.decode("utf-8", "replace")))
-
-            cb = fmi2CallbackFunctions()
-            cb.logger = fmi2CallbackLoggerTYPE(logger)
-            addLoggerProxy(byref(cb))
-            inst._callbacks = (cb, logger)
+            _LOGS[inst.name] = inst.log
             inst.slave = FMU2Slave(guid=inst.md.guid, unzipDirectory=inst.unzipdir,
                                    modelIdentifier=inst.md.coSimulation.modelIdentifier,
                                    instanceName=inst.name)
