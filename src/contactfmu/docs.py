@@ -14,8 +14,9 @@ def fmu_table(paths):
         md = read_model_description(str(path))
         cs = md.coSimulation
         lines += [f"### {md.modelName}", "", md.description or "", ""]
-        caps = [f"DefaultExperiment: {md.defaultExperiment.startTime:g} to {md.defaultExperiment.stopTime:g} s, "
-                f"step {md.defaultExperiment.stepSize:g} s" if md.defaultExperiment else "",
+        de = md.defaultExperiment
+        caps = [f"DefaultExperiment: {float(de.startTime):g} to {float(de.stopTime):g} s, "
+                f"step {float(de.stepSize):g} s" if de else "",
                 f"canInterpolateInputs: {str(bool(cs.canInterpolateInputs)).lower()}",
                 f"maxOutputDerivativeOrder: {cs.maxOutputDerivativeOrder or 0}"]
         lines += ["; ".join(c for c in caps if c), ""]

@@ -1,0 +1,49 @@
+"""The examples contract and the GenerationOfFMUs reference tube."""
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+
+from contactfmu.cosim import compare, read_csv
+from contactfmu.examples import REFDATA
+
+ROOT = Path(__file__).resolve().parents[1]
+SIGNALS = ["mass2a.s", "mass2a.v", "mass2b.s", "mass2b.v", "mass3a.s", "mass3a.v", "mass3b.s", "mass3b.v"]
+
+
+def test_generation_of_fmus_passes_the_reference_tube(fmu_dir, tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "msl_generation_of_fmus.py"),
+                           "--out", str(tmp_path), "--fmus", str(fmu_dir)], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    csv = tmp_path / "GenerationOfFMUs.csv"
+    assert (tmp_path / "GenerationOfFMUs.png").stat().st_size > 10000
+    result = read_csv(csv)
+    assert result.names == ["time"] + SIGNALS
+    reference = read_csv(REFDATA / "GenerationOfFMUs" / "GenerationOfFMUs.csv")
+    report = compare(result, reference, SIGNALS, tol=2e-3)
+    assert report.passed, str(report)
+    assert len(report) == 8 and report.missing == ()
+
+
+def test_example_rejects_a_bad_step(tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "msl_generation_of_fmus.py"),
+                           "--step", "-1", "--out", str(tmp_path)], capture_output=True, text=True)
+    assert proc.returncode == 2 and "--step must be > 0" in proc.stderr
+
+
+def test_readme_fmu_table_is_generated_from_the_model_descriptions(fmu_dir):
+    from contactfmu.docs import fmu_table, readme_table
+    from contactfmu.fmus import SLAVES
+
+    expected = fmu_table([fmu_dir / f"{n}.fmu" for n in SLAVES])
+    assert readme_table(ROOT / "README.md") == expected.rstrip("\n") + "\n", \
+        "README table is stale: run python build_fmus.py --update-readme"
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    commands = [line.strip() for line in readme.splitlines() if line.strip().startswith("python -m pip install")]
+    assert len(commands) == 2, commands
+    assert commands[1] in ci
