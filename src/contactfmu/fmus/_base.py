@@ -1,0 +1,544 @@
+"""Slave base shared by every contactfmu FMU.
+
+A slave declares its FMI variables as a table (``VARIABLES``) of :class:`Var` rows made with
+:func:`parameter`, :func:`inp` and :func:`out`; the base turns the table into
+
+* a complete FMI 2.0 model description (``to_xml``): units, descriptions, start values,
+  min/max, the variability of every Integer/Boolean variable, a DefaultExperiment, and a
+  ModelStructure with output dependencies and InitialUnknowns, which pythonfmu leaves out;
+* fast getters and setters by value reference (attribute ``flange_a.s`` -> ``flange_a_s``);
+* parameter checks when initialization ends: a value outside the declared range, or refused
+  by the slave's ``check()``, ends initialization with fmi2Error and a logged message that
+  names the parameter, its value and the valid range;
+* non-finite inputs are refused with a logged message naming the variable (the previous value
+  is kept, the FMU's status shim returns fmi2Error to the host);
+* first-order input and output derivatives (FMI canInterpolateInputs and
+  maxOutputDerivativeOrder = 1): an input's derivative is kept in ``der_<attr>`` and reset to
+  zero whenever its value is set; an output declared with ``derivative=True`` publishes
+  ``der_<attr>``, computed by ``compute_outputs``;
+* FMU state get/set/serialize that captures all internal state (every plain-data attribute of
+  the slave and of the physics objects it holds), not only the registered variables.
+
+No Python exception ever reaches pythonfmu: pythonfmu turns it into fmi2Fatal, drops the
+message and destroys the instance. Every entry point here catches, logs and reports the error
+through the pending status (value reference ``STATUS_VR``) that the FMU's C status shim reads
+after fmi2ExitInitializationMode, fmi2DoStep and fmi2SetFMUstate.
+
+Only the Python standard library and pythonfmu are imported: this file runs inside the FMU.
+"""
+import copy
+import json
+import math
+import traceback
+import uuid
+from xml.etree.ElementTree import Element, SubElement
+
+from pythonfmu import Fmi2Slave
+from pythonfmu.enums import Fmi2Status
+
+STATUS_VR = 1073741823  # reserved value reference read by the status shim; not a model variable
+DERIVATIVE_VR = 536870912  # vr + DERIVATIVE_VR: first derivative of variable vr (shim maps
+#                            fmi2SetRealInputDerivatives / fmi2GetRealOutputDerivatives to it)
+OK, DISCARD, ERROR = int(Fmi2Status.ok), int(Fmi2Status.discard), int(Fmi2Status.error)
+
+# Units with their SI base-unit exponents (FMI 2.0 UnitDefinitions).
+UNITS = {
+    "m": {"m": 1}, "m/s": {"m": 1, "s": -1}, "m/s2": {"m": 1, "s": -2},
+    "N": {"kg": 1, "m": 1, "s": -2}, "N/m": {"kg": 1, "s": -2}, "N.s/m": {"kg": 1, "s": -1},
+    "kg": {"kg": 1}, "s": {"s": 1}, "Hz": {"s": -1}, "rad": {"rad": 1}, "W": {"kg": 1, "m": 2, "s": -3},
+    "K": {"K": 1}, "J": {"kg": 1, "m": 2, "s": -2}, "N.s": {"kg": 1, "m": 1, "s": -1}, "s/m": {"m": -1, "s": 1},
+    "1": {},
+}
+
+
+class Var:
+    """One row of a slave's variable table."""
+
+    __slots__ = ("name", "attr", "type", "causality", "variability", "start", "unit", "description",
+                 "min", "max", "min_exclusive", "initial", "depends", "vr", "derivative")
+
+    def __init__(self, name, type_, causality, variability, start, unit, description,
+                 min_=None, max_=None, min_exclusive=False, initial=None, depends=(), derivative=False):
+        self.name = name
+        self.derivative = derivative
+        self.attr = name.replace(".", "_")
+        self.type = type_
+        self.causality = causality
+        self.variability = variability
+        self.start = start
+        self.unit = unit
+        self.description = description
+        self.min = min_
+        self.max = max_
+        self.min_exclusive = min_exclusive
+        self.initial = initial
+        self.depends = tuple(depends)
+        self.vr = None
+
+    def valid_range(self):
+        lo = "-inf" if self.min is None else repr(self.min)
+        hi = "inf" if self.max is None else repr(self.max)
+        return ("(" if self.min_exclusive or self.min is None else "[") + lo + ", " + hi + \
+               (")" if self.max is None else "]")
+
+    def unit_text(self):
+        return "" if self.unit in (None, "1") else " " + self.unit
+
+
+def _kind(value):
+    return "Boolean" if isinstance(value, bool) else "Integer" if isinstance(value, int) else "Real"
+
+
+def parameter(name, start, unit, description, min=None, max=None, min_exclusive=False):
+    """A fixed parameter (causality parameter, initial exact)."""
+    return Var(name, _kind(start), "parameter", "fixed", start, unit, description, min, max, min_exclusive, "exact")
+
+
+def inp(name, start, unit, description):
+    """An input (continuous for Real, discrete for Integer/Boolean)."""
+    kind = _kind(start)
+    return Var(name, kind, "input", "continuous" if kind == "Real" else "discrete", start, unit, description)
+
+
+def out(name, unit, description, depends=(), start=None, kind="Real", derivative=False):
+    """An output. ``depends`` lists the inputs it depends on directly (feed-through);
+    ``start`` makes it initial="exact" (a start value the user may set, like s(start=...));
+    ``derivative`` publishes its first time derivative (fmi2GetRealOutputDerivatives)."""
+    variability = "continuous" if kind == "Real" else "discrete"
+    initial = "exact" if start is not None else "calculated"
+    if derivative:
+        description += " (first derivative available)"
+    return Var(name, kind, "output", variability, start, unit, description, initial=initial, depends=depends,
+               derivative=derivative)
+
+
+def motion_in_flange(flange, what):
+    """Flange of a compliant element: motion in (s, v, a), force out. ``what`` names the element."""
+    return [
+        inp(flange + ".s", 0.0, "m", f"Absolute position of {flange} (input: motion of the connected body)"),
+        inp(flange + ".v", 0.0, "m/s", f"Absolute velocity of {flange} (input)"),
+        inp(flange + ".a", 0.0, "m/s2", f"Absolute acceleration of {flange} (input; 0 = no information)"),
+    ]
+
+
+def force_in_flange(flange):
+    """Flange of an inertial element: force in, motion out (outputs declared by the slave)."""
+    return [inp(flange + ".f", 0.0, "N",
+                f"Cut force at {flange}: the force acting on the connected compliant element at this flange "
+                f"(MSL flange.f of that element, summed over all elements on the node); "
+                f"the body receives its negative")]
+
+
+class ContactSlave(Fmi2Slave):
+    """Base class: subclasses set VARIABLES, description, default_experiment and implement
+    ``step(t, h)``; optionally ``check()`` (extra parameter rules), ``initialize(t0)`` and
+    ``compute_outputs()`` (outputs from the current inputs and state; called lazily when an
+    output is read after inputs changed, so feed-through outputs are current before doStep)."""
+
+    VARIABLES = ()
+    description = ""
+    author = "contactfmu"
+    version = "0.1.0"
+    license = "BSD-3-Clause"
+    model_name = None  # defaults to the class name; also the FMU file name and modelIdentifier
+    INPUT_DERIVATIVES = False  # True: uses first derivatives of its Real inputs (canInterpolateInputs)
+
+    log_categories = {
+        "logStatusWarning": "Messages with status fmi2Warning",
+        "logStatusDiscard": "Messages with status fmi2Discard",
+        "logStatusError": "Messages with status fmi2Error",
+        "logStatusFatal": "Messages with status fmi2Fatal",
+        "logAll": "All messages",
+    }
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.modelName = self.model_name or type(self).__name__
+        for attr in ("description", "author", "version", "license", "default_experiment"):
+            setattr(self, attr, getattr(type(self), attr, None))  # Fmi2Slave sets them to None
+        table = self._table()
+        self._infra = set(self.__dict__) | {"_infra"}
+        # all model values live in plain attributes; everything set from here on is state
+        for var in table:
+            setattr(self, var.attr, var.start if var.start is not None else
+                    {"Real": 0.0, "Integer": 0, "Boolean": False}[var.type])
+        for var in table:
+            if var.derivative or (self.INPUT_DERIVATIVES and var.causality == "input" and var.type == "Real"):
+                setattr(self, "der_" + var.attr, 0.0)
+        self.time = 0.0
+        self._status = OK
+        self._failed = ""
+        self._stale = True  # inputs changed since compute_outputs
+        self._initialized = False
+
+    # ---- variable table --------------------------------------------------------------------
+
+    @classmethod
+    def _table(cls):
+        cached = cls.__dict__.get("_cached_table")
+        if cached is not None:
+            return cached
+        table = list(cls.VARIABLES)
+        names = set()
+        for vr, var in enumerate(table):
+            if var.name in names:
+                raise ValueError(f"{cls.__name__}: variable {var.name} declared twice")
+            names.add(var.name)
+            var.vr = vr
+        cls._cached_table = table
+        cls._by_vr = {v.vr: v for v in table}
+        cls._params = [v for v in table if v.causality == "parameter"]
+        cls._outputs = [v for v in table if v.causality == "output"]
+        cls._real_outputs = [v.attr for v in table if v.causality == "output" and v.type == "Real"]
+        return table
+
+    # ---- hooks -----------------------------------------------------------------------------
+
+    def check(self):
+        """Extra parameter rules: return a list of (name, value, rule) for invalid values."""
+        return []
+
+    def initialize(self, t0):
+        """Called when initialization ends, after the parameters passed their checks."""
+
+    def compute_outputs(self):
+        """Update the outputs that depend directly on inputs (feed-through)."""
+
+    def step(self, t, h):
+        raise NotImplementedError
+
+    # ---- errors ----------------------------------------------------------------------------
+
+    def _error(self, message):
+        self._status = ERROR
+        if not self._failed:
+            self._failed = message
+        self.log(message, Fmi2Status.error, "logStatusError")
+
+    def _crash(self, where):
+        self._error(f"{self.modelName} ({self.instance_name}): internal error in {where}: "
+                    + traceback.format_exc(limit=4).strip().replace("\n", " | "))
+
+    def _begin(self):
+        self._status = ERROR if self._failed else OK
+
+    # ---- FMI entry points ------------------------------------------------------------------
+
+    def setup_experiment(self, start_time, stop_time=None, tolerance=None):
+        try:
+            self.time = float(start_time)
+        except Exception:
+            self._crash("fmi2SetupExperiment")
+
+    def enter_initialization_mode(self):
+        pass
+
+    def exit_initialization_mode(self):
+        try:
+            self._begin()
+            bad = []
+            for var in self._params:
+                value = getattr(self, var.attr)
+                if var.type == "Real" and not math.isfinite(value):
+                    bad.append((var, value, "must be a finite number"))
+                elif var.min is not None and (value < var.min or (var.min_exclusive and value == var.min)):
+                    bad.append((var, value, f"valid range {var.valid_range()}"))
+                elif var.max is not None and value > var.max:
+                    bad.append((var, value, f"valid range {var.valid_range()}"))
+            by_name = {v.name: v for v in self._params}
+            if not bad:
+                for name, value, rule in self.check():
+                    bad.append((by_name.get(name) or Var(name, "Real", "", "", None, None, ""), value, rule))
+            for var, value, rule in bad:
+                self._error(f"Invalid parameter {var.name} = {value!r}{var.unit_text()}: {rule}")
+            if bad:
+                return
+            self.initialize(self.time)
+            self._stale = True
+            self._initialized = True
+        except Exception:
+            self._crash("fmi2ExitInitializationMode")
+
+    def do_step(self, current_time, step_size):
+        try:
+            self._begin()
+            if self._failed:
+                self.log(f"doStep refused: the instance is in error state ({self._failed})",
+                         Fmi2Status.error, "logStatusError")
+                return False
+            if not step_size > 0.0:
+                self._error(f"Invalid communication step size {step_size!r} s: must be > 0")
+                return False
+            if self._stale:
+                self.compute_outputs()
+            self.step(current_time, step_size)
+            self.time = current_time + step_size
+            self.compute_outputs()
+            self._stale = False
+            for attr in self._real_outputs:
+                if not math.isfinite(getattr(self, attr)):
+                    self._error(f"doStep at t = {current_time!r} s produced a non-finite output "
+                                f"{attr} = {getattr(self, attr)!r}")
+                    return False
+            return self._status == OK
+        except Exception:
+            self._crash("fmi2DoStep")
+            return False
+
+    def terminate(self):
+        pass
+
+    # ---- getters and setters ---------------------------------------------------------------
+
+    def _get(self, vrs, kind, convert, default):
+        values = []
+        if self._stale:
+            try:
+                self.compute_outputs()
+                self._stale = False
+            except Exception:
+                self._crash("compute_outputs")
+        for vr in vrs:
+            var = self._by_vr.get(vr)
+            if var is None or var.type != kind:
+                if vr == STATUS_VR and kind == "Integer":
+                    values.append(self._status)
+                    continue
+                if vr >= DERIVATIVE_VR and kind == "Real":
+                    var = self._by_vr.get(vr - DERIVATIVE_VR)
+                    if var is not None and var.derivative:
+                        values.append(float(getattr(self, "der_" + var.attr)))
+                    else:
+                        self._status = ERROR  # a refused request; the instance stays usable
+                        self.log(f"fmi2GetRealOutputDerivatives: {var.name if var else vr} has no derivative; "
+                                 f"available for: {', '.join(v.name for v in self._table() if v.derivative)}",
+                                 Fmi2Status.error, "logStatusError")
+                        values.append(0.0)
+                    continue
+                self._error(f"fmi2Get{kind}: value reference {vr} is not a {kind} variable of {self.modelName}")
+                values.append(default)
+            else:
+                values.append(convert(getattr(self, var.attr)))
+        return values
+
+    def get_real(self, vrs):
+        try:
+            return self._get(vrs, "Real", float, 0.0)
+        except Exception:
+            self._crash("fmi2GetReal")
+            return [0.0] * len(vrs)
+
+    def get_integer(self, vrs):
+        try:
+            return self._get(vrs, "Integer", int, 0)
+        except Exception:
+            self._crash("fmi2GetInteger")
+            return [0] * len(vrs)
+
+    def get_boolean(self, vrs):
+        try:
+            return self._get(vrs, "Boolean", bool, False)
+        except Exception:
+            self._crash("fmi2GetBoolean")
+            return [False] * len(vrs)
+
+    def get_string(self, vrs):
+        self._error(f"fmi2GetString: {self.modelName} has no String variables")
+        return [""] * len(vrs)
+
+    def _set(self, vrs, values, kind, convert):
+        for vr, value in zip(vrs, values):
+            var = self._by_vr.get(vr)
+            if var is None and vr >= DERIVATIVE_VR and kind == "Real":
+                self._set_derivative(self._by_vr.get(vr - DERIVATIVE_VR), vr - DERIVATIVE_VR, convert(value))
+                continue
+            if var is None or var.type != kind:
+                self._error(f"fmi2Set{kind}: value reference {vr} is not a {kind} variable of {self.modelName}")
+                continue
+            if var.causality == "output" and (var.initial != "exact" or self._initialized):
+                self._error(f"fmi2Set{kind}: {var.name} is an output and cannot be set"
+                            + (" after initialization" if var.initial == "exact" else ""))
+                continue
+            if var.causality == "parameter" and self._initialized:
+                self._error(f"fmi2Set{kind}: parameter {var.name} is fixed after initialization "
+                            f"(value {getattr(self, var.attr)!r} kept)")
+                continue
+            value = convert(value)
+            if kind == "Real" and not math.isfinite(value):
+                self._error(f"Non-finite value {value!r} for {var.causality} {var.name} refused; "
+                            f"previous value {getattr(self, var.attr)!r} kept")
+                continue
+            setattr(self, var.attr, value)
+            if self.INPUT_DERIVATIVES and var.causality == "input" and kind == "Real":
+                setattr(self, "der_" + var.attr, 0.0)  # a new value without a derivative: held
+        self._stale = True
+
+    def _set_derivative(self, var, vr, value):
+        if not (self.INPUT_DERIVATIVES and var is not None and var.causality == "input" and var.type == "Real"):
+            self._error(f"fmi2SetRealInputDerivatives: value reference {vr} is not a Real input of "
+                        f"{self.modelName} that takes derivatives")
+        elif not math.isfinite(value):
+            self._error(f"Non-finite derivative {value!r} for input {var.name} refused; previous value "
+                        f"{getattr(self, 'der_' + var.attr)!r} kept")
+        else:
+            setattr(self, "der_" + var.attr, value)
+
+    def set_real(self, vrs, values):
+        try:
+            self._set(vrs, values, "Real", float)
+        except Exception:
+            self._crash("fmi2SetReal")
+
+    def set_integer(self, vrs, values):
+        try:
+            self._set(vrs, values, "Integer", int)
+        except Exception:
+            self._crash("fmi2SetInteger")
+
+    def set_boolean(self, vrs, values):
+        try:
+            self._set(vrs, values, "Boolean", bool)
+        except Exception:
+            self._crash("fmi2SetBoolean")
+
+    def set_string(self, vrs, values):
+        self._error(f"fmi2SetString: {self.modelName} has no String variables")
+
+    # ---- FMU state -------------------------------------------------------------------------
+
+    def _get_fmu_state(self):
+        try:
+            return {k: _snapshot(v) for k, v in self.__dict__.items() if k not in self._infra}
+        except Exception:
+            self._crash("fmi2GetFMUstate")
+            return {}
+
+    def _set_fmu_state(self, state):
+        try:
+            self._status = OK
+            if not isinstance(state, dict) or "__invalid__" in state or "time" not in state:
+                reason = state.get("__invalid__") if isinstance(state, dict) else "not a state of this FMU"
+                self._error(f"fmi2SetFMUstate/fmi2DeSerializeFMUstate: invalid FMU state ({reason})")
+                return
+            for key, value in state.items():
+                current = self.__dict__.get(key)
+                if isinstance(value, dict) and "__object__" in value and current is not None:
+                    _restore(current, value)
+                else:
+                    setattr(self, key, copy.deepcopy(value))
+        except Exception:
+            self._crash("fmi2SetFMUstate")
+
+    @staticmethod
+    def _fmu_state_to_bytes(state):
+        try:
+            return json.dumps(state).encode("utf-8")
+        except Exception as exc:  # cannot log here: no instance
+            return json.dumps({"__invalid__": f"not serializable: {exc}"}).encode("utf-8")
+
+    @staticmethod
+    def _fmu_state_from_bytes(data):
+        try:
+            state = json.loads(bytes(data).decode("utf-8"))
+            return state if isinstance(state, dict) else {"__invalid__": "not a JSON object"}
+        except Exception as exc:
+            return {"__invalid__": f"cannot decode serialized state: {exc}"}
+
+    # ---- model description -----------------------------------------------------------------
+
+    def to_xml(self, model_options=None):
+        table = self._table()
+        attrib = {
+            "fmiVersion": "2.0", "modelName": self.modelName, "guid": "{" + str(uuid.uuid4()) + "}",
+            "description": " ".join(self.description.split()), "author": self.author,
+            "version": self.version, "license": self.license, "generationTool": "contactfmu (pythonfmu)",
+            "variableNamingConvention": "structured", "numberOfEventIndicators": "0",
+        }
+        root = Element("fmiModelDescription", attrib)
+        SubElement(root, "CoSimulation", {
+            "modelIdentifier": self.modelName, "needsExecutionTool": "true",
+            "canHandleVariableCommunicationStepSize": "true",
+            "canInterpolateInputs": "true" if self.INPUT_DERIVATIVES else "false",
+            "maxOutputDerivativeOrder": "1" if any(v.derivative for v in table) else "0",
+            "canRunAsynchronuously": "false",
+            "canBeInstantiatedOnlyOncePerProcess": "false", "canNotUseMemoryManagementFunctions": "true",
+            "canGetAndSetFMUstate": "true", "canSerializeFMUstate": "true",
+            "providesDirectionalDerivative": "false",
+        })
+        units = sorted({v.unit for v in table if v.unit})
+        if units:
+            unit_defs = SubElement(root, "UnitDefinitions")
+            for unit in units:
+                node = SubElement(unit_defs, "Unit", {"name": unit})
+                SubElement(node, "BaseUnit", {k: str(e) for k, e in UNITS[unit].items()})
+        cats = SubElement(root, "LogCategories")
+        for name, text in self.log_categories.items():
+            SubElement(cats, "Category", {"name": name, "description": text})
+        de = getattr(self, "default_experiment", None)
+        if de is not None:
+            SubElement(root, "DefaultExperiment", {k: repr(float(v)) for k, v in (
+                ("startTime", de.start_time), ("stopTime", de.stop_time),
+                ("stepSize", de.step_size), ("tolerance", de.tolerance)) if v is not None})
+        mv = SubElement(root, "ModelVariables")
+        for var in table:
+            a = {"name": var.name, "valueReference": str(var.vr), "description": var.description,
+                 "causality": var.causality, "variability": var.variability}
+            if var.initial:
+                a["initial"] = var.initial
+            sv = SubElement(mv, "ScalarVariable", a)
+            t = {}
+            if var.type == "Real" and var.unit:
+                t["unit"] = var.unit
+            if var.min is not None:
+                t["min"] = _fmt(var.min)
+            if var.max is not None:
+                t["max"] = _fmt(var.max)
+            if var.causality in ("parameter", "input") or var.initial == "exact":
+                t["start"] = _fmt(var.start)
+            SubElement(sv, var.type, t)
+        index = {v.name: v.vr + 1 for v in table}
+        ms = SubElement(root, "ModelStructure")
+        outs = SubElement(ms, "Outputs")
+        for var in self._outputs:
+            SubElement(outs, "Unknown", {"index": str(var.vr + 1),
+                                         "dependencies": " ".join(str(index[d]) for d in var.depends)})
+        initial = [v for v in self._outputs if v.initial != "exact"]
+        if initial:
+            knowns = [v.vr + 1 for v in table if v.initial == "exact"]
+            iu = SubElement(ms, "InitialUnknowns")
+            for var in initial:
+                deps = sorted(set(knowns) | {index[d] for d in var.depends})
+                SubElement(iu, "Unknown", {"index": str(var.vr + 1), "dependencies": " ".join(map(str, deps))})
+        return root
+
+
+def _fmt(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    return repr(float(value))
+
+
+def _snapshot(value):
+    """Deep, JSON-able copy of plain data; objects are captured by their attributes."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_snapshot(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _snapshot(v) for k, v in value.items()}
+    if hasattr(value, "__dict__"):
+        return {"__object__": type(value).__name__, **{k: _snapshot(v) for k, v in vars(value).items()}}
+    raise TypeError(f"cannot capture {type(value).__name__} in an FMU state")
+
+
+def _restore(obj, data):
+    for key, value in data.items():
+        if key == "__object__":
+            continue
+        current = getattr(obj, key, None)
+        if isinstance(value, dict) and "__object__" in value and current is not None:
+            _restore(current, value)
+        else:
+            setattr(obj, key, copy.deepcopy(value))

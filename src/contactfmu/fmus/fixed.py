@@ -1,0 +1,31 @@
+"""Fixed FMU: MSL Translational.Components.Fixed, a flange fixed in the housing."""
+from pythonfmu.default_experiment import DefaultExperiment
+
+from ._base import ContactSlave, force_in_flange, out, parameter
+
+
+class Fixed(ContactSlave):
+    description = (
+        "Fixed flange (Modelica.Mechanics.Translational.Components.Fixed): flange.s = s0, v = a = 0. "
+        "Acts as a motion source of infinite mass; the input flange.f (cut force of the connected "
+        "compliant elements) is the sum of the cut forces of the connected compliant elements; f_support = -flange.f is the force they exert on the housing.")
+    default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
+
+    VARIABLES = [
+        parameter("s0", 0.0, "m", "Fixed offset position of housing"),
+        *force_in_flange("flange"),
+        out("flange.s", "m", "Position of the flange (= s0)"),
+        out("flange.v", "m/s", "Velocity of the flange (= 0)"),
+        out("flange.a", "m/s2", "Acceleration of the flange (= 0)"),
+        out("f_support", "N", "Force the connected elements exert on the housing (= -flange.f, the support reaction)",
+            depends=("flange.f",)),
+    ]
+
+    def compute_outputs(self):
+        self.flange_s = self.s0
+        self.flange_v = 0.0
+        self.flange_a = 0.0
+        self.f_support = -self.flange_f
+
+    def step(self, t, h):
+        pass

@@ -1,0 +1,45 @@
+"""Mass FMU: MSL Translational.Components.Mass, an inertial element (forces in, motion out)."""
+from pythonfmu.default_experiment import DefaultExperiment
+
+from ..physics import rigid
+from ._base import ContactSlave, force_in_flange, out, parameter
+
+
+class Mass(ContactSlave):
+    description = (
+        "Sliding mass with inertia (Modelica.Mechanics.Translational.Components.Mass). Inertial "
+        "element: the inputs flange_a.f and flange_b.f are the cut forces of the connected compliant "
+        "elements (their MSL flange.f); the body obeys m*a = -flange_a.f - flange_b.f. Outputs the "
+        "motion of its centre (s, v, a) and flanges (flange_a.s = s - L/2, flange_b.s = s + L/2). "
+        "Inside a communication step the motion is integrated exactly for forces that are held or, "
+        "when the master sets their first derivatives (fmi2SetRealInputDerivatives), vary linearly. "
+        "Start values: set s and v (initial exact) before initialization.")
+    default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
+    FORCES = ("flange_a.f", "flange_b.f")
+    INPUT_DERIVATIVES = True
+
+    VARIABLES = [
+        parameter("m", 1.0, "kg", "Mass of the sliding mass (must be > 0)", min=0.0, min_exclusive=True),
+        parameter("L", 0.0, "m", "Length of component, from left flange to right flange (= flange_b.s - flange_a.s)"),
+        *force_in_flange("flange_a"),
+        *force_in_flange("flange_b"),
+        out("s", "m", "Absolute position of the centre of the component (start value settable)", start=0.0),
+        out("v", "m/s", "Absolute velocity of the component (= der(s); start value settable)", start=0.0),
+        out("a", "m/s2", "Absolute acceleration (= der(v)) = (-flange_a.f - flange_b.f)/m", depends=FORCES),
+        out("flange_a.s", "m", "Position of left flange (= s - L/2)"),
+        out("flange_a.v", "m/s", "Velocity of left flange (= v)"),
+        out("flange_a.a", "m/s2", "Acceleration of left flange (= a)", depends=FORCES),
+        out("flange_b.s", "m", "Position of right flange (= s + L/2)"),
+        out("flange_b.v", "m/s", "Velocity of right flange (= v)"),
+        out("flange_b.a", "m/s2", "Acceleration of right flange (= a)", depends=FORCES),
+    ]
+
+    def compute_outputs(self):
+        self.a = rigid.acceleration(self.m, -self.flange_a_f - self.flange_b_f)
+        self.flange_a_s, self.flange_b_s = rigid.flange_positions(self.s, self.L)
+        self.flange_a_v = self.flange_b_v = self.v
+        self.flange_a_a = self.flange_b_a = self.a
+
+    def step(self, t, h):
+        jerk = (-self.der_flange_a_f - self.der_flange_b_f) / self.m
+        self.s, self.v = rigid.advance(self.s, self.v, self.a, h, jerk)

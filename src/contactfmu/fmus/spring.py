@@ -1,0 +1,38 @@
+"""Spring FMU: MSL Translational.Components.Spring, a compliant element (motion in, force out)."""
+from pythonfmu.default_experiment import DefaultExperiment
+
+from ..physics import linear
+from ._base import ContactSlave, motion_in_flange, out, parameter
+
+POSITIONS = ("flange_a.s", "flange_b.s")
+
+
+class Spring(ContactSlave):
+    description = (
+        "Linear 1D translational spring (Modelica.Mechanics.Translational.Components.Spring): "
+        "f = c*(s_rel - s_rel0), s_rel = flange_b.s - flange_a.s. Compliant element: the flange motions "
+        "are inputs, the outputs flange_b.f = f and flange_a.f = -f are the MSL flange forces acting on "
+        "the spring (f > 0 pulls the flanges together) and are up to date as soon as the inputs are set.")
+    default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
+
+    VARIABLES = [
+        parameter("c", 1.0, "N/m", "Spring constant", min=0.0),
+        parameter("s_rel0", 0.0, "m", "Unstretched spring length"),
+        *motion_in_flange("flange_a", "spring"),
+        *motion_in_flange("flange_b", "spring"),
+        out("flange_a.f", "N", "Force acting on the spring at flange_a (MSL flange_a.f = -f)", depends=POSITIONS, derivative=True),
+        out("flange_b.f", "N", "Force acting on the spring at flange_b (MSL flange_b.f = f)", depends=POSITIONS, derivative=True),
+        out("f", "N", "Force between flanges (positive = tension, = flange_b.f)", depends=POSITIONS, derivative=True),
+        out("s_rel", "m", "Relative distance (= flange_b.s - flange_a.s)", depends=POSITIONS),
+    ]
+
+    def compute_outputs(self):
+        self.s_rel = self.flange_b_s - self.flange_a_s
+        self.f = linear.spring_force(self.s_rel, self.c, self.s_rel0)
+        self.flange_b_f = self.f
+        self.flange_a_f = -self.f
+        self.der_f = linear.force_rate(self.flange_b_v - self.flange_a_v, 0.0, self.c, 0.0)
+        self.der_flange_b_f, self.der_flange_a_f = self.der_f, -self.der_f
+
+    def step(self, t, h):
+        pass

@@ -1,0 +1,45 @@
+"""SpringDamper FMU: MSL Translational.Components.SpringDamper (motion in, force out)."""
+from pythonfmu.default_experiment import DefaultExperiment
+
+from ..physics import linear
+from ._base import ContactSlave, motion_in_flange, out, parameter
+
+MOTION = ("flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v")
+VELOCITIES = ("flange_a.v", "flange_b.v")
+
+
+class SpringDamper(ContactSlave):
+    description = (
+        "Linear 1D translational spring and damper in parallel "
+        "(Modelica.Mechanics.Translational.Components.SpringDamper): f = c*(s_rel - s_rel0) + d*v_rel, "
+        "lossPower = d*v_rel^2. Compliant element: the flange motions are inputs, the outputs "
+        "flange_b.f = f and flange_a.f = -f are the MSL flange forces acting on the element. "
+        "stateSelect is a Modelica translator directive and has no meaning in a co-simulation unit.")
+    default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
+
+    VARIABLES = [
+        parameter("c", 1.0, "N/m", "Spring constant", min=0.0),
+        parameter("d", 1.0, "N.s/m", "Damping constant", min=0.0),
+        parameter("s_rel0", 0.0, "m", "Unstretched spring length"),
+        *motion_in_flange("flange_a", "spring-damper"),
+        *motion_in_flange("flange_b", "spring-damper"),
+        out("flange_a.f", "N", "Force acting on the element at flange_a (MSL flange_a.f = -f)", depends=MOTION, derivative=True),
+        out("flange_b.f", "N", "Force acting on the element at flange_b (MSL flange_b.f = f)", depends=MOTION, derivative=True),
+        out("f", "N", "Force between flanges (positive = tension, = flange_b.f)", depends=MOTION, derivative=True),
+        out("s_rel", "m", "Relative distance (= flange_b.s - flange_a.s)", depends=("flange_a.s", "flange_b.s")),
+        out("v_rel", "m/s", "Relative velocity (= flange_b.v - flange_a.v)", depends=VELOCITIES),
+        out("lossPower", "W", "Loss power leaving the component as heat (= d*v_rel^2)", depends=VELOCITIES),
+    ]
+
+    def compute_outputs(self):
+        self.s_rel, self.v_rel = linear.relative_motion(self.flange_a_s, self.flange_a_v,
+                                                        self.flange_b_s, self.flange_b_v)
+        self.f = linear.spring_damper_force(self.s_rel, self.v_rel, self.c, self.d, self.s_rel0)
+        self.flange_b_f = self.f
+        self.flange_a_f = -self.f
+        self.der_f = linear.force_rate(self.v_rel, self.flange_b_a - self.flange_a_a, self.c, self.d)
+        self.der_flange_b_f, self.der_flange_a_f = self.der_f, -self.der_f
+        self.lossPower = self.d * self.v_rel * self.v_rel
+
+    def step(self, t, h):
+        pass
