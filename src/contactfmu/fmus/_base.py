@@ -205,7 +205,13 @@ class ContactSlave(Fmi2Slave):
         """Update the outputs that depend directly on inputs (feed-through)."""
 
     def step(self, t, h):
-        raise NotImplementedError
+        """Advance the internal state over [t, t + h]; stateless elements need nothing here."""
+
+    def publish_force(self, f, rate):
+        """Outputs of a two-flange compliant element (MSL PartialCompliant): f = flange_b.f =
+        -flange_a.f, and their first time derivatives."""
+        self.f, self.flange_b_f, self.flange_a_f = f, f, -f
+        self.der_f, self.der_flange_b_f, self.der_flange_a_f = rate, rate, -rate
 
     # ---- errors ----------------------------------------------------------------------------
 

@@ -31,12 +31,6 @@ class Damper(ContactSlave):
     def compute_outputs(self):
         self.s_rel, self.v_rel = linear.relative_motion(self.flange_a_s, self.flange_a_v,
                                                         self.flange_b_s, self.flange_b_v)
-        self.f = linear.damper_force(self.v_rel, self.d)
-        self.flange_b_f = self.f
-        self.flange_a_f = -self.f
-        self.der_f = linear.force_rate(self.v_rel, self.flange_b_a - self.flange_a_a, 0.0, self.d)
-        self.der_flange_b_f, self.der_flange_a_f = self.der_f, -self.der_f
+        self.publish_force(linear.damper_force(self.v_rel, self.d),
+                           linear.force_rate(self.v_rel, self.flange_b_a - self.flange_a_a, 0.0, self.d))
         self.lossPower = self.f * self.v_rel
-
-    def step(self, t, h):
-        pass

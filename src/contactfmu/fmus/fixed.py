@@ -26,6 +26,3 @@ class Fixed(ContactSlave):
         self.flange_v = 0.0
         self.flange_a = 0.0
         self.f_support = -self.flange_f
-
-    def step(self, t, h):
-        pass

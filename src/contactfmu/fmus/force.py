@@ -27,6 +27,3 @@ class Force(ContactSlave):
         self.flange_f = sources.force_source_flange_force(self.f)
         self.der_flange_f = sources.force_source_flange_force(self.der_f)
         self.power = self.f * self.flange_v
-
-    def step(self, t, h):
-        pass

@@ -24,6 +24,3 @@ class Sine(ContactSlave):
     def compute_outputs(self):
         self.y = sources.sine(self.time, self.amplitude, self.f, self.phase, self.offset, self.startTime)
         self.der_y = sources.sine_derivative(self.time, self.amplitude, self.f, self.phase, self.startTime)
-
-    def step(self, t, h):
-        pass

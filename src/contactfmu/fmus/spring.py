@@ -28,11 +28,5 @@ class Spring(ContactSlave):
 
     def compute_outputs(self):
         self.s_rel = self.flange_b_s - self.flange_a_s
-        self.f = linear.spring_force(self.s_rel, self.c, self.s_rel0)
-        self.flange_b_f = self.f
-        self.flange_a_f = -self.f
-        self.der_f = linear.force_rate(self.flange_b_v - self.flange_a_v, 0.0, self.c, 0.0)
-        self.der_flange_b_f, self.der_flange_a_f = self.der_f, -self.der_f
-
-    def step(self, t, h):
-        pass
+        self.publish_force(linear.spring_force(self.s_rel, self.c, self.s_rel0),
+                           linear.force_rate(self.flange_b_v - self.flange_a_v, 0.0, self.c, 0.0))

@@ -34,12 +34,6 @@ class SpringDamper(ContactSlave):
     def compute_outputs(self):
         self.s_rel, self.v_rel = linear.relative_motion(self.flange_a_s, self.flange_a_v,
                                                         self.flange_b_s, self.flange_b_v)
-        self.f = linear.spring_damper_force(self.s_rel, self.v_rel, self.c, self.d, self.s_rel0)
-        self.flange_b_f = self.f
-        self.flange_a_f = -self.f
-        self.der_f = linear.force_rate(self.v_rel, self.flange_b_a - self.flange_a_a, self.c, self.d)
-        self.der_flange_b_f, self.der_flange_a_f = self.der_f, -self.der_f
+        self.publish_force(linear.spring_damper_force(self.s_rel, self.v_rel, self.c, self.d, self.s_rel0),
+                           linear.force_rate(self.v_rel, self.flange_b_a - self.flange_a_a, self.c, self.d))
         self.lossPower = self.d * self.v_rel * self.v_rel
-
-    def step(self, t, h):
-        pass
