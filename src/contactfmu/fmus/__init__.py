@@ -9,4 +9,5 @@ SLAVES = {
     "SpringDamper": "spring_damper",
     "Force": "force",
     "Sine": "sine",
+    "ElastoGap": "elastogap",
 }

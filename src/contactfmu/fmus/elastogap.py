@@ -1,0 +1,70 @@
+"""ElastoGap FMU: MSL Translational.Components.ElastoGap, a compliant contact element."""
+from pythonfmu.default_experiment import DefaultExperiment
+
+from ..physics import elastogap
+from ._base import ContactSlave, inp, motion_in_flange, out, parameter
+
+MOTION = ("flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v")
+POSITIONS = ("flange_a.s", "flange_b.s")
+VELOCITIES = ("flange_a.v", "flange_b.v")
+
+
+class ElastoGap(ContactSlave):
+    description = (
+        "1D translational spring damper combination with gap "
+        "(Modelica.Mechanics.Translational.Components.ElastoGap, MSL 4.1). Contact while s_rel < s_rel0 "
+        "(s_rel = flange_b.s - flange_a.s): f_c = -f_ref*|(s_rel - s_rel0)/s_ref|^n (= -c*|s_rel - s_rel0|^n "
+        "with the defaults s_ref = 1 m, f_ref = c*s_ref), damper force d*v_rel bounded to |f_d| <= |f_c|, "
+        "f = f_c + f_d <= 0 (only pushing, continuous at contact start), lossPower = f_d*v_rel. "
+        "Compliant element: flange motions in, flange_b.f = f and flange_a.f = -f out, current as soon "
+        "as the inputs are set, with exact first time derivatives (df/dt from v_rel and a_rel) for "
+        "masters that pass input derivatives. stateSelect (a Modelica translator directive choosing "
+        "s_rel, v_rel as states) has no meaning in a co-simulation unit and is left out.")
+    default_experiment = DefaultExperiment(start_time=0.0, stop_time=0.1, step_size=1e-4)
+
+    VARIABLES = [
+        parameter("c", 1.0, "N/m", "Spring constant", min=0.0),
+        parameter("d", 1.0, "N.s/m", "Damping constant", min=0.0),
+        parameter("s_rel0", 0.0, "m", "Unstretched spring length (contact while s_rel < s_rel0)"),
+        parameter("n", 1.0, "1", "Exponent of spring force (f_c = -c*|s_rel - s_rel0|^n; 1.5: Hertzian "
+                                 "sphere/sphere contact)", min=1.0),
+        parameter("s_ref", 1.0, "m", "Advanced (MSL 4.1): reference compression at which |f_c| = f_ref",
+                  min=0.0, min_exclusive=True),
+        parameter("f_ref", 0.0, "N", "Advanced (MSL 4.1): spring force at the reference compression s_ref; "
+                                     "0 (default) means c*s_ref, the MSL binding", min=0.0),
+        parameter("s_nominal", 1e-4, "m", "Nominal value of s_rel (used for scaling)", min=0.0,
+                  min_exclusive=True),
+        parameter("useHeatPort", False, None, "= true, if heatPort is enabled (heatPort.Q_flow = -lossPower)"),
+        *motion_in_flange("flange_a", "ElastoGap"),
+        *motion_in_flange("flange_b", "ElastoGap"),
+        inp("heatPort.T", 293.15, "K", "Temperature of the heat port (input; the mechanics do not depend on it)"),
+        out("flange_a.f", "N", "Force acting on the element at flange_a (MSL flange_a.f = -f >= 0)",
+            depends=MOTION, derivative=True),
+        out("flange_b.f", "N", "Force acting on the element at flange_b (MSL flange_b.f = f <= 0)",
+            depends=MOTION, derivative=True),
+        out("f", "N", "Forces between flanges (= flange_b.f = f_c + f_d; <= 0: pushes only)",
+            depends=MOTION, derivative=True),
+        out("s_rel", "m", "Relative distance (= flange_b.s - flange_a.s)", depends=POSITIONS),
+        out("v_rel", "m/s", "Relative velocity (= der(s_rel))", depends=VELOCITIES),
+        out("f_c", "N", "Spring force part of f (contact spring force)", depends=POSITIONS),
+        out("f_d", "N", "Bounded damper force part of f (|f_d| <= |f_c|)", depends=MOTION),
+        out("lossPower", "W", "Loss power leaving the component as heat (= f_d*v_rel >= 0)", depends=MOTION),
+        out("contact", None, "true if s_rel < s_rel0 (contact)", depends=POSITIONS, kind="Boolean"),
+        out("heatPort.Q_flow", "W", "Heat flow rate into the heat port (= -lossPower if useHeatPort, else 0)",
+            depends=MOTION),
+    ]
+
+    def _f_ref(self):
+        return self.f_ref if self.f_ref > 0.0 else self.c * self.s_ref
+
+    def compute_outputs(self):
+        self.s_rel = self.flange_b_s - self.flange_a_s
+        self.v_rel = self.flange_b_v - self.flange_a_v
+        f_ref = self._f_ref()
+        f, self.f_c, self.f_d, self.contact = elastogap.force(
+            self.s_rel, self.v_rel, self.c, self.d, self.s_rel0, self.n, self.s_ref, f_ref)
+        rate = elastogap.force_rate(self.s_rel, self.v_rel, self.flange_b_a - self.flange_a_a, self.c, self.d,
+                                    self.s_rel0, self.n, self.s_ref, f_ref)
+        self.publish_force(f, rate)
+        self.lossPower = self.f_d * self.v_rel
+        self.heatPort_Q_flow = -self.lossPower if self.useHeatPort else 0.0
