@@ -31,7 +31,10 @@ class Slave:
         """Set Real values; names with '.' are given with '__' (flange_a__f)."""
         for key, value in values.items():
             name = key.replace("__", ".")
-            self.fmu.setReal(self.vr([name]), [value])
+            kind = self.vars[name].type
+            setter = {"Real": self.fmu.setReal, "Integer": self.fmu.setInteger,
+                      "Boolean": self.fmu.setBoolean}[kind]
+            setter(self.vr([name]), [value])
 
     def get(self, *names):
         values = self.fmu.getReal(self.vr(names))
