@@ -180,3 +180,17 @@ def test_msl_elastogap_example_passes_the_reference_tube(fmu_dir, tmp_path):
     assert report.passed and len(report) == 4, str(report)
     assert {"mass1.s", "mass2.s"} <= set(result.names)
     assert (tmp_path / "ElastoGap.png").stat().st_size > 10000
+
+
+def test_demo_shows_the_three_documented_curves(fmu_dir, tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "elastogap_demo.py"), "--out", str(tmp_path),
+                           "--fmus", str(fmu_dir)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    res = read_csv(tmp_path / "ElastoGapDemo.csv")
+    f1, f2, f3, fmu = (res[n] for n in res.names[1:])
+    assert f1.max() > 1.0                                   # 1: pulls at the end of contact
+    first = np.argmax(f2 < 0)
+    assert f2[first] < -100.0 and f2[first - 1] == 0.0       # 2: jumps at contact start
+    assert f3.max() <= 0.0 and abs(f3[np.argmax(f3 < 0)]) < 1.0   # 3: never pulls, starts from 0
+    assert np.max(np.abs(fmu - f3)) < 0.01 * np.max(np.abs(f3))    # the FMU reproduces curve 3
+    assert (tmp_path / "ElastoGapDemo.png").stat().st_size > 10000
