@@ -32,7 +32,7 @@ class ElastoGap(ContactSlave):
                   min=0.0, min_exclusive=True),
         parameter("f_ref", 0.0, "N", "Advanced (MSL 4.1): spring force at the reference compression s_ref; "
                                      "0 (default) means c*s_ref, the MSL binding", min=0.0),
-        parameter("s_nominal", 1e-4, "m", "Nominal value of s_rel (used for scaling)", min=0.0,
+        parameter("s_nominal", 1e-4, "m", "Nominal value of s_rel (MSL: scaling for the solver; kept for compatibility, a stateless co-simulation unit has no states to scale)", min=0.0,
                   min_exclusive=True),
         parameter("useHeatPort", False, None, "= true, if heatPort is enabled (heatPort.Q_flow = -lossPower)"),
         *motion_in_flange("flange_a", "ElastoGap"),
