@@ -10,4 +10,5 @@ SLAVES = {
     "Force": "force",
     "Sine": "sine",
     "ElastoGap": "elastogap",
+    "MassWithStopAndFriction": "mass_with_stop_and_friction",
 }

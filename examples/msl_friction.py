@@ -1,0 +1,111 @@
+"""MSL Translational.Examples.Friction, stop1 and stop2 parts, from FMUs (msl-reference.md 4.3).
+
+stop1: MassWithStopAndFriction (m = 1 kg, L = 1 m, F_prop = 1, F_Coulomb = 5, F_Stribeck = 10,
+fexp = 2) driven by a sine force (25 N, 0.25 Hz). stop2: MassWithStopAndFriction (L = 1 m,
+smax = 0.9 m, smin = -0.9 m, F_Coulomb = 3, F_Stribeck = 5) tied by a spring (c = 500 N/m,
+s_rel0 = 1 m) to a fixed point at -1.75 m, starting at s = 0 with v = -5 m/s: it hits its left
+stop, breaks away, oscillates and finally sticks. StopTime 5 s. Writes Friction.csv (stop1.s,
+stop1.v, stop1.f, stop1.mode, stop2.s, stop2.v, stop2.mode, ...) and Friction.png (stop1.f over
+stop1.v: the Stribeck curve; stop2.s over time), prints the located event times of stop2 and
+compares with the Dymola reference (tube, tolerance 2e-3) where it has the signals.
+"""
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from contactfmu import examples  # noqa: E402
+from contactfmu.cosim import System  # noqa: E402
+
+NAME = "Friction"
+SIGNALS = ["stop1.s", "stop1.v", "stop1.f", "stop1.mode", "stop2.s", "stop2.v", "stop2.mode",
+           "stop2.lastEventTime", "stop2.stopped"]
+COMPARED = ["stop1.s", "stop1.v", "stop2.s", "stop2.v", "stop1.mode", "stop2.mode"]
+DYMOLA_EVENTS = {"stop2 hits the left stop": 0.0605969540580, "stop2 finally sticks": 1.0459741}
+
+
+def build_system(fmu):
+    s = System()
+    s.add("sineForce", fmu["Sine"], amplitude=25.0, f=0.25)
+    s.add("force", fmu["Force"])
+    s.add("stop1", fmu["MassWithStopAndFriction"], L=1.0, smax=25.0, smin=-25.0, m=1.0, F_prop=1.0,
+          F_Coulomb=5.0, F_Stribeck=10.0, fexp=2.0, s=0.0, v=0.0)
+    s.connect("sineForce.y", "force.f")
+    s.connect("force.flange", "stop1.flange_a")
+    s.add("fixed2", fmu["Fixed"], s0=-1.75)
+    s.add("spring", fmu["Spring"], c=500.0, s_rel0=1.0)
+    s.add("stop2", fmu["MassWithStopAndFriction"], L=1.0, smax=0.9, smin=-0.9, F_Coulomb=3.0, F_Stribeck=5.0,
+          m=1.0, F_prop=1.0, fexp=2.0, s=0.0, v=-5.0)
+    s.connect("fixed2.flange", "spring.flange_a")
+    s.connect("spring.flange_b", "stop2.flange_a")
+    return s
+
+
+def event_times(result):
+    """The distinct located event times reported by stop2 (lastEventTime)."""
+    times = result["stop2.lastEventTime"]
+    return sorted({float(x) for x in times if x >= 0.0})
+
+
+def run(out="results", step=1e-3, fmu_dir=None):
+    fmu = examples.fmus(fmu_dir or examples.ROOT / "fmus", ["Sine", "Force", "MassWithStopAndFriction",
+                                                           "Fixed", "Spring"])
+    system = build_system(fmu)
+    t0 = time.perf_counter()
+    result = system.simulate(stop_time=5.0, step=step, output_interval=max(step, 5e-4), outputs=SIGNALS,
+                             progress=True)
+    wall = time.perf_counter() - t0
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    result.to_csv(out / f"{NAME}.csv")
+    report = examples.check(result, NAME, COMPARED)
+    plot(result, out / f"{NAME}.png", step)
+    return result, report, wall
+
+
+def plot(result, path, step):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
+    ax1.plot(result["stop1.v"], result["stop1.f"], ".", ms=2)
+    ax1.set_xlabel("stop1.v [m/s]")
+    ax1.set_ylabel("stop1.f [N]")
+    ax1.set_title("Stribeck curve: friction force over velocity")
+    ax1.grid(True, alpha=0.3)
+    ax2.plot(result.time, result["stop2.s"])
+    ax2.axhline(-0.4, color="grey", ls="--", lw=0.8, label="left stop of the centre (smin + L/2)")
+    ax2.set_xlabel("time [s]")
+    ax2.set_ylabel("stop2.s [m]")
+    ax2.set_title("stop2: hits its stop, oscillates, sticks")
+    ax2.legend(fontsize=8)
+    ax2.grid(True, alpha=0.3)
+    fig.suptitle(f"MSL Friction example (stop1, stop2) from FMUs (communication step {step:g} s)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None):
+    args = examples.parse_args(__doc__.splitlines()[0], 1e-3, argv)
+    result, report, wall = run(args.out, args.step, args.fmus)
+    print(f"{NAME}: {len(result.time)} rows, step {args.step:g} s, wall time {wall:.2f} s -> {args.out}/{NAME}.csv, .png")
+    times = event_times(result)
+    print("stop2 events located inside the steps [s]: " + ", ".join(f"{t:.10g}" for t in times))
+    if times:
+        print(f"  first (stop impact): {times[0]:.10g} s (Dymola {DYMOLA_EVENTS['stop2 hits the left stop']:.10g} s); "
+              f"last (sticks for good): {times[-1]:.8g} s (Dymola {DYMOLA_EVENTS['stop2 finally sticks']:.8g} s); "
+              f"final s = {result['stop2.s'][-1]:.6g} m")
+    if report is not None:
+        print(report)
+        print(f"tube vs Dymola reference: {'PASSED' if report.passed else 'FAILED'}")
+        return 0 if report.passed else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
