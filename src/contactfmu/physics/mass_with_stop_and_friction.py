@@ -137,7 +137,11 @@ class Body:
         """Advance over [t, t + h] with F(t') = F0 + dF*(t' - t)."""
         p = self.p
         t_end = t + h
-        force = (lambda tt: F0 + dF * (tt - t))
+        t_start = t
+
+        def force(tt):
+            return F0 + dF * (tt - t_start)
+
         s, v, mode = self.s, self.v, self.mode
         guard = 0
         while True:

@@ -1,0 +1,200 @@
+"""MassWithStopAndFriction FMU: each documented statement (seed 003, msl-reference 3)."""
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fmpy.fmi1 import FMICallException
+from scipy.integrate import solve_ivp
+
+from contactfmu.cosim import read_csv
+from fmu_helpers import Slave
+
+ROOT = Path(__file__).resolve().parents[1]
+P = dict(m=1.0, F_prop=1.0, F_Coulomb=5.0, F_Stribeck=10.0, fexp=2.0)   # stop1 of the Friction example
+F0_MAX = 1.001 * 15.0
+
+
+@pytest.fixture
+def mass(fmu_dir):
+    made = []
+
+    def make(**values):
+        s = Slave(fmu_dir / "MassWithStopAndFriction.fmu").init(**{**P, **values})
+        made.append(s)
+        return s
+
+    yield make
+    for s in made:
+        s.close()
+
+
+def push(s, F, dF=0.0):
+    """External force F on the body (flange_a.f is the cut force: the body gets -flange_a.f)."""
+    s.set(flange_a__f=-F)
+    if dF:
+        s.fmu.setRealInputDerivatives(s.vr(["flange_a.f"]), [1], [-dF])
+
+
+def run(s, F, steps, h=1e-3, t0=0.0):
+    for k in range(steps):
+        push(s, F)
+        s.fmu.doStep(t0 + k * h, h)
+
+
+def test_stuck_below_f0_max_stays_exactly_still(mass):
+    s = mass(s=0.3)
+    for F in (0.999 * F0_MAX, 15.0, -15.01, 7.0):
+        run(s, F, 200)
+        assert s.get("s", "v") == [0.3, 0.0]
+        assert s.fmu.getInteger(s.vr(["mode"])) == [0]
+        assert s.get("f", "sa") == pytest.approx([F, F])          # friction holds the whole force
+        assert s.fmu.getBoolean(s.vr(["locked"])) == [True]
+
+
+def test_breakaway_at_f0_max_and_not_below(mass):
+    s = mass()
+    assert s.get("f0", "f0_max") == pytest.approx([15.0, F0_MAX])
+    run(s, F0_MAX * (1 - 1e-9), 100)
+    assert s.get("v") == 0.0
+    push(s, F0_MAX * (1 + 1e-9))
+    assert s.fmu.getBoolean(s.vr(["startForward"])) == [True]     # breakaway at this instant
+    assert s.fmu.getInteger(s.vr(["mode"])) == [1]
+    assert s.get("f") == pytest.approx(15.0)                      # sliding starts with f0
+    s.fmu.doStep(0.1, 1e-3)
+    assert s.get("v") > 0.0
+
+
+def test_breakaway_time_on_a_force_ramp_is_located_inside_the_step(mass):
+    s = mass()
+    k = 100.0                                   # F = k t reaches f0_max at t = 0.15015 s
+    for n in range(200):
+        t = n * 1e-3
+        push(s, k * t, k)
+        s.fmu.doStep(t, 1e-3)
+    assert s.get("lastEventTime") == pytest.approx(F0_MAX / k, abs=1e-12)
+    assert s.get("v") > 0.0
+
+
+@pytest.mark.parametrize("direction", [1, -1])
+def test_sliding_friction_follows_the_stribeck_curve(mass, direction):
+    s = mass(v=direction * 8.0)
+    vs, fs = [], []
+    for n in range(4000):                      # free deceleration through the whole curve
+        push(s, 0.0)
+        v, f = s.get("v", "f")
+        if v != 0.0:
+            vs.append(v)
+            fs.append(f)
+        s.fmu.doStep(n * 1e-3, 1e-3)
+    vs, fs = np.array(vs), np.array(fs)
+    expected = np.sign(vs) * (5.0 + 10.0 * np.exp(-2.0 * np.abs(vs))) + 1.0 * vs
+    assert np.abs(vs).max() == pytest.approx(8.0) and np.abs(vs).min() < 0.05
+    assert np.max(np.abs(fs - expected)) < 1e-12
+    assert s.get("v") == 0.0 and s.fmu.getInteger(s.vr(["mode"])) == [0]   # and then sticks
+
+
+def test_stick_time_matches_solve_ivp(mass):
+    s = mass(v=3.0)
+    F = 4.0                                    # below f0: decelerates and sticks
+    run(s, F, 1000)
+
+    def rhs(t, y):
+        return [y[1], F - (y[1] + 5.0 + 10.0 * math.exp(-2.0 * abs(y[1])))]
+
+    def stop(t, y):
+        return y[1]
+    stop.terminal, stop.direction = True, -1
+    ref = solve_ivp(rhs, (0, 1), [0.0, 3.0], method="DOP853", rtol=1e-13, atol=1e-14, events=stop)
+    assert s.get("lastEventTime") == pytest.approx(ref.t_events[0][0], abs=1e-9)
+    assert s.get("s") == pytest.approx(ref.y_events[0][0][0], abs=1e-9)
+    assert s.get("v") == 0.0
+
+
+def test_stop_impact_stops_dead_holds_while_pushed_and_leaves_when_pulled(mass):
+    s = mass(L=1.0, smax=0.9, smin=-0.9)       # centre stops at -0.4 and +0.4
+    run(s, 40.0, 400)                          # pushed to the right
+    assert s.get("s", "v") == [0.4, 0.0]
+    assert s.fmu.getInteger(s.vr(["stopped", "mode"])) == [1, 0]
+    hit = s.get("lastEventTime")
+    assert 0.0 < hit < 0.4
+    run(s, 1e6, 100, t0=0.4)                   # any force into the stop is held
+    assert s.get("s", "v") == [0.4, 0.0] and s.get("f") == pytest.approx(1e6)
+    run(s, -0.99 * F0_MAX, 100, t0=0.5)        # pulled away with less than f0_max: stays
+    assert s.get("s", "v") == [0.4, 0.0]
+    run(s, -1.01 * F0_MAX, 50, t0=0.6)         # more than f0_max: leaves
+    assert s.get("s") < 0.4 and s.get("v") < 0.0
+    assert s.fmu.getInteger(s.vr(["stopped"])) == [0]
+
+
+@pytest.mark.parametrize("s0,v0,text", [(0.5, 0.0, "(s + L/2) must be <= smax"),
+                                        (-0.45, 0.0, "(s - L/2) must be >= smin"),
+                                        (0.4, 1.0, "(s + L/2) must be <= smax")])
+def test_start_outside_the_stops_fails_with_a_clear_message(fmu_dir, s0, v0, text):
+    s = Slave(fmu_dir / "MassWithStopAndFriction.fmu")
+    s.set(L=1.0, smax=0.9, smin=-0.9, s=s0, v=v0)
+    s.fmu.enterInitializationMode()
+    with pytest.raises(FMICallException) as exc:
+        s.fmu.exitInitializationMode()
+    assert exc.value.status == 3
+    assert any(text in m for m in s.errors()), s.log
+
+
+def test_start_at_a_stop_moving_away_is_allowed(mass):
+    s = mass(L=1.0, smax=0.9, smin=-0.9, s=0.4, v=-1.0)
+    assert s.get("s", "v") == [0.4, -1.0]
+
+
+@pytest.mark.parametrize("param,value", [("m", 0.0), ("m", -1.0), ("F_prop", -1.0), ("F_Coulomb", -0.1),
+                                         ("F_Stribeck", -2.0), ("fexp", -1.0), ("smin", 30.0)])
+def test_invalid_values_are_rejected(fmu_dir, param, value):
+    s = Slave(fmu_dir / "MassWithStopAndFriction.fmu")
+    s.set(**{param: value})
+    s.fmu.enterInitializationMode()
+    with pytest.raises(FMICallException) as exc:
+        s.fmu.exitInitializationMode()
+    assert exc.value.status == 3
+    assert any(f"Invalid parameter {param} = {value!r}" in m for m in s.errors()), s.log
+
+
+def test_nan_is_rejected(fmu_dir):
+    s = Slave(fmu_dir / "MassWithStopAndFriction.fmu")
+    with pytest.raises(FMICallException):
+        s.set(F_Coulomb=math.nan)
+    assert any("F_Coulomb" in m for m in s.errors())
+
+
+def test_state_round_trip_through_events_is_bit_identical(mass):
+    s = mass(L=1.0, smax=0.9, smin=-0.9, v=-5.0)
+    state = s.fmu.getFMUstate()
+
+    def go():
+        out = []
+        for n in range(300):
+            push(s, -500 * (s.get("s") + 0.25))
+            s.fmu.doStep(n * 1e-3, 1e-3)
+            out.append(s.get("s", "v", "lastEventTime"))
+        return out
+
+    first = go()
+    s.fmu.setFMUstate(s.fmu.deSerializeFMUstate(s.fmu.serializeFMUstate(state)))
+    assert go() == first
+
+
+def test_msl_friction_example_event_times(fmu_dir, tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "msl_friction.py"), "--out", str(tmp_path),
+                           "--fmus", str(fmu_dir)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    res = read_csv(tmp_path / "Friction.csv")
+    for name in ("stop1.s", "stop1.v", "stop1.f", "stop1.mode", "stop2.s", "stop2.v", "stop2.mode"):
+        assert name in res.names
+    events = sorted({t for t in res["stop2.lastEventTime"] if t >= 0})
+    dymola = [0.0605969541, 0.2011056, 0.3416165, 0.4821401, 0.6226926, 0.7633288, 0.9042042, 1.0459741]
+    assert len(events) == len(dymola)
+    assert events[0] == pytest.approx(dymola[0], abs=2e-6)          # stop impact
+    assert np.max(np.abs(np.array(events) - dymola)) < 1e-4          # each stick/slip, finally sticks
+    assert res["stop2.s"][-1] == pytest.approx(-0.2475, abs=1e-3)    # sticks for good near -0.2475 m
+    assert np.all(res["stop2.s"] >= -0.4)                             # never passes its stop
+    assert (tmp_path / "Friction.png").stat().st_size > 10000
