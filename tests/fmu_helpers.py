@@ -1,27 +1,25 @@
 """Load one FMU with fmpy, with its log captured, and address variables by name."""
-from ctypes import byref
+import itertools
 
 from fmpy import extract, read_model_description
-from fmpy.fmi2 import FMU2Slave, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE
-from fmpy.logging import addLoggerProxy
+from fmpy.fmi2 import FMU2Slave
+
+from contactfmu.cosim.system import _LOGS, _callbacks
+
+_names = itertools.count()
 
 
 class Slave:
-    def __init__(self, path, name="instance", start_time=0.0):
+    def __init__(self, path, name=None, start_time=0.0):
         self.md = read_model_description(str(path))
         self.vars = {v.name: v for v in self.md.modelVariables}
-        self.log = []
-
-        def logger(env, inst, status, category, message):
-            self.log.append((status, message.decode()))
-
-        self._cb = fmi2CallbackFunctions()
-        self._logger = fmi2CallbackLoggerTYPE(logger)
-        self._cb.logger = self._logger
-        addLoggerProxy(byref(self._cb))  # fmpy keeps one process-wide slot: one Slave at a time
+        # the master's logger: one process-wide callback that is never freed (fmpy's logger proxy
+        # keeps a single slot), dispatching by instance name
+        name = name or f"slave{next(_names)}"
+        self.log = _LOGS[name] = []
         self.fmu = FMU2Slave(guid=self.md.guid, unzipDirectory=extract(str(path)),
                              modelIdentifier=self.md.coSimulation.modelIdentifier, instanceName=name)
-        self.fmu.instantiate(callbacks=self._cb, loggingOn=False)
+        self.fmu.instantiate(callbacks=_callbacks(), loggingOn=False)
         self.fmu.setupExperiment(startTime=start_time)
 
     def vr(self, names):
