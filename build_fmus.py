@@ -59,4 +59,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from contactfmu.examples import exit_now
+    exit_now(main())

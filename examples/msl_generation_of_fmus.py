@@ -67,4 +67,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    examples.exit_now(main())

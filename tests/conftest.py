@@ -17,3 +17,19 @@ def fmu_dir(tmp_path_factory):
     bad = {n: p for n, (_, p) in results.items() if p}
     assert not bad, bad
     return out
+
+
+_exit_status = []
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _exit_status.append(int(exitstatus))
+
+
+def pytest_unconfigure(config):
+    """End the test process without interpreter finalization, after pytest has reported
+    everything: a process that ran pythonfmu FMUs was seen to abort intermittently while Python
+    shut down ("corrupted double-linked list", README known issues). The exit status is pytest's."""
+    if _exit_status:
+        from contactfmu.examples import exit_now
+        exit_now(_exit_status[-1])

@@ -114,8 +114,6 @@ typedef struct {
 INNER_FUNCTIONS(DECLARE)
 
 static void* inner_library = NULL;
-static int live_instances = 0; /* the inner library is unloaded with the last instance, as a host
-                                  that loads pythonfmu's library directly would do */
 static char load_error[8192] = "";
 
 /* Load <this library's path without ".so">_pythonfmu.so once. */
@@ -146,15 +144,6 @@ static int load_inner(void)
     INNER_FUNCTIONS(RESOLVE)
     inner_library = lib;
     return 1;
-}
-
-static void unload_inner_if_unused(void)
-{
-    if (live_instances > 0 || !inner_library) return;
-    dlclose(inner_library);
-    inner_library = NULL;
-#define FORGET(name, ret, args) p_##name = NULL;
-    INNER_FUNCTIONS(FORGET)
 }
 
 /* The logger pythonfmu calls: filter by the host's logging flag, pass the text as "%s". */
@@ -211,10 +200,8 @@ EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, 
     s->inner = p_fmi2Instantiate(instanceName, fmuType, fmuGUID, fmuResourceLocation, &s->mine, visible, 1);
     if (!s->inner) {
         free(s);
-        unload_inner_if_unused();
         return NULL;
     }
-    live_instances++;
     return s;
 }
 
@@ -224,8 +211,9 @@ EXPORT void fmi2FreeInstance(fmi2Component c)
     if (!s) return;
     p_fmi2FreeInstance(s->inner);
     free(s);
-    live_instances--;
-    unload_inner_if_unused();
+    /* pythonfmu's library stays loaded until the process ends: its start-up thread may still be
+       returning through the library's code when the last instance is freed, and unloading it then
+       would pull the code from under that thread. */
 }
 
 EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean loggingOn, size_t nCategories,
