@@ -129,6 +129,19 @@ def force_in_flange(flange):
                 f"the body receives its negative")]
 
 
+def flange_motion_outputs(depends):
+    """Motion outputs of the two flanges of a rigid body (MSL PartialRigid): flange_a.s = s - L/2,
+    flange_b.s = s + L/2, same v and a; `depends`: the inputs a depends on directly."""
+    return [
+        out("flange_a.s", "m", "Position of left flange (= s - L/2)"),
+        out("flange_a.v", "m/s", "Velocity of left flange (= v)"),
+        out("flange_a.a", "m/s2", "Acceleration of left flange (= a)", depends=depends),
+        out("flange_b.s", "m", "Position of right flange (= s + L/2)"),
+        out("flange_b.v", "m/s", "Velocity of right flange (= v)"),
+        out("flange_b.a", "m/s2", "Acceleration of right flange (= a)", depends=depends),
+    ]
+
+
 class ContactSlave(Fmi2Slave):
     """Base class: subclasses set VARIABLES, description, default_experiment and implement
     ``step(t, h)``; optionally ``check()`` (extra parameter rules), ``initialize(t0)`` and
@@ -206,6 +219,12 @@ class ContactSlave(Fmi2Slave):
 
     def step(self, t, h):
         """Advance the internal state over [t, t + h]; stateless elements need nothing here."""
+
+    def publish_motion(self):
+        """Flange outputs of a rigid body from its s, v, a and length L (see flange_motion_outputs)."""
+        self.flange_a_s, self.flange_b_s = self.s - 0.5 * self.L, self.s + 0.5 * self.L
+        self.flange_a_v = self.flange_b_v = self.v
+        self.flange_a_a = self.flange_b_a = self.a
 
     def publish_force(self, f, rate):
         """Outputs of a two-flange compliant element (MSL PartialCompliant): f = flange_b.f =

@@ -2,7 +2,7 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import rigid
-from ._base import ContactSlave, force_in_flange, out, parameter
+from ._base import ContactSlave, flange_motion_outputs, force_in_flange, out, parameter
 
 
 class Mass(ContactSlave):
@@ -26,19 +26,12 @@ class Mass(ContactSlave):
         out("s", "m", "Absolute position of the centre of the component (start value settable)", start=0.0),
         out("v", "m/s", "Absolute velocity of the component (= der(s); start value settable)", start=0.0),
         out("a", "m/s2", "Absolute acceleration (= der(v)) = (-flange_a.f - flange_b.f)/m", depends=FORCES),
-        out("flange_a.s", "m", "Position of left flange (= s - L/2)"),
-        out("flange_a.v", "m/s", "Velocity of left flange (= v)"),
-        out("flange_a.a", "m/s2", "Acceleration of left flange (= a)", depends=FORCES),
-        out("flange_b.s", "m", "Position of right flange (= s + L/2)"),
-        out("flange_b.v", "m/s", "Velocity of right flange (= v)"),
-        out("flange_b.a", "m/s2", "Acceleration of right flange (= a)", depends=FORCES),
+        *flange_motion_outputs(FORCES),
     ]
 
     def compute_outputs(self):
         self.a = rigid.acceleration(self.m, -self.flange_a_f - self.flange_b_f)
-        self.flange_a_s, self.flange_b_s = rigid.flange_positions(self.s, self.L)
-        self.flange_a_v = self.flange_b_v = self.v
-        self.flange_a_a = self.flange_b_a = self.a
+        self.publish_motion()
 
     def step(self, t, h):
         jerk = (-self.der_flange_a_f - self.der_flange_b_f) / self.m

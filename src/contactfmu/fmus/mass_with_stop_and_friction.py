@@ -2,8 +2,7 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import mass_with_stop_and_friction as mwsf
-from ..physics import rigid
-from ._base import ContactSlave, force_in_flange, out, parameter
+from ._base import ContactSlave, flange_motion_outputs, force_in_flange, out, parameter
 
 FORCES = ("flange_a.f", "flange_b.f")
 
@@ -46,12 +45,7 @@ class MassWithStopAndFriction(ContactSlave):
         out("s", "m", "Absolute position of center of component (start value settable)", start=0.0),
         out("v", "m/s", "Absolute velocity of component (start value settable)", start=0.0),
         out("a", "m/s2", "Absolute acceleration of component", depends=FORCES),
-        out("flange_a.s", "m", "Position of left flange (= s - L/2)"),
-        out("flange_a.v", "m/s", "Velocity of left flange (= v)"),
-        out("flange_a.a", "m/s2", "Acceleration of left flange (= a)", depends=FORCES),
-        out("flange_b.s", "m", "Position of right flange (= s + L/2)"),
-        out("flange_b.v", "m/s", "Velocity of right flange (= v)"),
-        out("flange_b.a", "m/s2", "Acceleration of right flange (= a)", depends=FORCES),
+        *flange_motion_outputs(FORCES),
         out("f", "N", "Friction force (positive opposes forward motion; = sa while stuck)", depends=FORCES),
         out("f0", "N", "Friction force for v = 0 and forward sliding (= F_Coulomb + F_Stribeck)"),
         out("f0_max", "N", "Maximum friction force for v = 0 and locked (= 1.001*f0, MSL code)"),
@@ -112,9 +106,7 @@ class MassWithStopAndFriction(ContactSlave):
         self.stopped = mwsf.stopped_flag(p, self.s)
         self.lossPower = self.f * self.v
         self.heatPort_Q_flow = -self.lossPower if self.useHeatPort else 0.0
-        self.flange_a_s, self.flange_b_s = rigid.flange_positions(self.s, self.L)
-        self.flange_a_v = self.flange_b_v = self.v
-        self.flange_a_a = self.flange_b_a = self.a
+        self.publish_motion()
 
     def step(self, t, h):
         body = mwsf.Body(self._parameters(), self.s, self.v, self.internal_mode, self.event_log, self.h_int)

@@ -6,11 +6,6 @@ force inputs are the cut forces of the connected compliant elements, so F = -fla
 """
 
 
-def flange_positions(s, L):
-    """(flange_a.s, flange_b.s) of a rigid body of length L with centre s."""
-    return s - 0.5 * L, s + 0.5 * L
-
-
 def acceleration(m, force):
     """Newton: a = F/m."""
     return force / m
