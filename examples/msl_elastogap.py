@@ -8,7 +8,6 @@ springDamper2.s_rel, mass1.s, mass2.s) and ElastoGap.png, and compares with the 
 reference (tube, tolerance 2e-3).
 """
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
@@ -43,14 +42,9 @@ def run(out="results", step=1e-3, fmu_dir=None):
     """Run the example; returns (result, tube report, wall time in s)."""
     fmu = examples.fmus(fmu_dir or examples.ROOT / "fmus", ["Fixed", "SpringDamper", "ElastoGap", "Mass"])
     system = build_system(fmu)
-    t0 = time.perf_counter()
-    result = system.simulate(stop_time=5.0, step=step, output_interval=max(step, 5e-3),
-                             outputs=SIGNALS + ["mass1.s", "mass2.s", "elastoGap1.f", "elastoGap2.f"],
-                             progress=True)
-    wall = time.perf_counter() - t0
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    result.to_csv(out / f"{NAME}.csv")
+    result, wall, out = examples.simulate(system, out, NAME, stop_time=5.0, step=step,
+                                          output_interval=max(step, 5e-3),
+                                          outputs=SIGNALS + ["mass1.s", "mass2.s", "elastoGap1.f", "elastoGap2.f"])
     report = examples.check(result, NAME, SIGNALS)
     examples.plot(result, out / f"{NAME}.png",
                   [("position [m]", ["mass1.s", "mass2.s"]),
@@ -63,10 +57,7 @@ def run(out="results", step=1e-3, fmu_dir=None):
 def main(argv=None):
     args = examples.parse_args(__doc__.splitlines()[0], 1e-3, argv)
     result, report, wall = run(args.out, args.step, args.fmus)
-    print(f"{NAME}: {len(result.time)} rows, step {args.step:g} s, wall time {wall:.2f} s -> {args.out}/{NAME}.csv, .png")
-    print(report)
-    print(f"tube vs Dymola reference: {'PASSED' if report.passed else 'FAILED'}")
-    return 0 if report.passed else 1
+    return examples.summarize(NAME, result, args.step, wall, args.out, report)
 
 
 if __name__ == "__main__":

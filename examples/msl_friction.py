@@ -10,10 +10,8 @@ stop1.v: the Stribeck curve; stop2.s over time), prints the located event times 
 compares with the Dymola reference (tube, tolerance 2e-3) where it has the signals.
 """
 import sys
-import time
 from pathlib import Path
 
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
@@ -54,13 +52,8 @@ def run(out="results", step=1e-3, fmu_dir=None):
     fmu = examples.fmus(fmu_dir or examples.ROOT / "fmus", ["Sine", "Force", "MassWithStopAndFriction",
                                                            "Fixed", "Spring"])
     system = build_system(fmu)
-    t0 = time.perf_counter()
-    result = system.simulate(stop_time=5.0, step=step, output_interval=max(step, 5e-4), outputs=SIGNALS,
-                             progress=True)
-    wall = time.perf_counter() - t0
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    result.to_csv(out / f"{NAME}.csv")
+    result, wall, out = examples.simulate(system, out, NAME, stop_time=5.0, step=step,
+                                          output_interval=max(step, 5e-4), outputs=SIGNALS)
     report = examples.check(result, NAME, COMPARED)
     plot(result, out / f"{NAME}.png", step)
     return result, report, wall
@@ -93,18 +86,13 @@ def plot(result, path, step):
 def main(argv=None):
     args = examples.parse_args(__doc__.splitlines()[0], 1e-3, argv)
     result, report, wall = run(args.out, args.step, args.fmus)
-    print(f"{NAME}: {len(result.time)} rows, step {args.step:g} s, wall time {wall:.2f} s -> {args.out}/{NAME}.csv, .png")
     times = event_times(result)
     print("stop2 events located inside the steps [s]: " + ", ".join(f"{t:.10g}" for t in times))
     if times:
         print(f"  first (stop impact): {times[0]:.10g} s (Dymola {DYMOLA_EVENTS['stop2 hits the left stop']:.10g} s); "
               f"last (sticks for good): {times[-1]:.8g} s (Dymola {DYMOLA_EVENTS['stop2 finally sticks']:.8g} s); "
               f"final s = {result['stop2.s'][-1]:.6g} m")
-    if report is not None:
-        print(report)
-        print(f"tube vs Dymola reference: {'PASSED' if report.passed else 'FAILED'}")
-        return 0 if report.passed else 1
-    return 0
+    return examples.summarize(NAME, result, args.step, wall, args.out, report)
 
 
 if __name__ == "__main__":

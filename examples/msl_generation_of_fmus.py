@@ -6,7 +6,6 @@ GenerationOfFMUs.csv (mass2a.s, mass2a.v, ..., mass3b.v) and GenerationOfFMUs.pn
 and compares the result with the Dymola reference (tube, tolerance 2e-3).
 """
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
@@ -40,13 +39,8 @@ def run(out="results", step=1e-3, fmu_dir=None):
     """Run the example; returns (result, tube report, wall time in s)."""
     fmu = examples.fmus(fmu_dir or examples.ROOT / "fmus", ["Sine", "Force", "Mass", "SpringDamper", "Spring"])
     system = build_system(fmu)
-    t0 = time.perf_counter()
-    result = system.simulate(stop_time=1.0, step=step, output_interval=max(step, 5e-4), outputs=SIGNALS,
-                             progress=True)
-    wall = time.perf_counter() - t0
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    result.to_csv(out / f"{NAME}.csv")
+    result, wall, out = examples.simulate(system, out, NAME, stop_time=1.0, step=step,
+                                          output_interval=max(step, 5e-4), outputs=SIGNALS)
     report = examples.check(result, NAME, SIGNALS)
     examples.plot(result, out / f"{NAME}.png",
                   [("position [m]", ["mass2a.s", "mass2b.s", "mass3a.s", "mass3b.s"]),
@@ -58,12 +52,7 @@ def run(out="results", step=1e-3, fmu_dir=None):
 def main(argv=None):
     args = examples.parse_args(__doc__.splitlines()[0], 1e-3, argv)
     result, report, wall = run(args.out, args.step, args.fmus)
-    print(f"{NAME}: {len(result.time)} rows, step {args.step:g} s, wall time {wall:.2f} s -> {args.out}/{NAME}.csv, .png")
-    if report is not None:
-        print(report)
-        print(f"tube vs Dymola reference: {'PASSED' if report.passed else 'FAILED'}")
-        return 0 if report.passed else 1
-    return 0
+    return examples.summarize(NAME, result, args.step, wall, args.out, report)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ run; --check compares with the project's monolithic scipy reference (tube, toler
 """
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -66,13 +65,8 @@ def run(out="results", step=DEFAULT_STEP, fmu_dir=None, stop=100.0, check=False)
     fmu = examples.fmus(fmu_dir or examples.ROOT / "fmus", ["Fixed", "ElastoGap", "Mass", "Spring", "Damper",
                                                            "Force", "Sine"])
     system = build_system(fmu)
-    t0 = time.perf_counter()
-    result = system.simulate(stop_time=stop, step=step, output_interval=max(step, min(0.05, stop / 200)),
-                             outputs=SIGNALS, progress=True)
-    wall = time.perf_counter() - t0
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    result.to_csv(out / f"{NAME}.csv")
+    result, wall, out = examples.simulate(system, out, NAME, stop_time=stop, step=step,
+                                          output_interval=max(step, min(0.05, stop / 200)), outputs=SIGNALS)
     report = None
     if check:
         from contactfmu.monolithic import preload
@@ -120,13 +114,7 @@ def main(argv=None):
     if not args.step > 0 or not args.stop > 0:
         parser.error("--step and --stop must be > 0")
     result, report, wall = run(args.out, args.step, args.fmus, args.stop, args.check)
-    print(f"{NAME}: {len(result.time)} rows, step {args.step:g} s, stop {args.stop:g} s, wall time {wall:.1f} s "
-          f"-> {args.out}/{NAME}.csv, .png")
-    if report is not None:
-        print(report)
-        print(f"tube vs monolithic reference: {'PASSED' if report.passed else 'FAILED'}")
-        return 0 if report.passed else 1
-    return 0
+    return examples.summarize(NAME, result, args.step, wall, args.out, report, "monolithic reference")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,4 @@
 """The examples contract and the GenerationOfFMUs reference tube."""
-import runpy
 import subprocess
 import sys
 from pathlib import Path

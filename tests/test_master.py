@@ -1,5 +1,4 @@
 """The co-simulation master: connections, rods, force sums, errors, coupling accuracy."""
-import math
 
 import numpy as np
 import pytest

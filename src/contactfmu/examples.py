@@ -40,6 +40,31 @@ def check(result, example, signals):
     return None if ref is None else compare(result, ref, signals)
 
 
+def simulate(system, out, name, **kwargs):
+    """Run `system.simulate(**kwargs)` with a progress bar, write out/<name>.csv;
+    returns (result, wall time in s, output directory)."""
+    import time
+    from pathlib import Path
+
+    t0 = time.perf_counter()
+    result = system.simulate(progress=True, **kwargs)
+    wall = time.perf_counter() - t0
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    result.to_csv(out / f"{name}.csv")
+    return result, wall, out
+
+
+def summarize(name, result, step, wall, out, report, against="Dymola reference"):
+    """Print the run's summary and tube report; returns the exit status (1 if the tube failed)."""
+    print(f"{name}: {len(result.time)} rows, step {step:g} s, wall time {wall:.2f} s -> {out}/{name}.csv, .png")
+    if report is None:
+        return 0
+    print(report)
+    print(f"tube vs {against}: {'PASSED' if report.passed else 'FAILED'}")
+    return 0 if report.passed else 1
+
+
 def plot(result, path, panels, title, ref=None):
     """Plot panels [(ylabel, [signals])] against time, with the reference dashed if given."""
     import matplotlib
