@@ -3,7 +3,7 @@ examples and benchmarks compare co-simulations against. Not bundled into any FMU
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from .physics import elastogap
+from .physics import elastogap, hardstop
 
 
 def elastogap_impact(m=1.0, c=1e5, d=20.0, v0=1.0, n=1.0, s_rel0=0.0, gap=1e-3, rtol=1e-12, atol=1e-15):
@@ -102,3 +102,72 @@ def preload(t_eval, stop_time=100.0, rtol=1e-9, atol=1e-12):
     out["spool.s"] = sol.y[4]
     out["force.f"] = 150.0 * np.sin(2 * np.pi * 0.01 * sol.t)
     return out
+
+
+def hardstop_mass(t_eval, b=1.0, c=1e10, d=1e10, m=1.0, s0=0.0, v0=1.0, force=None, rtol=1e-10, atol=1e-13):
+    """A mass m at flange_b of a TranslationalHardstop whose flange_a is fixed at 0, pushed by the
+    external force force(t) (N, towards +s; default none), from s0, v0. Solved region by region
+    (gap / upper stop / lower stop) with Radau and the exact Jacobian, contact changes located
+    as terminal events: the documented defaults c = d = 1e10 are too stiff for anything else.
+    Returns a dict of t, s, v, F (the law's force, = flange_b.f) on t_eval and the events
+    [(time, 'hit'/'release', side)]."""
+    half = 0.5 * b
+    push = force or (lambda t: 0.0)
+    t_eval = np.asarray(t_eval, dtype=float)
+
+    def region_of(x, v):
+        if x > half or (x == half and v > 0):
+            return 1
+        if x < -half or (x == -half and v < 0):
+            return -1
+        return 0
+
+    def system(region):
+        """Right-hand side, Jacobian and contact-change events in the coordinates of the region:
+        u = s - xe (penetration, xe = +-b/2) at a stop, so that its 1e-10 m scale keeps its digits."""
+        cc, dd = (c, d) if region else (0.0, 0.0)
+
+        def rhs(t, y):
+            return [y[1], (push(t) - cc * y[0] - dd * y[1]) / m]
+
+        def jac(t, y):
+            return [[0.0, 1.0], [-cc / m, -dd / m]]
+
+        def boundary(level, direction):
+            def event(t, y):
+                return y[0] - level
+            event.terminal, event.direction = True, direction
+            return event
+
+        events = [boundary(half, 1), boundary(-half, -1)] if region == 0 else [boundary(0.0, -region)]
+        return rhs, jac, events
+
+    t, region = float(t_eval[0]), region_of(s0, v0)
+    y = [s0 - half * region, v0]
+    xs, vs, log = np.full(t_eval.shape, np.nan), np.full(t_eval.shape, np.nan), []
+    while t < t_eval[-1]:
+        rhs, jac, events = system(region)
+        scale = max(abs(v0), 1e-3)
+        sol = solve_ivp(rhs, (t, t_eval[-1]), y, method="Radau", jac=jac, rtol=rtol,
+                        atol=[atol if region == 0 else atol * 1e-3, atol * scale * 10], events=events,
+                        dense_output=True)
+        if sol.status < 0:
+            raise RuntimeError(f"hardstop reference failed at t = {t}: {sol.message}")
+        t_end = sol.t[-1]
+        mask = (t_eval >= t) & (t_eval <= t_end)
+        u, vs[mask] = sol.sol(t_eval[mask])
+        xs[mask] = u + half * region
+        if sol.status == 1:   # a contact change: continue exactly on the boundary, in the new region
+            k = next(k for k, te in enumerate(sol.t_events) if te.size)
+            v = sol.y_events[k][0][1]
+            if region == 0:
+                region = 1 if k == 0 else -1
+                log.append((t_end, "hit", region))
+                y = [0.0, v]                      # penetration 0 at the stop just hit
+            else:
+                log.append((t_end, "release", region))
+                y = [half * region, v]            # on the boundary of the stop just left
+                region = 0
+        t = t_end
+    F = np.array([hardstop.force(x, v, b, c, d)[0] for x, v in zip(xs, vs)])
+    return {"t": t_eval, "s": xs, "v": vs, "F": F, "events": log}

@@ -10,5 +10,6 @@ SLAVES = {
     "Force": "force",
     "Sine": "sine",
     "ElastoGap": "elastogap",
+    "TranslationalHardstop": "translational_hardstop",
     "MassWithStopAndFriction": "mass_with_stop_and_friction",
 }

@@ -1,0 +1,137 @@
+"""TranslationalHardstop (MapleSim): a 1 kg mass driven by a sine force inside a 10 cm gap.
+
+The mass (flange_a of the Mass FMU on flange_b of the hardstop, whose flange_a is fixed at the
+centre of the gap, b = 0.1 m) is pushed by 5 N * sin(2*pi*t), starting at the centre with
+v = -5/(2*pi) m/s (no drift), for 3 s. It hits both stops in turn:
+
+- defaults: c = d = 1e10 (N/m, N.s/m). Impacts are plastic (damper time constant 1e-10 s), and
+  since the documented damper is unbounded the mass stays glued to a stop for about 0.25 s after
+  the force has turned (the spring relaxes with d/c = 1 s). The FMU is given the attached
+  inertia (m_b = 1 kg) and integrates the stiff contact inside the steps;
+- soft: c = 1e4 N/m, d = 20 N.s/m: the mass bounces (restitution 0.73 per hit).
+
+Both are compared with monolithic solutions of the same law (scipy Radau, contact changes as
+events; contactfmu.monolithic.hardstop_mass) with the 2e-3 tube. Writes Hardstop.csv (mass.s,
+mass.v, hardstop.F, hardstop.contact and the soft run's softMass.s, softMass.v, softHardstop.F)
+and Hardstop.png (position and force over time).
+"""
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from contactfmu import examples, monolithic  # noqa: E402
+from contactfmu.cosim import Result, System, compare  # noqa: E402
+
+NAME = "Hardstop"
+GAP, AMPLITUDE, FREQUENCY, STOP_TIME, M = 0.1, 5.0, 1.0, 3.0, 1.0
+V0 = -AMPLITUDE / (2 * math.pi * FREQUENCY * M)
+CASES = {"": {}, "soft": {"c": 1e4, "d": 20.0}}   # instance prefix: hardstop parameters (defaults otherwise)
+
+
+def names(prefix):
+    cap = (lambda s: prefix + s[0].upper() + s[1:]) if prefix else (lambda s: s)
+    return cap("mass"), cap("hardstop")
+
+
+def build_system(fmu, prefix="", **params):
+    mass, stop = names(prefix)
+    s = System()
+    s.add("fixed", fmu["Fixed"])
+    s.add(stop, fmu["TranslationalHardstop"], b=GAP, m_b=M, **params)
+    s.add(mass, fmu["Mass"], m=M, s=0.0, v=V0)
+    s.add("sine", fmu["Sine"], amplitude=AMPLITUDE, f=FREQUENCY)
+    s.add("force", fmu["Force"])
+    s.connect("fixed.flange", f"{stop}.flange_a")
+    s.connect(f"{stop}.flange_b", f"{mass}.flange_a")
+    s.connect("sine.y", "force.f")
+    s.connect("force.flange", f"{mass}.flange_b")
+    return s
+
+
+def reference(t, **params):
+    """Monolithic solution of the same system on the grid t."""
+    omega = 2 * math.pi * FREQUENCY
+    return monolithic.hardstop_mass(t, b=GAP, m=M, s0=0.0, v0=V0,
+                                    force=lambda time: AMPLITUDE * math.sin(omega * time), **params)
+
+
+def run(out="results", step=1e-3, fmu_dir=None):
+    fmu = examples.fmus(fmu_dir or examples.ROOT / "fmus", ["Fixed", "TranslationalHardstop", "Mass", "Sine",
+                                                           "Force"])
+    interval = max(step, 1e-3)
+    columns, refs, walls = {}, {}, {}
+    for prefix, params in CASES.items():
+        mass, stop = names(prefix)
+        signals = [f"{mass}.s", f"{mass}.v", f"{stop}.F", f"{stop}.contact"]
+        result, walls[prefix], _ = examples.simulate(build_system(fmu, prefix, **params), out, NAME + (prefix or ""),
+                                                     stop_time=STOP_TIME, step=step, output_interval=interval,
+                                                     outputs=signals)
+        columns.update({n: result[n] for n in signals})
+        ref = reference(result.time, **params)
+        refs.update({f"{mass}.s": ref["s"], f"{mass}.v": ref["v"], f"{stop}.F": ref["F"]})
+    time = result.time
+    result = Result(["time"] + list(columns), np.column_stack([time] + list(columns.values())))
+    reference_result = Result(["time"] + list(refs), np.column_stack([time] + list(refs.values())))
+    out = Path(out)
+    result.to_csv(out / f"{NAME}.csv")
+    for prefix in CASES:
+        if prefix:
+            (out / f"{NAME}{prefix}.csv").unlink(missing_ok=True)
+    compared = [n for n in refs if not n.endswith(".F")]
+    report = compare(result, reference_result, compared)
+    plot(result, reference_result, out / f"{NAME}.png", step)
+    return result, reference_result, report, sum(walls.values())
+
+
+def plot(result, ref, path, step):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 2, figsize=(12, 6.5), sharex=True)
+    for col, prefix in enumerate(CASES):
+        mass, stop = names(prefix)
+        label = "soft: c = 1e4 N/m, d = 20 N.s/m" if prefix else "defaults: c = d = 1e10"
+        ax = axes[0, col]
+        ax.plot(result.time, result[f"{mass}.s"], label="FMU co-simulation")
+        ax.plot(ref.time, ref[f"{mass}.s"], "--", lw=1, label="monolithic reference")
+        for level in (-GAP / 2, GAP / 2):
+            ax.axhline(level, color="grey", lw=0.8, ls=":")
+        ax.set_ylabel(f"{mass}.s [m]")
+        ax.set_title(label)
+        ax.legend(fontsize=8)
+        ax.grid(True, alpha=0.3)
+        ax = axes[1, col]
+        ax.plot(result.time, result[f"{stop}.F"], label=f"{stop}.F (held over each step)")
+        ax.plot(ref.time, ref[f"{stop}.F"], "--", lw=1, label="law at the reference motion")
+        lim = 1.5 * max(np.max(np.abs(result[f"{stop}.F"][result.time > 0.02])), AMPLITUDE)
+        ax.set_ylim(-lim, lim)
+        ax.set_ylabel(f"{stop}.F [N]")
+        ax.set_xlabel("time [s]")
+        ax.legend(fontsize=8)
+        ax.grid(True, alpha=0.3)
+    fig.suptitle(f"TranslationalHardstop: 1 kg, 5 N sine force in a 10 cm gap (communication step {step:g} s)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None):
+    args = examples.parse_args(__doc__.splitlines()[0], 1e-3, argv)
+    result, ref, report, wall = run(args.out, args.step, args.fmus)
+    for prefix in CASES:
+        mass, stop = names(prefix)
+        pen = float(np.max(np.abs(result[f"{mass}.s"])) - GAP / 2)
+        ref_pen = float(np.nanmax(np.abs(ref[f"{mass}.s"])) - GAP / 2)
+        print(f"{prefix or 'defaults'}: largest penetration {pen:.3e} m (reference {ref_pen:.3e} m), "
+              f"largest |F| {np.max(np.abs(result[f'{stop}.F'])):.4g} N")
+    return examples.summarize(NAME, result, args.step, wall, args.out, report,
+                              against="monolithic reference (scipy Radau)")
+
+
+if __name__ == "__main__":
+    examples.exit_now(main())

@@ -1,0 +1,111 @@
+"""TranslationalHardstop FMU: MapleSim Translational Hardstop, a compliant double-sided stop."""
+from pythonfmu.default_experiment import DefaultExperiment
+
+from ..physics import hardstop
+from ..physics.contact_motion import advance_shadow, reduced_mass
+from ._base import ContactSlave, motion_in_flange, out, parameter
+
+MOTION = ("flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v")
+POSITIONS = ("flange_a.s", "flange_b.s")
+VELOCITIES = ("flange_a.v", "flange_b.v")
+
+
+class TranslationalHardstop(ContactSlave):
+    description = (
+        "Double-sided translational hardstop (MapleSim Translational Hardstop): flange_a at the centre of "
+        "a gap of width b, flange_b on the frame moving in it; s_rel = flange_b.s - flange_a.s. "
+        "F = flange_b.f = -flange_a.f = c*(s_rel - b/2) + d*v_rel for s_rel > b/2, c*(s_rel + b/2) + d*v_rel "
+        "for s_rel < -b/2 (the MapleSim page prints 's_rel < b/2' there, an obvious typo), 0 in between; "
+        "for b <= 2e-10 m a plain spring-damper F = c*s_rel + d*v_rel. The damper force is not bounded "
+        "(unlike MSL ElastoGap): it jumps to d*v_rel at a hit and pulls while the flanges separate inside a "
+        "stop. Compliant element: flange motions in, forces out. "
+        "Co-simulation at stiff settings: with m_a = m_b = 0 (default) the output is the law at the "
+        "inputs, with its exact time derivative c*v_rel + d*a_rel; that is right when a communication "
+        "step resolves the contact (h*sqrt(c/m) and h*d/m well below 1) but not for the documented "
+        "defaults c = d = 1e10 N/m, N.s/m, whose damper time constant against 1 kg is 1e-10 s. "
+        "Set m_a and m_b to the inertias attached at the flanges (0: fixed) and the element integrates "
+        "the law's contact dynamics itself, exactly (closed-form solution of each linear contact "
+        "region, contact changes located), for the reduced mass and the other forces on the bodies (their "
+        "relative acceleration over the last step, minus this element's share). The force it holds over "
+        "the next step is then: 0 if no stop is reached within 1.5 steps; the law's mean force over the "
+        "step inside a contact a step resolves; otherwise (hit or release within two steps, or a contact "
+        "too stiff for the step) the force that brings the bodies where the law puts them two steps "
+        "ahead (deadbeat, re-planned each step). Impacts are then stopped at the stop without "
+        "penetration or energy gain at any step size, in any fixed-step master (the force is held; its "
+        "derivative output is 0). F is this held force, so F = flange_b.f always holds. The first step "
+        "plans with the DefaultExperiment step size and no other forces. stateSelect (a Modelica "
+        "translator directive preferring s_rel, v_rel as states) has no meaning in a co-simulation unit "
+        "and is left out; s_nominal is kept for compatibility only.")
+    default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
+
+    VARIABLES = [
+        parameter("b", 1.0, "m", "Distance between stops (gap width; b <= 2e-10: plain spring-damper)", min=0.0),
+        parameter("c", 1e10, "N/m", "Spring constant", min=0.0),
+        parameter("d", 1e10, "N.s/m", "Damping constant (damper force not bounded)", min=0.0),
+        parameter("s_nominal", 1e-4, "m", "Nominal value of s_rel (MapleSim: scaling for the solver; kept for "
+                                          "compatibility, a co-simulation unit has no states to scale)",
+                  min=0.0, min_exclusive=True),
+        parameter("m_a", 0.0, "kg", "Co-simulation: inertia attached at flange_a (0: fixed, or not known when "
+                                    "m_b is 0 too); with m_a = m_b = 0 the force is the law at the inputs",
+                  min=0.0),
+        parameter("m_b", 0.0, "kg", "Co-simulation: inertia attached at flange_b (0: fixed, or not known when "
+                                    "m_a is 0 too); set it to integrate stiff contacts inside the step", min=0.0),
+        *motion_in_flange("flange_a", "TranslationalHardstop"),
+        *motion_in_flange("flange_b", "TranslationalHardstop"),
+        out("flange_a.f", "N", "Force acting on the element at flange_a (= -F)", depends=MOTION, derivative=True),
+        out("flange_b.f", "N", "Force acting on the element at flange_b (= F)", depends=MOTION, derivative=True),
+        out("F", "N", "Force at flange_b (MapleSim F = F_b = -F_a; > 0 pushes flange_b towards -s): the law at "
+                      "the inputs, or with m_a/m_b set the force held over the next step", depends=MOTION,
+            derivative=True),
+        out("s_rel", "m", "Distance between flanges (= flange_b.s - flange_a.s)", depends=POSITIONS),
+        out("v_rel", "m/s", "Relative velocity (= der(s_rel))", depends=VELOCITIES),
+        out("contact", None, "Contact indicator: 1 at the upper stop (s_rel > b/2), -1 at the lower stop "
+                             "(s_rel < -b/2), 0 in the gap; for b <= 2e-10 the sign of s_rel",
+            depends=POSITIONS, kind="Integer"),
+    ]
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.initialize(0.0)
+
+    def initialize(self, t0):
+        self._mu = reduced_mass(self.m_a, self.m_b) or 0.0  # 0: no inertia given, plain law
+        self._last_h = 0.0       # size of the last communication step (0: none yet)
+        self._last_v_rel = 0.0   # v_rel at the start of the last step
+        self._last_F = 0.0       # force held over the last step
+        # the law's own relative motion (contact_motion.couple): active flag, s_rel, v_rel and
+        # the number of steps it spent out of contact; committed at doStep, pending until then
+        self._shadow, self._shadow_s, self._shadow_v, self._shadow_free = False, 0.0, 0.0, 0
+        self._pending = [False, 0.0, 0.0, 0]
+
+    def compute_outputs(self):
+        self.s_rel = self.flange_b_s - self.flange_a_s
+        self.v_rel = self.flange_b_v - self.flange_a_v
+        law, self.contact = hardstop.force(self.s_rel, self.v_rel, self.b, self.c, self.d)
+        if self._mu == 0.0:
+            rate = hardstop.force_rate(self.s_rel, self.v_rel, self.flange_b_a - self.flange_a_a,
+                                       self.b, self.c, self.d)
+            self._publish(law, rate)
+            return
+        mu, b, c, d = self._mu, self.b, self.c, self.d
+        shadow = None
+        if self._last_h > 0.0:
+            h = self._last_h
+            g = (self.v_rel - self._last_v_rel) / h + self._last_F / mu   # mean over the last step
+            if self._shadow:
+                shadow = advance_shadow((self._shadow_s, self._shadow_v, self._shadow_free), h,
+                                        lambda x, w, times: hardstop.predict(x, w, mu, g, times, b, c, d))
+        else:
+            h, g = self.default_experiment.step_size, 0.0
+        force, shadow = hardstop.coupling_force(self.s_rel, self.v_rel, mu, g, h, b, c, d, shadow)
+        self._pending = [True, *shadow] if shadow else [False, 0.0, 0.0, 0]
+        self._publish(force, 0.0)
+
+    def _publish(self, force, rate):
+        self.publish_force(force, rate)
+        self.F, self.der_F = self.f, self.der_f
+
+    def step(self, t, h):
+        if self._mu:
+            self._last_h, self._last_v_rel, self._last_F = h, self.v_rel, self.F
+            self._shadow, self._shadow_s, self._shadow_v, self._shadow_free = self._pending

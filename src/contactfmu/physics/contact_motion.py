@@ -1,0 +1,215 @@
+"""Relative motion of two bodies joined by a piecewise linear contact, solved in closed form.
+
+A compliant contact element between two bodies of masses m_a and m_b sees their relative
+coordinate x = s_b - s_a (velocity w). With the reduced mass mu = m_a*m_b/(m_a + m_b) (a fixed
+body has infinite mass: mu = the other mass) and a relative acceleration g caused by all other
+forces, taken constant over a short horizon, each contact region is a linear oscillator
+
+    mu*x'' = mu*g - c*(x - xe) - d*x'        (c, d >= 0; c = d = 0: free flight)
+
+which :class:`Piece` solves exactly, including the extremely stiff and overdamped cases
+(c = d = 1e10 against 1 kg: time constants 1e-10 s and 1 s) where any explicit integrator fails.
+:func:`first_crossing` locates the first time a linear function alpha*x + beta*w of the motion
+leaves a region: it splits the horizon at the turning points of that function (known in closed
+form), so the function is monotone on each part and bisection cannot miss a crossing.
+
+:func:`deadbeat_acceleration` is the coupling rule used by the contact FMUs: the constant
+relative acceleration over the next communication step after which a held acceleration over the
+step that follows brings the bodies exactly to a target state two steps ahead.
+
+Standard library only: this module runs inside the FMUs.
+"""
+import math
+
+_BISECTIONS = 90  # horizon * 2**-90: below 1e-27 s for any communication step
+
+
+class Piece:
+    """mu*x'' = mu*g - c*(x - xe) - d*x' from (x0, w0) at t = 0."""
+
+    __slots__ = ("x0", "w0", "g", "c", "d", "xe", "mu", "kind", "xp", "s2", "w02", "r1", "r2", "dr", "om", "k",
+                 "winf")
+
+    def __init__(self, x0, w0, mu, g, c=0.0, d=0.0, xe=0.0):
+        self.x0, self.w0, self.mu, self.g, self.c, self.d, self.xe = x0, w0, mu, g, c, d, xe
+        if c > 0.0:
+            self.xp = xe + mu * g / c          # equilibrium under the held acceleration g
+            self.s2 = d / mu                   # 2*sigma
+            self.w02 = c / mu                  # omega0^2
+            sigma = 0.5 * self.s2
+            disc = sigma * sigma - self.w02
+            if disc > 0.0:                     # overdamped: r1 fast, r2 slow (stable forms)
+                root = math.sqrt(disc)
+                self.kind = "over"
+                self.r1 = -sigma - root
+                self.r2 = self.w02 / self.r1
+                self.dr = -2.0 * root          # r1 - r2
+            elif disc < 0.0:
+                self.kind = "under"
+                self.om = math.sqrt(-disc)
+            else:
+                self.kind = "critical"
+        elif d > 0.0:
+            self.kind = "damper"
+            self.k = d / mu
+            self.winf = g / self.k
+        else:
+            self.kind = "free"
+
+    # -- fundamental solution of y'' + 2*sigma*y' + omega0^2*y = 0 with y(0) = 0, y'(0) = 1 --
+    def _phi1(self, t):
+        """(phi1, phi1')."""
+        if self.kind == "over":
+            e2 = math.exp(self.r2 * t)
+            z = self.dr * t
+            ratio = math.expm1(z) / self.dr if z != 0.0 else t
+            return e2 * ratio, self.r2 * e2 * ratio + math.exp(self.r1 * t)
+        sigma = 0.5 * self.s2
+        decay = math.exp(-sigma * t)
+        if self.kind == "under":
+            sn, cs = math.sin(self.om * t), math.cos(self.om * t)
+            return decay * sn / self.om, decay * (cs - sigma * sn / self.om)
+        return t * decay, decay * (1.0 - sigma * t)
+
+    def state(self, t):
+        """(x, w) at time t."""
+        kind = self.kind
+        if kind == "free":
+            return self.x0 + t * (self.w0 + 0.5 * self.g * t), self.w0 + self.g * t
+        if kind == "damper":
+            dw = self.w0 - self.winf
+            return (self.x0 + self.winf * t - dw * math.expm1(-self.k * t) / self.k,
+                    self.winf + dw * math.exp(-self.k * t))
+        p1, dp1 = self._phi1(t)
+        p0 = dp1 + self.s2 * p1
+        y0 = self.x0 - self.xp
+        return self.xp + y0 * p0 + self.w0 * p1, -self.w02 * y0 * p1 + self.w0 * dp1
+
+    def acceleration(self, x, w):
+        return self.g - (self.c * (x - self.xe) + self.d * w) / self.mu
+
+    def turning_points(self, alpha, beta, horizon):
+        """Times in (0, horizon) where d/dt(alpha*x + beta*w) = 0, ascending."""
+        a0 = self.acceleration(self.x0, self.w0)
+        j0 = -(self.c * self.w0 + self.d * a0) / self.mu       # da/dt
+        f1 = alpha * self.w0 + beta * a0                       # first derivative at 0
+        f2 = alpha * a0 + beta * j0                            # second derivative at 0
+        kind, times = self.kind, []
+        if kind == "free":
+            if f2 != 0.0:
+                times.append(-f1 / f2)
+        elif kind == "damper":
+            # f' = alpha*winf + (alpha - beta*k)*(w0 - winf)*exp(-k t)
+            den = (alpha - beta * self.k) * (self.w0 - self.winf)
+            if den != 0.0:
+                ratio = -alpha * self.winf / den
+                if 0.0 < ratio < 1.0:
+                    times.append(-math.log(ratio) / self.k)
+        elif kind == "over":
+            # f' = P exp(r1 t) + Q exp(r2 t)
+            big_p = (f2 - self.r2 * f1) / self.dr
+            big_q = f1 - big_p
+            if big_p != 0.0 and -big_q / big_p > 0.0:
+                times.append(math.log(-big_q / big_p) / self.dr)
+        elif kind == "critical":
+            # f' = (C + D t) exp(-sigma t)
+            big_d = f2 + 0.5 * self.s2 * f1
+            if big_d != 0.0:
+                times.append(-f1 / big_d)
+        else:
+            # f' = exp(-sigma t)*(C cos(om t) + D sin(om t))
+            big_d = (f2 + 0.5 * self.s2 * f1) / self.om
+            theta = math.atan2(-f1, big_d) % math.pi
+            period = math.pi / self.om
+            t = theta / self.om
+            while t < horizon and len(times) < 100000:
+                times.append(t)
+                t += period
+        return [t for t in times if 0.0 < t < horizon]
+
+
+def first_crossing(piece, alpha, beta, level, inside, horizon):
+    """First time in (0, horizon] at which inside*(alpha*x + beta*w - level) < 0, i.e. the motion
+    leaves the region where that expression is >= 0 (inside = +1) or <= 0 (inside = -1); None if it
+    stays. The returned time is the earliest computed instant strictly outside (the crossing to
+    within horizon*2**-90)."""
+    def outside(t):
+        x, w = piece.state(t)
+        return inside * (alpha * x + beta * w - level) < 0.0
+
+    lo = 0.0
+    for hi in piece.turning_points(alpha, beta, horizon) + [horizon]:
+        if outside(hi):
+            for _ in range(_BISECTIONS):
+                mid = 0.5 * (lo + hi)
+                if not lo < mid < hi:
+                    break
+                if outside(mid):
+                    hi = mid
+                else:
+                    lo = mid
+            return hi
+        lo = hi
+    return None
+
+
+def reduced_mass(m_a, m_b):
+    """Reduced mass of two bodies; 0 stands for a fixed body (infinite mass). None if both are fixed."""
+    inv = (1.0 / m_a if m_a > 0.0 else 0.0) + (1.0 / m_b if m_b > 0.0 else 0.0)
+    return 1.0 / inv if inv > 0.0 else None
+
+
+def deadbeat_acceleration(x0, w0, x2, w2, h):
+    """Constant acceleration over [0, h] such that, with a constant acceleration over [h, 2h]
+    chosen next, the motion from (x0, w0) reaches (x2, w2) at 2h exactly.
+
+    From x(2h) = x0 + 2h*w0 + 1.5*h^2*a1 + 0.5*h^2*a2 and w(2h) = w0 + h*(a1 + a2)."""
+    return (x2 - x0 - 1.5 * h * w0 - 0.5 * h * w2) / (h * h)
+
+
+def advance_shadow(shadow, h, predict):
+    """The shadow state one step of length h later: (x, w, free_steps), free_steps counting the
+    steps the shadow spent entirely out of contact; None once it has been free for two steps
+    (the bodies have caught up with it and the actual motion is the law's again)."""
+    if shadow is None:
+        return None
+    ((x, w),), onset, _ = predict(shadow[0], shadow[1], (h,))
+    free = shadow[2] + 1 if onset is None else 0
+    return None if free >= 2 else (x, w, free)
+
+
+def couple(x, w, mu, g, h, shadow, predict, stiff):
+    """One communication point of the inertia-aware coupling of a contact element.
+
+    x, w: the relative motion of the bodies now (inputs); mu: their reduced mass; g: their
+    relative acceleration from all other forces (held over the step); h: the step.
+    shadow: None, or (xs, ws, free_steps), the law's own relative motion, integrated by the
+    element since the last contact began (advance_shadow), which the bodies follow.
+    predict(x0, w0, times) -> ([(x, w) at times], onset, changes): the law's motion from (x0, w0)
+    under g, the first contact time (None: none) and the number of contact changes.
+
+    Returns (F, shadow): the force on flange_b to hold over the step (x'' = g - F/mu) and the
+    shadow at this point.
+    - No shadow and no contact within 1.5 steps: F = 0, the element transmits nothing.
+    - A contact within 1.5 steps starts the shadow at the present motion: the law then runs in
+      the element, exactly (closed form), and keeps the contact's history (penetrations of
+      1e-10 m that decide whether a stiff stop holds a body or lets it go), whatever small
+      errors the bodies' sampled motion has.
+    - While the shadow is free and about to hit, or the contact is too stiff for the step: F
+      brings the bodies to the shadow's state two steps ahead (deadbeat, re-planned each step):
+      the impact is spread over the steps around it and nothing is driven through the stop.
+    - In a contact the step resolves, and after a release: F gives the bodies the shadow's
+      velocity at the end of the step (impulse-consistent), so a rebound leaves with the law's
+      velocity.
+    """
+    if shadow is None:
+        states, onset, _ = predict(x, w, (h, 2.0 * h))
+        if onset is None or onset > 1.5 * h:
+            return 0.0, None
+        shadow = (x, w, 0)
+    else:
+        states, onset, _ = predict(shadow[0], shadow[1], (h, 2.0 * h))
+    (x1, w1), (x2, w2) = states
+    if stiff or (onset is not None and onset > 0.0):
+        return mu * (g - deadbeat_acceleration(x, w, x2, w2, h)), shadow
+    return mu * (g - (w1 - w) / h), shadow
