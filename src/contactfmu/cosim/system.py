@@ -101,9 +101,19 @@ class Instance:
             raise CosimError(f"{self.name} ({self.md.modelName}) has no variable {name!r}; "
                              f"it has: {', '.join(self.variables)}") from None
 
+    def port(self, flange, what):
+        """Name of a flange's position ('s'), velocity ('v'), acceleration ('a') or force ('f')
+        variable: MSL names <flange>.s/.v/.a/.f, or SimulationX names <flange>.x/.v/.a/.F."""
+        name = f"{flange}.{what}"
+        if name not in self.variables:
+            alt = f"{flange}.{ {'s': 'x', 'f': 'F'}.get(what, what) }"
+            if alt in self.variables:
+                return alt
+        return name
+
     def flange_role(self, flange):
         """'motion' for an inertial flange (s out, f in), 'force' for a compliant one, or None."""
-        s, f = self.variables.get(flange + ".s"), self.variables.get(flange + ".f")
+        s, f = self.variables.get(self.port(flange, "s")), self.variables.get(self.port(flange, "f"))
         if s is None or f is None:
             return None
         if s.causality == "output" and f.causality == "input":
@@ -275,13 +285,15 @@ class System:
             for t in targets:
                 ti, tf = self._split(t)
                 off = members[t]
-                motion.append((si, si.var(sf + ".s").valueReference, si.var(sf + ".v").valueReference,
-                               ti, ti.var(tf + ".s").valueReference, ti.var(tf + ".v").valueReference, off))
-                if tf + ".a" in ti.variables and sf + ".a" in si.variables:
-                    accel.append((si, si.var(sf + ".a").valueReference, ti, ti.var(tf + ".a").valueReference))
-            srcs = [(ti, ti.var(tf + ".f").valueReference) for ti, tf in map(self._split, targets)]
+                motion.append((si, si.var(si.port(sf, "s")).valueReference, si.var(si.port(sf, "v")).valueReference,
+                               ti, ti.var(ti.port(tf, "s")).valueReference, ti.var(ti.port(tf, "v")).valueReference,
+                               off))
+                if ti.port(tf, "a") in ti.variables and si.port(sf, "a") in si.variables:
+                    accel.append((si, si.var(si.port(sf, "a")).valueReference, ti,
+                                  ti.var(ti.port(tf, "a")).valueReference))
+            srcs = [(ti, ti.var(ti.port(tf, "f")).valueReference) for ti, tf in map(self._split, targets)]
             with_der = self.interpolate_inputs and si.interpolates and all(ti.derivatives for ti, _ in srcs)
-            forces.append((si, si.var(sf + ".f").valueReference, srcs, with_der))
+            forces.append((si, si.var(si.port(sf, "f")).valueReference, srcs, with_der))
         signals = []
         for a, b in self.signals:
             ia, na = self._split(a)

@@ -93,12 +93,12 @@ class TranslationalHardstop(ContactSlave):
             h = self._last_h
             g = (self.v_rel - self._last_v_rel) / h + self._last_F / mu   # mean over the last step
             if self._shadow:
-                shadow = advance_shadow((self._shadow_s, self._shadow_v, self._shadow_free), h,
-                                        lambda x, w, times: hardstop.predict(x, w, mu, g, times, b, c, d))
+                shadow, _ = advance_shadow((self._shadow_s, self._shadow_v, self._shadow_free, None), h,
+                                           lambda x, w, _, times: hardstop.predict(x, w, mu, g, times, b, c, d))
         else:
             h, g = self.default_experiment.step_size, 0.0
         force, shadow = hardstop.coupling_force(self.s_rel, self.v_rel, mu, g, h, b, c, d, shadow)
-        self._pending = [True, *shadow] if shadow else [False, 0.0, 0.0, 0]
+        self._pending = [True, *shadow[:3]] if shadow else [False, 0.0, 0.0, 0]
         self._publish(force, 0.0)
 
     def _publish(self, force, rate):

@@ -168,33 +168,38 @@ def deadbeat_acceleration(x0, w0, x2, w2, h):
 
 
 def advance_shadow(shadow, h, predict):
-    """The shadow state one step of length h later: (x, w, free_steps), free_steps counting the
-    steps the shadow spent entirely out of contact; None once it has been free for two steps
+    """The shadow one step of length h later, and the prediction that moved it.
+
+    shadow: None or (x, w, free_steps, state): the law's relative motion, the number of steps it
+    spent entirely without transmitting a force, and the law's discrete state (None if it has
+    none). Returns (shadow, prediction); the shadow is None once it has been free for two steps
     (the bodies have caught up with it and the actual motion is the law's again)."""
     if shadow is None:
-        return None
-    ((x, w),), onset, _ = predict(shadow[0], shadow[1], (h,))
-    free = shadow[2] + 1 if onset is None else 0
-    return None if free >= 2 else (x, w, free)
+        return None, None
+    prediction = predict(shadow[0], shadow[1], shadow[3], (h,))
+    x, w, *rest = prediction[0][0]
+    free = shadow[2] + 1 if prediction[1] is None else 0
+    return (None if free >= 2 else (x, w, free, rest[0] if rest else None)), prediction
 
 
-def couple(x, w, mu, g, h, shadow, predict, stiff):
+def couple(x, w, mu, g, h, shadow, predict, stiff, state=None):
     """One communication point of the inertia-aware coupling of a contact element.
 
     x, w: the relative motion of the bodies now (inputs); mu: their reduced mass; g: their
     relative acceleration from all other forces (held over the step); h: the step.
-    shadow: None, or (xs, ws, free_steps), the law's own relative motion, integrated by the
-    element since the last contact began (advance_shadow), which the bodies follow.
-    predict(x0, w0, times) -> ([(x, w) at times], onset, changes): the law's motion from (x0, w0)
-    under g, the first contact time (None: none) and the number of contact changes.
+    shadow: None, or (xs, ws, free_steps, state) (see advance_shadow), the law's own motion,
+    integrated by the element since it last transmitted a force, which the bodies follow.
+    state: the law's discrete state when there is no shadow.
+    predict(x0, w0, state0, times) -> ([(x, w[, state]) at times], onset, changes, ...): the law's
+    motion under g, the first time it transmits a force (None: never) and the number of changes.
 
-    Returns (F, shadow): the force on flange_b to hold over the step (x'' = g - F/mu) and the
-    shadow at this point.
-    - No shadow and no contact within 1.5 steps: F = 0, the element transmits nothing.
-    - A contact within 1.5 steps starts the shadow at the present motion: the law then runs in
+    Returns (F, shadow): the force on the element's second body (x'' = g - F/mu) to hold over the
+    step, and the shadow at this point.
+    - No shadow and no force within 1.5 steps: F = 0, the element transmits nothing.
+    - A force within 1.5 steps starts the shadow at the present motion: the law then runs in
       the element, exactly (closed form), and keeps the contact's history (penetrations of
-      1e-10 m that decide whether a stiff stop holds a body or lets it go), whatever small
-      errors the bodies' sampled motion has.
+      1e-10 m that decide whether a stiff stop holds a body or lets it go, or the state of a
+      rigid stop), whatever small errors the bodies' sampled motion has.
     - While the shadow is free and about to hit, or the contact is too stiff for the step: F
       brings the bodies to the shadow's state two steps ahead (deadbeat, re-planned each step):
       the impact is spread over the steps around it and nothing is driven through the stop.
@@ -203,13 +208,14 @@ def couple(x, w, mu, g, h, shadow, predict, stiff):
       velocity.
     """
     if shadow is None:
-        states, onset, _ = predict(x, w, (h, 2.0 * h))
-        if onset is None or onset > 1.5 * h:
+        prediction = predict(x, w, state, (h, 2.0 * h))
+        if prediction[1] is None or prediction[1] > 1.5 * h:
             return 0.0, None
-        shadow = (x, w, 0)
+        shadow = (x, w, 0, state)
     else:
-        states, onset, _ = predict(shadow[0], shadow[1], (h, 2.0 * h))
-    (x1, w1), (x2, w2) = states
+        prediction = predict(shadow[0], shadow[1], shadow[3], (h, 2.0 * h))
+    (x1, w1, *_), (x2, w2, *_) = prediction[0]
+    onset = prediction[1]
     if stiff or (onset is not None and onset > 0.0):
         return mu * (g - deadbeat_acceleration(x, w, x2, w2, h)), shadow
     return mu * (g - (w1 - w) / h), shadow

@@ -99,7 +99,7 @@ def coupling_force(x, w, mu, g, h, b, c, d, shadow=None):
     """Force F (= flange_b.f) to hold over the next communication step h and the element's
     shadow state, for the reduced mass mu and the other relative acceleration g (the relative
     motion obeys x'' = g - F/mu). See contact_motion.couple."""
-    return couple(x, w, mu, g, h, shadow, lambda x0, w0, times: predict(x0, w0, mu, g, times, b, c, d),
+    return couple(x, w, mu, g, h, shadow, lambda x0, w0, _, times: predict(x0, w0, mu, g, times, b, c, d),
                   stiff=stiffness_number(mu, h, c, d) > 1.0)
 
 
