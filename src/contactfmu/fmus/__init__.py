@@ -11,5 +11,6 @@ SLAVES = {
     "Sine": "sine",
     "ElastoGap": "elastogap",
     "TranslationalHardstop": "translational_hardstop",
+    "EndStop": "end_stop",
     "MassWithStopAndFriction": "mass_with_stop_and_friction",
 }
