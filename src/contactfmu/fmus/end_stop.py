@@ -178,6 +178,8 @@ class EndStop(ContactSlave):
     def _results(self, p, stop, sf, x, w, need):
         """Documented results for the element's motion (x, w) in state (stop, sf); need = mu*g, the
         force a rigid connection carries."""
+        if p.friction and p.kindF == endstop.CONTINUOUS:
+            sf = (w > 0.0) - (w < 0.0)
         self.stop, self.sf = stop, sf
         self.Fs, self.Fd = endstop.elastic_forces(stop, x, w, p) if p.mode == endstop.ELASTIC else (0.0, 0.0)
         self.Ff = 0.0

@@ -1,0 +1,246 @@
+"""EndStop FMU: the SimulationX End Stop documentation (seed 004) and issue 6's cases."""
+import math
+
+import numpy as np
+import pytest
+from fmpy.fmi1 import FMICallException
+
+from contactfmu.cosim import System
+from contactfmu.physics import endstop
+from fmu_helpers import Slave
+
+G = 9.81
+
+
+def system(fmu_dir, push=0.0, m=1.0, s0=0.0, v0=0.0, amplitude=0.0, **params):
+    """Mass (ctr1) -- EndStop -- fixed ground (ctr2), the mass pushed by push + amplitude*sin(2 pi t)."""
+    s = System()
+    s.add("ground", fmu_dir / "Fixed.fmu")
+    s.add("endstop", fmu_dir / "EndStop.fmu", **params)
+    s.add("mass", fmu_dir / "Mass.fmu", m=m, s=s0, v=v0)
+    s.add("g", fmu_dir / "Sine.fmu", amplitude=amplitude, offset=push, f=1.0)
+    s.add("force", fmu_dir / "Force.fmu")
+    s.connect("mass.flange_b", "endstop.ctr1")
+    s.connect("ground.flange", "endstop.ctr2")
+    s.connect("g.y", "force.f")
+    s.connect("force.flange", "mass.flange_a")
+    return s
+
+
+OUT = ["mass.s", "mass.v", "endstop.Fi", "endstop.stop", "endstop.impulse", "endstop.sf", "endstop.Ff",
+       "endstop.Fs", "endstop.Fd", "endstop.dx", "endstop.dv", "endstop.ctr1.F"]
+
+
+def sequence(values):
+    out = [int(values[0])]
+    for x in values[1:]:
+        if int(x) != out[-1]:
+            out.append(int(x))
+    return out
+
+
+def drop(fmu_dir, step, ci, H=0.1, T=1.2, **params):
+    """A 1 kg mass falls from H (gravity-like 9.81 N towards stop 1 at dx = l1 = 0) onto a rigid stop."""
+    params = {"mode": 1, "kind": 3, "ci": ci, "l1": 0.0, "l2": 1.0, "m1": 1.0, **params}
+    return system(fmu_dir, push=G, s0=-H, **params).simulate(T, step, outputs=OUT)
+
+
+def apexes(r):
+    """Heights below the stop (-s) at the local maxima of s between bounces (sampled at the points)."""
+    s = r["mass.s"]
+    k = np.where((s[1:-1] < s[:-2]) & (s[1:-1] <= s[2:]))[0] + 1
+    return -s[k]
+
+
+@pytest.mark.parametrize("ci", [0.5, 0.8, 1.0])
+@pytest.mark.parametrize("step", [1e-3, 1e-4])
+def test_rigid_stop_bounces_with_restitution(fmu_dir, ci, step):
+    """Rebound speeds ci^k of the first impact speed, apex heights ci^(2k) of the drop height."""
+    H = 0.1
+    r = drop(fmu_dir, step, ci, H=H, T=1.0)
+    v1 = math.sqrt(2 * G * H)
+    impulses = r["endstop.impulse"][r["endstop.impulse"] != 0.0]
+    n = min(len(impulses), 5)
+    assert n >= 3
+    # impulse of the k-th impact = m*(1 + ci)*v_k: the speeds before and after follow ci^k
+    assert impulses[:n] == pytest.approx([(1 + ci) * v1 * ci ** k for k in range(n)], rel=1e-9)
+    heights = apexes(r)
+    m = min(len(heights), 3)
+    assert m >= 2
+    # sampled at the communication points: the apex is missed by at most g*h^2/8
+    assert heights[:m] == pytest.approx([H * ci ** (2 * k) for k in range(1, m + 1)], abs=G * step ** 2 + 1e-9)
+    assert np.max(r["mass.s"]) < 1e-6                     # never through the stop
+    assert np.max(np.abs(r["mass.v"])) <= v1 * (1 + 1e-9)  # no energy gain
+
+
+def test_rigid_result_hardly_depends_on_the_step(fmu_dir):
+    coarse, fine = drop(fmu_dir, 1e-3, 0.8, T=1.0), drop(fmu_dir, 1e-4, 0.8, T=1.0)
+    ic = coarse["endstop.impulse"][coarse["endstop.impulse"] != 0.0]
+    i_f = fine["endstop.impulse"][fine["endstop.impulse"] != 0.0]
+    k = min(len(ic), len(i_f))
+    assert ic[:k] == pytest.approx(i_f[:k], rel=1e-12)
+    fine_at = np.interp(coarse.time, fine.time, fine["mass.s"])
+    assert np.max(np.abs(coarse["mass.s"] - fine_at)) < 1e-3
+
+
+def test_plastic_impact_sticks_and_holds(fmu_dir):
+    r = drop(fmu_dir, 1e-3, 0.0, kind=1, T=0.5)
+    assert sequence(r["endstop.stop"]) == [0, 1]
+    after = r.time > 0.2
+    assert np.all(np.abs(r["mass.v"][after]) < 1e-9) and np.all(np.abs(r["mass.s"][after]) < 1e-9)
+    assert r["endstop.Fi"][after] == pytest.approx(G, rel=1e-6)     # the rigid connection carries the push
+    assert r["endstop.impulse"][r["endstop.impulse"] != 0.0] == pytest.approx([math.sqrt(2 * G * 0.1)], rel=1e-9)
+
+
+def test_eps_dv_ends_the_bouncing(fmu_dir):
+    """ci = 0.8 from 0.1 m: v1 = 1.4007 m/s; the rebound 0.8^k*v1 first falls below eps_dv = 0.1 m/s
+    at the 12th impact, which makes the contact permanent."""
+    r = drop(fmu_dir, 1e-3, 0.8, T=3.0, adv=True, eps_dv=0.1)
+    impulses = r["endstop.impulse"][r["endstop.impulse"] != 0.0]
+    v1 = math.sqrt(2 * G * 0.1)
+    assert len(impulses) == 12
+    assert impulses[-1] == pytest.approx(0.8 ** 11 * v1, rel=1e-9)   # plastic: m*v_12 only
+    assert r["endstop.stop"][-1] == 1 and abs(r["mass.v"][-1]) < 1e-9
+    # without adv the default eps_dv = 1e-4 m/s keeps it bouncing longer
+    r = drop(fmu_dir, 1e-3, 0.8, T=3.0, eps_dv=0.1)
+    assert len(r["endstop.impulse"][r["endstop.impulse"] != 0.0]) > 12
+
+
+def hit(fmu_dir, step, T=0.2, push=0.0, **params):
+    params = {"l1": 0.0, "l2": 1.0, **params}
+    return system(fmu_dir, push=push, s0=-0.01, v0=1.0, **params).simulate(T, step, outputs=OUT)
+
+
+@pytest.mark.parametrize("with_mass", [True, False])
+def test_elastic_stop_without_damping_has_the_analytic_contact_time(fmu_dir, with_mass):
+    """k1 = 1e4 N/m, b1 = 0, 1 kg: contact pi*sqrt(m/k) = 31.416 ms, rebound at 1 m/s."""
+    step = 1e-4 if with_mass else 1e-5
+    r = hit(fmu_dir, step, k1=1e4, b1=0.0, **({"m1": 1.0} if with_mass else {}))
+    at_stop = r.time[r["endstop.stop"] == 1]
+    assert at_stop[-1] - at_stop[0] == pytest.approx(math.pi / 100, abs=2 * step)
+    assert r["mass.v"][-1] == pytest.approx(-1.0, rel=1e-6 if with_mass else 1e-3)
+    inside = r["endstop.stop"] == 1
+    # the spring force of the element's own motion; with m1 the bodies follow it within 1e-3 of the peak
+    tol = 1e-9 if not with_mass else 1e-3 * 1e4 * np.max(r["endstop.dx"])
+    assert r["endstop.Fs"][inside] == pytest.approx(1e4 * r["endstop.dx"][inside], abs=tol)
+
+
+def test_state_sequence_free_stop_detaching_free(fmu_dir):
+    """Overdamped contact (k1 = 1e4, b1 = 400): the damper force cancels the spring before the stop
+    point is passed again: 0 -> 1 -> 11 -> 0, and no drag force while detaching."""
+    r = hit(fmu_dir, 1e-4, k1=1e4, b1=400.0, m1=1.0)
+    assert sequence(r["endstop.stop"]) == [0, 1, 11, 0]
+    detaching = r["endstop.stop"] == 11
+    assert np.all(r["endstop.dx"][detaching] > 0.0) and np.all(r["endstop.Fi"][detaching] == 0.0)
+    contact = r["endstop.stop"] == 1
+    assert np.all(r["endstop.Fi"][contact] >= -1e-9)   # never pulls
+
+
+def test_state_sequence_free_stop_detaching_stop(fmu_dir):
+    """The same with a 1 N push towards the stop: it detaches, the push turns dv back into the
+    stop while still behind it: 0 -> 1 -> 11 -> 1."""
+    r = hit(fmu_dir, 1e-4, T=0.6, push=1.0, k1=1e4, b1=400.0, m1=1.0)
+    assert sequence(r["endstop.stop"]) == [0, 1, 11, 1]
+
+
+def test_both_sides_at_stop_with_preloads(fmu_dir):
+    k1, k2, b1, b2, l1, l2 = 2e3, 1e3, 10.0, 5.0, -0.01, -0.02
+    s = Slave(fmu_dir / "EndStop.fmu").init(k1=k1, k2=k2, b1=b1, b2=b2, l1=l1, l2=l2)
+    for dx, dv in ((0.0, 0.0), (0.005, 0.1), (-0.01, -0.2)):
+        s.set(ctr1__x=dx, ctr1__v=dv)
+        assert s.fmu.getInteger(s.vr(["stop"]))[0] == 3
+        expected = k1 * (dx - l1) + b1 * dv + k2 * (dx + l2) + b2 * dv
+        assert s.get("Fi") == pytest.approx(expected, rel=1e-12)
+        assert s.get("ctr1.F", "ctr2.F") == pytest.approx([expected, -expected], rel=1e-12)
+    s.set(ctr1__x=0.05, ctr1__v=0.0)                      # beyond -l2 = 0.02: only stop 1 engaged
+    assert s.fmu.getInteger(s.vr(["stop"]))[0] == 1
+    assert s.get("Fi") == pytest.approx(k1 * (0.05 - l1), rel=1e-12)
+    s.close()
+
+
+def test_rigid_both_sides_is_a_rigid_connection(fmu_dir):
+    r = system(fmu_dir, amplitude=5.0, v0=0.0, mode=1, l1=-0.01, l2=-0.01, m1=1.0).simulate(1.0, 1e-3, outputs=OUT)
+    assert set(r["endstop.stop"]) == {3}
+    assert np.max(np.abs(r["mass.s"])) < 1e-7          # the bodies follow the connection (other force lags a step)
+    assert r["endstop.Fi"] == pytest.approx(5.0 * np.sin(2 * np.pi * (r.time - 1e-3)), abs=0.05)
+
+
+def friction_run(fmu_dir, step, kindF, amplitude=0.0, T=0.4, **params):
+    params = {"l1": 0.5, "l2": 0.5, "friction": True, "kindF": kindF, "Fst": 10.0, "Fsl": 8.0, **params}
+    return system(fmu_dir, amplitude=amplitude, v0=1.0, **params).simulate(T, step, outputs=OUT)
+
+
+@pytest.mark.parametrize("step", [1e-3, 1e-4])
+def test_stick_slip_friction_stops_the_mass_and_holds_it(fmu_dir, step):
+    """Sliding at 1 m/s against Fsl = 8 N: stops after 0.125 s at 0.0625 m, then sticks (sf = 0)."""
+    r = friction_run(fmu_dir, step, 2, m1=1.0)
+    k = np.argmax(r["endstop.sf"] == 0)
+    assert r.time[k] == pytest.approx(0.125, abs=1.5 * step)
+    assert r["mass.s"][-1] == pytest.approx(0.0625, abs=1e-9)
+    assert r["endstop.Ff"][r.time < 0.1] == pytest.approx(8.0)
+    assert sequence(r["endstop.sf"]) == [1, 0]
+
+
+def test_stick_slip_breaks_away_above_the_static_force(fmu_dir):
+    r = friction_run(fmu_dir, 1e-3, 2, amplitude=15.0, T=2.0, m1=1.0)
+    assert {-1, 0, 1} <= set(sequence(r["endstop.sf"]))
+    stuck = r["endstop.sf"] == 0
+    assert np.all(np.abs(r["endstop.Ff"][stuck]) <= 10.0 + 1e-9)
+    # the element's motion is stuck; the body follows it within the one-step lag of the measured
+    # other force (15 N*2*pi/s * h^2 = 1e-4 m/s at 1 ms)
+    assert np.all(np.abs(r["mass.v"][stuck]) < 2e-4)
+    held = r["endstop.Ff"][stuck]
+    assert np.max(np.abs(held)) > 5.0                      # static friction carries the force up to Fst
+
+
+def test_continuous_friction_law():
+    p = endstop.Parameters(friction=True, kindF=1, Fst=10.0, Fsl=8.0, dvL=1e-3)
+    assert endstop.continuous_friction(0.0, p) == 0.0
+    assert endstop.continuous_friction(1e-3, p) == pytest.approx(10.0)      # static level at dvL
+    assert endstop.continuous_friction(1.0, p) == pytest.approx(8.0, rel=1e-9)
+    for dv in (1e-5, 4e-4, 2e-3, 0.3):
+        assert endstop.continuous_friction(-dv, p) == -endstop.continuous_friction(dv, p)
+    # Gevrey: exactly 0 and 1 at the ends of the transition; tanh only close to them
+    assert endstop.smooth_step(0.0, p) == 0.0 and endstop.smooth_step(1.0, p) == 1.0
+    p.kindTrans = 2
+    assert 0.0 < endstop.smooth_step(0.0, p) < 1e-2 and 0.99 < endstop.smooth_step(1.0, p) < 1.0
+
+
+@pytest.mark.parametrize("step", [1e-3, 1e-4])
+def test_continuous_friction_decelerates_the_mass(fmu_dir, step):
+    r = friction_run(fmu_dir, step, 1, m1=1.0)
+    assert r["mass.s"][-1] == pytest.approx(0.0625, abs=1e-6)            # Fsl dominates above dvL
+    assert abs(r["mass.v"][-1]) < 1e-3
+    assert np.all(r["endstop.Ff"] * r["mass.v"] >= -1e-12)               # dissipative: Pl >= 0
+
+
+@pytest.mark.parametrize("param,value,rng", [("ci", 1.5, "[0.0, 1.0]"), ("ci", -0.1, "[0.0, 1.0]"),
+                                             ("k1", -1.0, "[0.0, inf)"), ("b2", -3.0, "[0.0, inf)"),
+                                             ("mode", 3, "[1, 2]"), ("dvL", 0.0, "(0.0, inf)")])
+def test_invalid_values_are_rejected(fmu_dir, param, value, rng):
+    s = Slave(fmu_dir / "EndStop.fmu")
+    s.set(**{param: value})
+    s.fmu.enterInitializationMode()
+    with pytest.raises(FMICallException) as exc:
+        s.fmu.exitInitializationMode()
+    assert exc.value.status == 3
+    assert any(f"Invalid parameter {param} = {value!r}" in m and rng in m for m in s.errors()), s.log
+    s.close()
+
+
+def test_rigid_stop_without_attached_mass_is_rejected(fmu_dir):
+    s = Slave(fmu_dir / "EndStop.fmu")
+    s.set(mode=1)
+    s.fmu.enterInitializationMode()
+    with pytest.raises(FMICallException):
+        s.fmu.exitInitializationMode()
+    assert any("m1" in m and "Rigid End Stop" in m for m in s.errors())
+    s.close()
+
+
+def test_nan_is_refused(fmu_dir):
+    s = Slave(fmu_dir / "EndStop.fmu")
+    with pytest.raises(FMICallException):
+        s.set(k1=math.nan)
+    assert s.get("k1") == 1e6
+    s.close()
