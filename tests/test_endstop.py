@@ -188,7 +188,9 @@ def test_stick_slip_breaks_away_above_the_static_force(fmu_dir):
     assert np.all(np.abs(r["endstop.Ff"][stuck]) <= 10.0 + 1e-9)
     # the element's motion is stuck; the body follows it within the one-step lag of the measured
     # other force (15 N*2*pi/s * h^2 = 1e-4 m/s at 1 ms)
-    assert np.all(np.abs(r["mass.v"][stuck]) < 2e-4)
+    # (two steps after sticking: the body catches up with it over two steps)
+    settled = stuck & np.roll(stuck, 1) & np.roll(stuck, 2)
+    assert np.all(np.abs(r["mass.v"][settled]) < 2e-4)
     held = r["endstop.Ff"][stuck]
     assert np.max(np.abs(held)) > 5.0                      # static friction carries the force up to Fst
 
