@@ -246,3 +246,22 @@ def test_nan_is_refused(fmu_dir):
         s.set(k1=math.nan)
     assert s.get("k1") == 1e6
     s.close()
+
+
+def test_example_writes_the_documented_results(fmu_dir, tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from contactfmu.cosim import read_csv
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, str(root / "examples" / "endstop.py"), "--out", str(tmp_path),
+                           "--fmus", str(fmu_dir)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    r = read_csv(tmp_path / "EndStop.csv")
+    assert {"mass.s", "mass.v", "endstop.Fi", "endstop.stop"} <= set(r.names)
+    assert (tmp_path / "EndStop.png").is_file()
+    heights = apexes(r["mass.s"])[:3]
+    assert heights == pytest.approx([0.1 * 0.64 ** k for k in range(1, 4)], abs=1e-5)
+    assert 11 in set(r["elasticEndstop.stop"])            # the elastic stop detaches while still behind it
+    assert {-1, 0, 1} <= set(r["frictionEndstop.sf"])
