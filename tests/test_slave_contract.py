@@ -15,6 +15,17 @@ INVALID = [  # (FMU, parameter, bad value, expected range text)
     ("SpringDamper", "c", -1.0, "[0.0, inf)"),
     ("SpringDamper", "d", -2.0, "[0.0, inf)"),
     ("Sine", "f", -1.0, "[0.0, inf)"),
+    ("TranslationalHardstop", "b", -0.1, "[0.0, inf)"),
+    ("TranslationalHardstop", "c", -1.0, "[0.0, inf)"),
+    ("TranslationalHardstop", "d", -5.0, "[0.0, inf)"),
+    ("TranslationalHardstop", "m_b", -1.0, "[0.0, inf)"),
+    ("TranslationalHardstop", "s_nominal", 0.0, "(0.0, inf)"),
+    ("EndStop", "ci", 1.5, "[0.0, 1.0]"),
+    ("EndStop", "ci", -0.1, "[0.0, 1.0]"),
+    ("EndStop", "k1", -1.0, "[0.0, inf)"),
+    ("EndStop", "b2", -3.0, "[0.0, inf)"),
+    ("EndStop", "mode", 3, "[1, 2]"),
+    ("EndStop", "dvL", 0.0, "(0.0, inf)"),
 ]
 
 
