@@ -278,3 +278,13 @@ def test_state_round_trip_mid_bounce(fmu_dir):
     assert run(x, v, 30, 5e-3)[0] == first
     assert any(row[3] != 0.0 for row in first)               # an impact happened in the replay
     s.close()
+
+
+def test_stop_2_mirrors_stop_1(fmu_dir):
+    """Moving the other way into stop 2 (dx <= -l2): 0 -> 2 -> 21 -> 0, Fi <= 0, never a drag."""
+    params = {"l1": 1.0, "l2": 0.0, "k2": 1e4, "b2": 400.0, "m1": 1.0}
+    r = system(fmu_dir, s0=0.01, v0=-1.0, **params).simulate(0.2, 1e-4, outputs=OUT)
+    assert sequence(r["endstop.stop"]) == [0, 2, 21, 0]
+    assert np.all(r["endstop.Fi"] <= 1e-9)
+    mirrored = hit(fmu_dir, 1e-4, k1=1e4, b1=400.0, m1=1.0)
+    assert r["mass.v"][-1] == pytest.approx(-mirrored["mass.v"][-1], rel=1e-9)
