@@ -63,6 +63,8 @@ def _callbacks():
     return cb
 
 
+SIMULATIONX_PORTS = {"s": "x", "f": "F"}  # SimulationX connector names of position and force
+
 class CosimError(RuntimeError):
     """An FMU call failed, or the system is not well formed."""
 
@@ -105,11 +107,8 @@ class Instance:
         """Name of a flange's position ('s'), velocity ('v'), acceleration ('a') or force ('f')
         variable: MSL names <flange>.s/.v/.a/.f, or SimulationX names <flange>.x/.v/.a/.F."""
         name = f"{flange}.{what}"
-        if name not in self.variables:
-            alt = f"{flange}.{ {'s': 'x', 'f': 'F'}.get(what, what) }"
-            if alt in self.variables:
-                return alt
-        return name
+        alt = f"{flange}.{SIMULATIONX_PORTS.get(what, what)}"
+        return alt if name not in self.variables and alt in self.variables else name
 
     def flange_role(self, flange):
         """'motion' for an inertial flange (s out, f in), 'force' for a compliant one, or None."""

@@ -2,7 +2,7 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import endstop
-from ..physics.contact_motion import advance_shadow, couple, reduced_mass
+from ..physics.contact_motion import advance_shadow, couple, planning_step, reduced_mass, stiffness_number
 from ._base import ContactSlave, inp, out, parameter
 
 MOTION = ("ctr1.x", "ctr1.v", "ctr2.x", "ctr2.v")
@@ -130,10 +130,10 @@ class EndStop(ContactSlave):
     def initialize(self, t0):
         self._mu = reduced_mass(self.m1, self.m2) or 0.0
         self._last_h, self._last_dv, self._last_F = 0.0, 0.0, 0.0
-        self._state, self._sf = endstop.FREE, 0
-        # shadow: active, dx, dv, free steps, stop state, friction state (committed at doStep)
-        self._shadow, self._sx, self._sv, self._sfree, self._sstop, self._ssf = False, 0.0, 0.0, 0, 0, 0
-        self._pending = [False, 0.0, 0.0, 0, 0, 0, 0, 0]
+        self._state, self._sf = endstop.FREE, 0    # the element's stop and friction states
+        # shadow (contact_motion.couple): active, dx, dv, free steps; all committed at doStep
+        self._shadow, self._sx, self._sv, self._sfree = False, 0.0, 0.0, 0
+        self._pending = [False, 0.0, 0.0, 0, endstop.FREE, 0]
 
     def compute_outputs(self):
         p = self._parameters()
@@ -144,11 +144,7 @@ class EndStop(ContactSlave):
             self._sampled(p)
             return
         mu = self._mu
-        if self._last_h > 0.0:
-            h = self._last_h
-            g = (self.dv - self._last_dv) / h + self._last_F / mu
-        else:
-            h, g = self.default_experiment.step_size, 0.0
+        h, g = planning_step(self.dv, self._last_dv, self._last_F, mu, self._last_h, self.default_experiment.step_size)
 
         def predict(x, w, state, times):
             pred = endstop.predict(x, w, state[0], state[1], mu, g, times, p)
@@ -156,18 +152,18 @@ class EndStop(ContactSlave):
 
         shadow = None
         if self._shadow:
-            shadow, moved = advance_shadow((self._sx, self._sv, self._sfree, (self._sstop, self._ssf)), h, predict)
+            shadow, moved = advance_shadow((self._sx, self._sv, self._sfree, (self._state, self._sf)), h, predict)
             self.impulse = moved[3].impulse
             state = moved[0][0][2]
         else:
             state = self._settled_state(p, mu, g)
-        stiff = p.mode == endstop.RIGID or h * max((max(p.k1, p.k2) / mu) ** 0.5, max(p.b1, p.b2) / mu) > 1.0
+        stiff = p.mode == endstop.RIGID or stiffness_number(mu, h, max(p.k1, p.k2), max(p.b1, p.b2)) > 1.0
         force, shadow = couple(self.dx, self.dv, mu, g, h, shadow, predict, stiff, state)
         if shadow is not None:
             x, w, free, state = shadow
         else:
             x, w = self.dx, self.dv
-        self._pending = [shadow is not None, x, w, shadow[2] if shadow else 0, state[0], state[1], *state]
+        self._pending = [shadow is not None, x, w, shadow[2] if shadow else 0, *state]
         self._results(p, state[0], state[1], x, w, mu * g)
         self._publish(force, 0.0)
 
@@ -200,7 +196,7 @@ class EndStop(ContactSlave):
     def _sampled(self, p):
         """No inertia given (elastic only): the law at the inputs, states updated at the points."""
         stop = endstop.elastic_transition(self._state, self.dx, self.dv, p)
-        self._pending = [False, self.dx, self.dv, 0, stop, 0, stop, 0]
+        self._pending = [False, self.dx, self.dv, 0, stop, 0]
         self._results(p, stop, 0, self.dx, self.dv, 0.0)
         da = self.ctr1_a - self.ctr2_a
         rate = 0.0
@@ -218,5 +214,4 @@ class EndStop(ContactSlave):
 
     def step(self, t, h):
         self._last_h, self._last_dv, self._last_F = h, self.dv, self.ctr1_F
-        (self._shadow, self._sx, self._sv, self._sfree, self._sstop, self._ssf,
-         self._state, self._sf) = self._pending
+        self._shadow, self._sx, self._sv, self._sfree, self._state, self._sf = self._pending

@@ -2,7 +2,7 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import hardstop
-from ..physics.contact_motion import advance_shadow, reduced_mass
+from ..physics.contact_motion import advance_shadow, planning_step, reduced_mass
 from ._base import ContactSlave, motion_in_flange, out, parameter
 
 MOTION = ("flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v")
@@ -88,15 +88,12 @@ class TranslationalHardstop(ContactSlave):
             self._publish(law, rate)
             return
         mu, b, c, d = self._mu, self.b, self.c, self.d
+        h, g = planning_step(self.v_rel, self._last_v_rel, self._last_F, mu, self._last_h,
+                             self.default_experiment.step_size)
         shadow = None
-        if self._last_h > 0.0:
-            h = self._last_h
-            g = (self.v_rel - self._last_v_rel) / h + self._last_F / mu   # mean over the last step
-            if self._shadow:
-                shadow, _ = advance_shadow((self._shadow_s, self._shadow_v, self._shadow_free, None), h,
-                                           lambda x, w, _, times: hardstop.predict(x, w, mu, g, times, b, c, d))
-        else:
-            h, g = self.default_experiment.step_size, 0.0
+        if self._shadow:
+            shadow, _ = advance_shadow((self._shadow_s, self._shadow_v, self._shadow_free, None), h,
+                                       lambda x, w, _, times: hardstop.predict(x, w, mu, g, times, b, c, d))
         force, shadow = hardstop.coupling_force(self.s_rel, self.v_rel, mu, g, h, b, c, d, shadow)
         self._pending = [True, *shadow[:3]] if shadow else [False, 0.0, 0.0, 0]
         self._publish(force, 0.0)

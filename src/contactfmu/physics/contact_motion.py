@@ -159,6 +159,20 @@ def reduced_mass(m_a, m_b):
     return 1.0 / inv if inv > 0.0 else None
 
 
+def stiffness_number(mu, h, c, d):
+    """h times the fastest rate of a contact mu*x'' + d*x' + c*x (> 1: a step cannot resolve it)."""
+    return h * max(d / mu, (c / mu) ** 0.5)
+
+
+def planning_step(v_rel, last_v_rel, last_force, mu, last_h, default_h):
+    """(h, g) an element plans the next step with: the size of the last step and the bodies' mean
+    relative acceleration over it without this element's force (x'' = g - F/mu, F held); before
+    any step, default_h and g = 0."""
+    if last_h > 0.0:
+        return last_h, (v_rel - last_v_rel) / last_h + last_force / mu
+    return default_h, 0.0
+
+
 def deadbeat_acceleration(x0, w0, x2, w2, h):
     """Constant acceleration over [0, h] such that, with a constant acceleration over [h, 2h]
     chosen next, the motion from (x0, w0) reaches (x2, w2) at 2h exactly.

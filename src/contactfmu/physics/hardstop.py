@@ -20,7 +20,7 @@ m/d = 1e-10 s and d/c = 1 s: an impact is plastic, and a body pulled away from a
 given reduced mass and other accelerations; :func:`coupling_force` turns that prediction into the
 force the FMU holds over a communication step when it knows the attached inertia.
 """
-from .contact_motion import Piece, couple, first_crossing
+from .contact_motion import Piece, couple, first_crossing, stiffness_number
 
 GAP_MIN = 2e-10  # b <= GAP_MIN: plain spring-damper (documentation)
 FREE, UPPER, LOWER = 0, 1, -1
@@ -101,8 +101,3 @@ def coupling_force(x, w, mu, g, h, b, c, d, shadow=None):
     motion obeys x'' = g - F/mu). See contact_motion.couple."""
     return couple(x, w, mu, g, h, shadow, lambda x0, w0, _, times: predict(x0, w0, mu, g, times, b, c, d),
                   stiff=stiffness_number(mu, h, c, d) > 1.0)
-
-
-def stiffness_number(mu, h, c, d):
-    """h times the fastest rate of the contact dynamics (> 1: a step cannot resolve them)."""
-    return h * max(d / mu, (c / mu) ** 0.5)
