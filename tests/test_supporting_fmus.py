@@ -33,6 +33,28 @@ def test_mass_integrates_a_linear_force_exactly_with_input_derivatives(fmu_dir):
     s.close()
 
 
+@pytest.mark.parametrize("model", ["Mass", "MassWithStopAndFriction", "Fixed"])
+def test_numbered_force_inputs_add_up(fmu_dir, model):
+    """Tools that connect one output to one input (SSP, libcosim) use <flange>.f2 .. .f4 for further
+    elements on a node: the body gets the sum, exactly as if the master had summed into <flange>.f."""
+    flange = "flange" if model == "Fixed" else "flange_a"
+    out = {"Fixed": "f_support", "Mass": "a", "MassWithStopAndFriction": "f"}[model]   # f: stuck, = sa
+    parts = {f"{flange}.f": 1.5, f"{flange}.f2": -4.0, f"{flange}.f3": 0.25, f"{flange}.f4": -0.5}
+    split = Slave(fmu_dir / f"{model}.fmu").init()
+    split.set(**{k.replace(".", "__"): v for k, v in parts.items()})
+    summed = Slave(fmu_dir / f"{model}.fmu").init()
+    summed.set(**{flange + "__f": sum(parts.values())})
+    assert split.get(out) == summed.get(out) != 0.0
+    if model != "Fixed":
+        for s in (split, summed):
+            s.fmu.doStep(0.0, 0.1)
+        assert split.get("s", "v") == summed.get("s", "v")
+        if model == "Mass":
+            assert split.get("v") == pytest.approx(0.1 * 2.75 / 1.0, rel=1e-12)   # m = 1 kg, F = +2.75 N
+    split.close()
+    summed.close()
+
+
 def test_fixed_gives_its_position_and_reports_the_reaction(fmu_dir):
     s = Slave(fmu_dir / "Fixed.fmu").init(s0=-1.75)
     s.set(flange__f=12.0)

@@ -121,12 +121,28 @@ def motion_in_flange(flange, what):
     ]
 
 
+FORCE_INPUTS_PER_FLANGE = 4  # <flange>.f, .f2, .f3, .f4
+
+
+def force_inputs(flange):
+    """Names of the force inputs of an inertial flange: <flange>.f and the numbered extra inputs
+    <flange>.f2 .. .f4, summed by the body. A master that sums the forces of a node (the project's)
+    uses <flange>.f alone; tools that connect one output to one input (SSP, libcosim) connect up to
+    four compliant elements on a node, one to each."""
+    return (flange + ".f",) + tuple(f"{flange}.f{k}" for k in range(2, FORCE_INPUTS_PER_FLANGE + 1))
+
+
 def force_in_flange(flange):
     """Flange of an inertial element: force in, motion out (outputs declared by the slave)."""
-    return [inp(flange + ".f", 0.0, "N",
+    first, *extra = force_inputs(flange)
+    return [inp(first, 0.0, "N",
                 f"Cut force at {flange}: the force acting on the connected compliant element at this flange "
-                f"(MSL flange.f of that element, summed over all elements on the node); "
-                f"the body receives its negative")]
+                f"(MSL flange.f of that element, or the sum over all elements on the node); "
+                f"the body receives its negative")] + [
+            inp(name, 0.0, "N",
+                f"Cut force at {flange} of a further compliant element on the node (added to {first}; for "
+                f"tools that connect one output to one input, e.g. SSP and libcosim; 0 if unused)")
+            for name in extra]
 
 
 def flange_motion_outputs(depends):
@@ -225,6 +241,16 @@ class ContactSlave(Fmi2Slave):
         self.flange_a_s, self.flange_b_s = self.s - 0.5 * self.L, self.s + 0.5 * self.L
         self.flange_a_v = self.flange_b_v = self.v
         self.flange_a_a = self.flange_b_a = self.a
+
+    def cut_force(self, flange):
+        """Sum of the force inputs of an inertial flange (``flange`` as attribute, e.g. flange_a)."""
+        return (getattr(self, flange + "_f") + getattr(self, flange + "_f2") + getattr(self, flange + "_f3")
+                + getattr(self, flange + "_f4"))
+
+    def cut_force_rate(self, flange):
+        """Sum of the first derivatives set for the force inputs of an inertial flange."""
+        return (getattr(self, "der_" + flange + "_f") + getattr(self, "der_" + flange + "_f2")
+                + getattr(self, "der_" + flange + "_f3") + getattr(self, "der_" + flange + "_f4"))
 
     def publish_force(self, f, rate):
         """Outputs of a two-flange compliant element (MSL PartialCompliant): f = flange_b.f =

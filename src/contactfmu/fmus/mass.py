@@ -2,20 +2,22 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import rigid
-from ._base import ContactSlave, flange_motion_outputs, force_in_flange, out, parameter
+from ._base import ContactSlave, flange_motion_outputs, force_in_flange, force_inputs, out, parameter
 
 
 class Mass(ContactSlave):
     description = (
         "Sliding mass with inertia (Modelica.Mechanics.Translational.Components.Mass). Inertial "
         "element: the inputs flange_a.f and flange_b.f are the cut forces of the connected compliant "
-        "elements (their MSL flange.f); the body obeys m*a = -flange_a.f - flange_b.f. Outputs the "
+        "elements (their MSL flange.f); the body obeys m*a = -flange_a.f - flange_b.f (each the sum of "
+        "the flange's force inputs .f, .f2, .f3, .f4: up to four elements per node in tools that "
+        "connect one output to one input). Outputs the "
         "motion of its centre (s, v, a) and flanges (flange_a.s = s - L/2, flange_b.s = s + L/2). "
         "Inside a communication step the motion is integrated exactly for forces that are held or, "
         "when the master sets their first derivatives (fmi2SetRealInputDerivatives), vary linearly. "
         "Start values: set s and v (initial exact) before initialization.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
-    FORCES = ("flange_a.f", "flange_b.f")
+    FORCES = force_inputs("flange_a") + force_inputs("flange_b")
     INPUT_DERIVATIVES = True
 
     VARIABLES = [
@@ -30,9 +32,9 @@ class Mass(ContactSlave):
     ]
 
     def compute_outputs(self):
-        self.a = rigid.acceleration(self.m, -self.flange_a_f - self.flange_b_f)
+        self.a = rigid.acceleration(self.m, -self.cut_force("flange_a") - self.cut_force("flange_b"))
         self.publish_motion()
 
     def step(self, t, h):
-        jerk = (-self.der_flange_a_f - self.der_flange_b_f) / self.m
+        jerk = (-self.cut_force_rate("flange_a") - self.cut_force_rate("flange_b")) / self.m
         self.s, self.v = rigid.advance(self.s, self.v, self.a, h, jerk)

@@ -2,9 +2,9 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import mass_with_stop_and_friction as mwsf
-from ._base import ContactSlave, flange_motion_outputs, force_in_flange, out, parameter
+from ._base import ContactSlave, flange_motion_outputs, force_in_flange, force_inputs, out, parameter
 
-FORCES = ("flange_a.f", "flange_b.f")
+FORCES = force_inputs("flange_a") + force_inputs("flange_b")
 
 
 class MassWithStopAndFriction(ContactSlave):
@@ -12,7 +12,8 @@ class MassWithStopAndFriction(ContactSlave):
         "Sliding mass with hard stop and Stribeck friction "
         "(Modelica.Mechanics.Translational.Components.MassWithStopAndFriction, MSL 4.1 code). Inertial "
         "element: inputs flange_a.f, flange_b.f (cut forces of the connected elements; the body gets "
-        "F = -flange_a.f - flange_b.f), outputs the motion; flange_a.s = s - L/2, flange_b.s = s + L/2. "
+        "F = -flange_a.f - flange_b.f, each the sum of the flange's inputs .f, .f2, .f3, .f4 for tools that "
+        "connect one output to one input), outputs the motion; flange_a.s = s - L/2, flange_b.s = s + L/2. "
         "Sliding: f = F_prop*v + F_Coulomb + F_Stribeck*exp(-fexp*|v|) (sign-mirrored backward; the "
         "documentation text writes exp(-fexp*v)). Stuck while |F| <= f0_max = 1.001*(F_Coulomb + "
         "F_Stribeck) (MSL code; the text says F_Coulomb + F_Stribeck), sliding starts with f0. Hard stops "
@@ -88,14 +89,14 @@ class MassWithStopAndFriction(ContactSlave):
         if message:
             self._error(message)
             return
-        self.internal_mode = mwsf.Body(p, self.s, self.v).initialize(-self.flange_a_f - self.flange_b_f)
+        self.internal_mode = mwsf.Body(p, self.s, self.v).initialize(-self.cut_force("flange_a") - self.cut_force("flange_b"))
         self.event_log = []
         self.h_int = None
         self.lastEventTime = -1.0
 
     def compute_outputs(self):
         p = self._parameters()
-        F = -self.flange_a_f - self.flange_b_f
+        F = -self.cut_force("flange_a") - self.cut_force("flange_b")
         mode, self.startForward, self.startBackward = mwsf.settle(
             p, self.s, self.v, getattr(self, "internal_mode", mwsf.UNKNOWN), F)
         self.a, self.f, self.sa = mwsf.outputs(p, self.s, self.v, mode, F)
@@ -110,7 +111,7 @@ class MassWithStopAndFriction(ContactSlave):
 
     def step(self, t, h):
         body = mwsf.Body(self._parameters(), self.s, self.v, self.internal_mode, self.event_log, self.h_int)
-        body.step(t, h, -self.flange_a_f - self.flange_b_f, -self.der_flange_a_f - self.der_flange_b_f)
+        body.step(t, h, -self.cut_force("flange_a") - self.cut_force("flange_b"), -self.cut_force_rate("flange_a") - self.cut_force_rate("flange_b"))
         self.s, self.v, self.internal_mode, self.h_int = body.s, body.v, body.mode, body.h_int
         if self.event_log:
             self.lastEventTime = self.event_log[-1][0]
