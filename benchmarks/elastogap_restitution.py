@@ -25,7 +25,7 @@ def restitution(fmu, h, interpolate, gap=1.234567e-3):
     s = System(interpolate_inputs=interpolate)
     s.add("wall", fmu["Fixed"])
     s.add("gap", fmu["ElastoGap"], c=1e5, d=20.0)
-    s.add("mass", fmu["Mass"], m=1.0, s=gap, v=-1.0)
+    s.add("mass", fmu["Mass"], m=1.0, s_start=gap, v_start=-1.0)
     s.connect("wall.flange", "gap.flange_a")
     s.connect("gap.flange_b", "mass.flange_a")
     t0 = time.perf_counter()

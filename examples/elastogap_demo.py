@@ -51,7 +51,7 @@ def run(out="results", step=1e-5, fmu_dir=None):
     s = System()
     s.add("wall", fmu["Fixed"])
     s.add("elastoGap3", fmu["ElastoGap"], c=C, d=D)
-    s.add("mass", fmu["Mass"], m=M, s=GAP, v=-V0)
+    s.add("mass", fmu["Mass"], m=M, s_start=GAP, v_start=-V0)
     s.connect("wall.flange", "elastoGap3.flange_a")
     s.connect("elastoGap3.flange_b", "mass.flange_a")
     t0 = time.perf_counter()

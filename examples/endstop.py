@@ -42,7 +42,7 @@ def build_system(fmu, prefix, push=0.0, amplitude=0.0, s0=0.0, params=()):
     s = System()
     s.add("ground", fmu["Fixed"])
     s.add(stop, fmu["EndStop"], **dict(params))
-    s.add(mass, fmu["Mass"], m=1.0, s=s0, v=0.0)
+    s.add(mass, fmu["Mass"], m=1.0, s_start=s0, v_start=0.0)
     s.add("drive", fmu["Sine"], amplitude=amplitude, offset=push, f=1.0)
     s.add("force", fmu["Force"])
     s.connect(f"{mass}.flange_b", f"{stop}.ctr1")

@@ -42,7 +42,7 @@ def build_system(fmu, prefix="", **params):
     s = System()
     s.add("fixed", fmu["Fixed"])
     s.add(stop, fmu["TranslationalHardstop"], b=GAP, m_b=M, **params)
-    s.add(mass, fmu["Mass"], m=M, s=0.0, v=V0)
+    s.add(mass, fmu["Mass"], m=M, s_start=0.0, v_start=V0)
     s.add("sine", fmu["Sine"], amplitude=AMPLITUDE, f=FREQUENCY)
     s.add("force", fmu["Force"])
     s.connect("fixed.flange", f"{stop}.flange_a")

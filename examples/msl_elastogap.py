@@ -25,7 +25,7 @@ def build_system(fmu):
     for k in "12":
         s.add(f"springDamper{k}", fmu["SpringDamper"], c=10.0, d=1.5, s_rel0=1.0)
         s.add(f"elastoGap{k}", fmu["ElastoGap"], c=10.0, d=1.5, s_rel0=1.5)
-        s.add(f"mass{k}", fmu["Mass"], m=1.0, L=0.0, s=2.0, v=0.0)
+        s.add(f"mass{k}", fmu["Mass"], m=1.0, L=0.0, s_start=2.0, v_start=0.0)
     # rod1 (L = 2) from the fixed point to -2 m, rod2 (L = 2) to +2 m, as offsets
     s.connect("fixed.flange", "springDamper1.flange_a", rod=-2.0)
     s.connect("fixed.flange", "elastoGap1.flange_a", rod=-2.0)

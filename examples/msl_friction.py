@@ -30,13 +30,13 @@ def build_system(fmu):
     s.add("sineForce", fmu["Sine"], amplitude=25.0, f=0.25)
     s.add("force", fmu["Force"])
     s.add("stop1", fmu["MassWithStopAndFriction"], L=1.0, smax=25.0, smin=-25.0, m=1.0, F_prop=1.0,
-          F_Coulomb=5.0, F_Stribeck=10.0, fexp=2.0, s=0.0, v=0.0)
+          F_Coulomb=5.0, F_Stribeck=10.0, fexp=2.0, s_start=0.0, v_start=0.0)
     s.connect("sineForce.y", "force.f")
     s.connect("force.flange", "stop1.flange_a")
     s.add("fixed2", fmu["Fixed"], s0=-1.75)
     s.add("spring", fmu["Spring"], c=500.0, s_rel0=1.0)
     s.add("stop2", fmu["MassWithStopAndFriction"], L=1.0, smax=0.9, smin=-0.9, F_Coulomb=3.0, F_Stribeck=5.0,
-          m=1.0, F_prop=1.0, fexp=2.0, s=0.0, v=-5.0)
+          m=1.0, F_prop=1.0, fexp=2.0, s_start=0.0, v_start=-5.0)
     s.connect("fixed2.flange", "spring.flange_a")
     s.connect("spring.flange_b", "stop2.flange_a")
     return s

@@ -22,8 +22,8 @@ def build_system(fmu):
     s.add("sine1", fmu["Sine"], amplitude=10.0, f=2.0)
     for k in "23":
         s.add(f"force{k}", fmu["Force"])
-        s.add(f"mass{k}a", fmu["Mass"], m=1.1, s=0.0, v=0.0)
-        s.add(f"mass{k}b", fmu["Mass"], m=2.2, s=0.0, v=0.0)
+        s.add(f"mass{k}a", fmu["Mass"], m=1.1, s_start=0.0, v_start=0.0)
+        s.add(f"mass{k}b", fmu["Mass"], m=2.2, s_start=0.0, v_start=0.0)
         s.connect("sine1.y", f"force{k}.f")
         s.connect(f"force{k}.flange", f"mass{k}a.flange_a")
     s.add("springDamper", fmu["SpringDamper"], c=1e4, d=100.0, s_rel0=0.0)

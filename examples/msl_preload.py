@@ -36,9 +36,9 @@ def build_system(fmu):
         s.add(name, fmu["ElastoGap"], c=1000e3, d=250.0, s_rel0=0.001)
     for name in ("outerContactA", "outerContactB"):
         s.add(name, fmu["ElastoGap"], c=1000e3, d=250.0, s_rel0=0.0015)
-    s.add("spool", fmu["Mass"], m=0.150, L=0.19, s=0.01475, v=0.0)
-    s.add("springPlateA", fmu["Mass"], m=10e-3, L=0.002, s=-0.093, v=0.0)
-    s.add("springPlateB", fmu["Mass"], m=10e-3, L=0.002, s=-0.06925, v=0.0)
+    s.add("spool", fmu["Mass"], m=0.150, L=0.19, s_start=0.01475, v_start=0.0)
+    s.add("springPlateA", fmu["Mass"], m=10e-3, L=0.002, s_start=-0.093, v_start=0.0)
+    s.add("springPlateB", fmu["Mass"], m=10e-3, L=0.002, s_start=-0.06925, v_start=0.0)
     s.add("spring", fmu["Spring"], c=20e3, s_rel0=0.025)
     s.add("friction", fmu["Damper"], d=2500.0)
     s.add("force", fmu["Force"])

@@ -132,7 +132,7 @@ def impact(fmu_dir, h, n=1.0, c=1e5, d=20.0, gap0=1.234567e-3, stop=0.03, interp
     s = System(interpolate_inputs=interpolate)
     s.add("wall", fmu_dir / "Fixed.fmu")
     s.add("gap", fmu_dir / "ElastoGap.fmu", c=c, d=d, n=n)
-    s.add("mass", fmu_dir / "Mass.fmu", m=1.0, s=gap0, v=-1.0)
+    s.add("mass", fmu_dir / "Mass.fmu", m=1.0, s_start=gap0, v_start=-1.0)
     s.connect("wall.flange", "gap.flange_a")
     s.connect("gap.flange_b", "mass.flange_a")
     return s.simulate(stop, h, outputs=["mass.v", "gap.contact", "gap.lossPower", "gap.f"])

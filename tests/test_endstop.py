@@ -17,7 +17,7 @@ def system(fmu_dir, push=0.0, m=1.0, s0=0.0, v0=0.0, amplitude=0.0, **params):
     s = System()
     s.add("ground", fmu_dir / "Fixed.fmu")
     s.add("endstop", fmu_dir / "EndStop.fmu", **params)
-    s.add("mass", fmu_dir / "Mass.fmu", m=m, s=s0, v=v0)
+    s.add("mass", fmu_dir / "Mass.fmu", m=m, s_start=s0, v_start=v0)
     s.add("g", fmu_dir / "Sine.fmu", amplitude=amplitude, offset=push, f=1.0)
     s.add("force", fmu_dir / "Force.fmu")
     s.connect("mass.flange_b", "endstop.ctr1")

@@ -107,7 +107,7 @@ def impact(fmu_dir, step, v0=1.0, stop_time=0.05, m=1.0, x0=None, **params):
     s = System()
     s.add("wall", fmu_dir / "Fixed.fmu")
     s.add("hardstop", fmu_dir / "TranslationalHardstop.fmu", **params)
-    s.add("mass", fmu_dir / "Mass.fmu", m=m, s=math.copysign(b / 2 - 0.01, v0) if x0 is None else x0, v=v0)
+    s.add("mass", fmu_dir / "Mass.fmu", m=m, s_start=math.copysign(b / 2 - 0.01, v0) if x0 is None else x0, v_start=v0)
     s.connect("wall.flange", "hardstop.flange_a")
     s.connect("hardstop.flange_b", "mass.flange_a")
     return s.simulate(stop_time, step, outputs=["mass.s", "mass.v", "hardstop.F", "hardstop.contact"])
@@ -178,9 +178,9 @@ def test_two_moving_bodies_conserve_momentum_and_meet_plastically(fmu_dir):
     """Both flanges carry a mass (m_a = 2 kg at 0.5 m/s, m_b = 1 kg at -1 m/s): the defaults give
     a plastic impact, after which both move with the common velocity of momentum conservation."""
     s = System()
-    s.add("a", fmu_dir / "Mass.fmu", m=2.0, s=0.0, v=0.5)
+    s.add("a", fmu_dir / "Mass.fmu", m=2.0, s_start=0.0, v_start=0.5)
     s.add("hardstop", fmu_dir / "TranslationalHardstop.fmu", b=0.2, m_a=2.0, m_b=1.0)
-    s.add("b", fmu_dir / "Mass.fmu", m=1.0, s=0.05, v=-1.0)
+    s.add("b", fmu_dir / "Mass.fmu", m=1.0, s_start=0.05, v_start=-1.0)
     s.connect("a.flange_b", "hardstop.flange_a")
     s.connect("hardstop.flange_b", "b.flange_a")
     r = s.simulate(0.3, 1e-3, outputs=["a.v", "b.v", "a.s", "b.s"])

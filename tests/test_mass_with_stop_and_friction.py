@@ -45,7 +45,7 @@ def run(s, F, steps, h=1e-3, t0=0.0):
 
 
 def test_stuck_below_f0_max_stays_exactly_still(mass):
-    s = mass(s=0.3)
+    s = mass(s_start=0.3)
     for F in (0.999 * F0_MAX, 15.0, -15.01, 7.0):
         run(s, F, 200)
         assert s.get("s", "v") == [0.3, 0.0]
@@ -80,7 +80,7 @@ def test_breakaway_time_on_a_force_ramp_is_located_inside_the_step(mass):
 
 @pytest.mark.parametrize("direction", [1, -1])
 def test_sliding_friction_follows_the_stribeck_curve(mass, direction):
-    s = mass(v=direction * 8.0)
+    s = mass(v_start=direction * 8.0)
     vs, fs = [], []
     for n in range(4000):                      # free deceleration through the whole curve
         push(s, 0.0)
@@ -97,7 +97,7 @@ def test_sliding_friction_follows_the_stribeck_curve(mass, direction):
 
 
 def test_stick_time_matches_solve_ivp(mass):
-    s = mass(v=3.0)
+    s = mass(v_start=3.0)
     F = 4.0                                    # below f0: decelerates and sticks
     run(s, F, 1000)
 
@@ -134,7 +134,7 @@ def test_stop_impact_stops_dead_holds_while_pushed_and_leaves_when_pulled(mass):
                                         (0.4, 1.0, "(s + L/2) must be <= smax")])
 def test_start_outside_the_stops_fails_with_a_clear_message(fmu_dir, s0, v0, text):
     s = Slave(fmu_dir / "MassWithStopAndFriction.fmu")
-    s.set(L=1.0, smax=0.9, smin=-0.9, s=s0, v=v0)
+    s.set(L=1.0, smax=0.9, smin=-0.9, s_start=s0, v_start=v0)
     s.fmu.enterInitializationMode()
     with pytest.raises(FMICallException) as exc:
         s.fmu.exitInitializationMode()
@@ -143,7 +143,7 @@ def test_start_outside_the_stops_fails_with_a_clear_message(fmu_dir, s0, v0, tex
 
 
 def test_start_at_a_stop_moving_away_is_allowed(mass):
-    s = mass(L=1.0, smax=0.9, smin=-0.9, s=0.4, v=-1.0)
+    s = mass(L=1.0, smax=0.9, smin=-0.9, s_start=0.4, v_start=-1.0)
     assert s.get("s", "v") == [0.4, -1.0]
 
 
@@ -167,7 +167,7 @@ def test_nan_is_rejected(fmu_dir):
 
 
 def test_state_round_trip_through_events_is_bit_identical(mass):
-    s = mass(L=1.0, smax=0.9, smin=-0.9, v=-5.0)
+    s = mass(L=1.0, smax=0.9, smin=-0.9, v_start=-5.0)
     state = s.fmu.getFMUstate()
 
     def go():

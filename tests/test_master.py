@@ -11,7 +11,7 @@ def oscillator(fmu_dir, interpolate=True):
     s = System(interpolate_inputs=interpolate)
     s.add("wall", fmu_dir / "Fixed.fmu", s0=0.0)
     s.add("spring", fmu_dir / "Spring.fmu", c=100.0, s_rel0=1.0)
-    s.add("mass", fmu_dir / "Mass.fmu", m=1.0, s=3.5, v=0.0)
+    s.add("mass", fmu_dir / "Mass.fmu", m=1.0, s_start=3.5, v_start=0.0)
     s.connect("wall.flange", "spring.flange_a", rod=2.0)
     s.connect("spring.flange_b", "mass.flange_a")
     return s
@@ -41,7 +41,7 @@ def test_forces_of_several_elements_on_one_flange_add_up(fmu_dir):
     s.add("k1", fmu_dir / "Spring.fmu", c=100.0, s_rel0=1.0)
     s.add("k2", fmu_dir / "Spring.fmu", c=300.0, s_rel0=1.0)
     s.add("damper", fmu_dir / "Damper.fmu", d=40.0)
-    s.add("mass", fmu_dir / "Mass.fmu", m=1.0, s=1.0)
+    s.add("mass", fmu_dir / "Mass.fmu", m=1.0, s_start=1.0)
     s.connect("left.flange", "k1.flange_a")
     s.connect("left.flange", "damper.flange_a")
     s.connect("k1.flange_b", "mass.flange_a")

@@ -136,7 +136,7 @@ def test_state_captures_internal_attributes_not_only_variables():
 
 
 def test_reset_restores_start_values(fmu_dir):
-    s = Slave(fmu_dir / "Mass.fmu").init(s=1.0, v=2.0)
+    s = Slave(fmu_dir / "Mass.fmu").init(s_start=1.0, v_start=2.0)
     s.fmu.doStep(0.0, 0.5)
     assert s.get("s") == 2.0
     s.fmu.reset()

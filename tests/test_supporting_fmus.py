@@ -7,7 +7,7 @@ from fmu_helpers import Slave
 
 
 def test_mass_integrates_a_held_force_exactly(fmu_dir):
-    s = Slave(fmu_dir / "Mass.fmu").init(m=2.0, L=0.4, s=1.0, v=-0.5)
+    s = Slave(fmu_dir / "Mass.fmu").init(m=2.0, L=0.4, s_start=1.0, v_start=-0.5)
     s.set(flange_a__f=-3.0, flange_b__f=1.0)          # body receives +3 - 1 = 2 N
     assert s.get("a") == pytest.approx(1.0, rel=1e-15)
     s.fmu.doStep(0.0, 0.25)

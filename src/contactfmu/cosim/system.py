@@ -23,6 +23,14 @@ Coupling scheme (fixed communication step h, t_n = t0 + n*h):
 Inertial FMUs integrate exactly under a held or linear force; because the forces are evaluated
 with the motion of the same communication point, no algebraic loop arises (compliant forces
 depend on s and v only, their derivatives also on a).
+
+``scheme="jacobi"`` runs libcosim's fixed-step algorithm instead (OSP ``FixedStepAlgorithm``, as in
+libcosim's fixed_step_algorithm.cpp and slave_simulator.cpp), for comparisons with libcosim and
+other plain masters: initialization mode with N = (number of FMUs) sweeps of "read every
+connected output, then copy all values"; then at each step every FMU steps, every output is read
+right after its step (an output that depends directly on inputs still reflects the previous
+inputs), and all connections are copied at once. Values only (no derivatives); the forces of a
+node are summed, which equals connecting them to the numbered inputs .f, .f2 .. .f4 one by one.
 """
 import math
 import os
@@ -91,7 +99,11 @@ class Instance:
         self.interpolates = bool(cs.canInterpolateInputs)
         self.values = dict(values)
         for key in self.values:
-            self.var(key)
+            var = self.var(key)
+            if var.causality not in ("parameter", "input") and var.initial not in ("exact", "approx"):
+                hint = f"; set {key}_start" if f"{key}_start" in self.variables else ""
+                raise CosimError(f"{name}.{key} cannot be set: it is a {var.causality} computed by the FMU "
+                                 f"(initial = {var.initial}){hint}")
         self.log = []
         self.slave = None
         self.unzipdir = None
@@ -132,7 +144,7 @@ class System:
     """A co-simulation of connected FMU instances.
 
     >>> sys = System()
-    >>> sys.add("mass", "fmus/Mass.fmu", m=1.0, s=0.1)
+    >>> sys.add("mass", "fmus/Mass.fmu", m=1.0, s_start=0.1)
     >>> sys.add("spring", "fmus/Spring.fmu", c=100.0)
     >>> sys.add("wall", "fmus/Fixed.fmu")
     >>> sys.connect("wall.flange", "spring.flange_a")
@@ -364,12 +376,65 @@ class System:
                 for (col, _), value in zip(cols, values):
                     row[col + 1] = value
 
-    def simulate(self, stop_time, step, start_time=0.0, output_interval=None, outputs=None, progress=None):
+    def _jacobi_reads(self, plan, t):
+        """libcosim's transfer: read every connected output first, then return the values to set."""
+        motion, signals, forces, accel = plan
+        sets = []
+        for si, vs, vv, ti, ts, tv, off in motion:
+            s, v = self._call(si, "fmi2GetReal", lambda: si.slave.getReal([vs, vv]), t)
+            sets.append((ti, "Real", [ts, tv], [s + off, v]))
+        for ia, va, ib, vb, _ in signals:
+            getter = {"Real": ia.slave.getReal, "Boolean": ia.slave.getBoolean}.get(va.type, ia.slave.getInteger)
+            val = self._call(ia, "fmi2Get" + va.type, lambda: getter([va.valueReference]), t)
+            sets.append((ib, va.type, [vb.valueReference], list(val)))
+        for si, vf, sources, _ in forces:
+            total = 0.0
+            for ti, tf in sources:
+                total += self._call(ti, "fmi2GetReal", lambda: ti.slave.getReal([tf]), t)[0]
+            sets.append((si, "Real", [vf], [total]))
+        for si, va, ti, ta in accel:
+            a = self._call(si, "fmi2GetReal", lambda: si.slave.getReal([va]), t)
+            sets.append((ti, "Real", [ta], list(a)))
+        return sets
+
+    def _jacobi_sets(self, sets, t):
+        for inst, kind, vrs, values in sets:
+            setter = {"Real": inst.slave.setReal, "Boolean": inst.slave.setBoolean}.get(kind, inst.slave.setInteger)
+            self._call(inst, f"fmi2Set{'Integer' if kind == 'Enumeration' else kind}",
+                       lambda: setter(vrs, values), t)
+
+    def _input_plan(self, inputs):
+        plan = []
+        for ref, fn in (inputs or {}).items():
+            inst, name = self._split(ref)
+            var = inst.var(name)
+            if var.causality != "input" or var.type != "Real":
+                raise CosimError(f"inputs[{ref!r}]: {ref} is a {var.type} {var.causality}; only Real inputs "
+                                 f"can be driven")
+            if not callable(fn):
+                raise CosimError(f"inputs[{ref!r}] must be a function of time, got {type(fn).__name__}")
+            plan.append((inst, var.valueReference, fn, ref))
+        return plan
+
+    def _drive(self, plan, t):
+        for inst, vr, fn, ref in plan:
+            value = float(fn(t))
+            if not math.isfinite(value):
+                raise CosimError(f"inputs[{ref!r}] gave {value!r} at t = {t:.9g} s")
+            self._call(inst, "fmi2SetReal", lambda: inst.slave.setReal([vr], [value]), t)
+
+    def simulate(self, stop_time, step, start_time=0.0, output_interval=None, outputs=None, progress=None,
+                 scheme="gauss-seidel", inputs=None):
         """Run the co-simulation; returns a Result (time + recorded outputs).
 
         step: communication step [s]; output_interval: recording interval (a multiple of step,
         default step); outputs: "inst.var" names to record (default: every output);
-        progress: True for a progress bar on stderr for runs longer than 2 s, or a callable(t)."""
+        progress: True for a progress bar on stderr for runs longer than 2 s, or a callable(t);
+        scheme: "gauss-seidel" (the project's scheme, module docstring) or "jacobi" (libcosim's
+        fixed-step algorithm); inputs: {"inst.var": f(t)} drives unconnected Real inputs, set at
+        every communication point before the exchange (jacobi: before the step)."""
+        if scheme not in ("gauss-seidel", "jacobi"):
+            raise CosimError(f"scheme {scheme!r}: valid are 'gauss-seidel' and 'jacobi'")
         if not (step > 0 and math.isfinite(step)):
             raise CosimError(f"communication step {step!r} s must be > 0")
         if not stop_time > start_time:
@@ -377,25 +442,39 @@ class System:
         n_steps = int(math.ceil((stop_time - start_time) / step - 1e-9))
         every = 1 if output_interval is None else max(1, int(round(output_interval / step)))
         plan = self._plan()
+        drive = self._input_plan(inputs)
         names, groups = self._recorder(outputs)
+        jacobi = scheme == "jacobi"
         rows = []
         bar = _Progress(start_time, stop_time) if progress is True else None
         try:
             self._instantiate(start_time, stop_time)
+            self._drive(drive, start_time)
             for inst in self.instances.values():
                 self._call(inst, "fmi2EnterInitializationMode", inst.slave.enterInitializationMode, start_time)
-            self._exchange(plan, start_time)
+            if jacobi:
+                for _ in range(len(self.instances)):
+                    self._jacobi_sets(self._jacobi_reads(plan, start_time), start_time)
+            else:
+                self._exchange(plan, start_time)
             for inst in self.instances.values():
                 self._call(inst, "fmi2ExitInitializationMode", inst.slave.exitInitializationMode, start_time)
             t = start_time
             for n in range(n_steps + 1):
-                self._exchange(plan, t)
+                if jacobi:
+                    sets = self._jacobi_reads(plan, t)
+                else:
+                    self._drive(drive, t)
+                    self._exchange(plan, t)
                 if n % every == 0 or n == n_steps:
                     row = [t] + [0.0] * len(names)
                     self._record(groups, row, t)
                     rows.append(row)
                 if n == n_steps:
                     break
+                if jacobi:
+                    self._jacobi_sets(sets, t)
+                    self._drive(drive, t)
                 t_next = min(start_time + (n + 1) * step, stop_time)
                 h = t_next - t
                 for inst in self.instances.values():

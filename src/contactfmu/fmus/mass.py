@@ -15,7 +15,8 @@ class Mass(ContactSlave):
         "motion of its centre (s, v, a) and flanges (flange_a.s = s - L/2, flange_b.s = s + L/2). "
         "Inside a communication step the motion is integrated exactly for forces that are held or, "
         "when the master sets their first derivatives (fmi2SetRealInputDerivatives), vary linearly. "
-        "Start values: set s and v (initial exact) before initialization.")
+        "Initial state: parameters s_start and v_start (s and v are outputs; a parameter, unlike an "
+        "output start value, can be set from an SSP parameter set and in every importer).")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
     FORCES = force_inputs("flange_a") + force_inputs("flange_b")
     INPUT_DERIVATIVES = True
@@ -23,15 +24,22 @@ class Mass(ContactSlave):
     VARIABLES = [
         parameter("m", 1.0, "kg", "Mass of the sliding mass (must be > 0)", min=0.0, min_exclusive=True),
         parameter("L", 0.0, "m", "Length of component, from left flange to right flange (= flange_b.s - flange_a.s)"),
+        parameter("s_start", 0.0, "m", "Initial absolute position of the centre (MSL s(start = s_start))"),
+        parameter("v_start", 0.0, "m/s", "Initial absolute velocity (MSL v(start = v_start))"),
         *force_in_flange("flange_a"),
         *force_in_flange("flange_b"),
-        out("s", "m", "Absolute position of the centre of the component (start value settable)", start=0.0),
-        out("v", "m/s", "Absolute velocity of the component (= der(s); start value settable)", start=0.0),
+        out("s", "m", "Absolute position of the centre of the component (= s_start at the start time)"),
+        out("v", "m/s", "Absolute velocity of the component (= der(s); = v_start at the start time)"),
         out("a", "m/s2", "Absolute acceleration (= der(v)) = (-flange_a.f - flange_b.f)/m", depends=FORCES),
         *flange_motion_outputs(FORCES),
     ]
 
+    def initialize(self, t0):
+        self.s, self.v = self.s_start, self.v_start
+
     def compute_outputs(self):
+        if not self._initialized:
+            self.s, self.v = self.s_start, self.v_start
         self.a = rigid.acceleration(self.m, -self.cut_force("flange_a") - self.cut_force("flange_b"))
         self.publish_motion()
 

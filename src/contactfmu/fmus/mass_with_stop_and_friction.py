@@ -41,10 +41,13 @@ class MassWithStopAndFriction(ContactSlave):
         parameter("v_small", 1e-3, "m/s", "Relative velocity near to zero (see model info text)", min=0.0,
                   min_exclusive=True),
         parameter("useHeatPort", False, None, "= true, if heatPort is enabled (heatPort.Q_flow = -lossPower)"),
+        parameter("s_start", 0.0, "m", "Initial absolute position of the centre (MSL s(start = s_start); "
+                  "must lie within [smin, smax])"),
+        parameter("v_start", 0.0, "m/s", "Initial absolute velocity (MSL v(start = v_start))"),
         *force_in_flange("flange_a"),
         *force_in_flange("flange_b"),
-        out("s", "m", "Absolute position of center of component (start value settable)", start=0.0),
-        out("v", "m/s", "Absolute velocity of component (start value settable)", start=0.0),
+        out("s", "m", "Absolute position of center of component (= s_start at the start time)"),
+        out("v", "m/s", "Absolute velocity of component (= v_start at the start time)"),
         out("a", "m/s2", "Absolute acceleration of component", depends=FORCES),
         *flange_motion_outputs(FORCES),
         out("f", "N", "Friction force (positive opposes forward motion; = sa while stuck)", depends=FORCES),
@@ -84,6 +87,7 @@ class MassWithStopAndFriction(ContactSlave):
                                self.F_Stribeck, self.fexp, self.v_small)
 
     def initialize(self, t0):
+        self.s, self.v = self.s_start, self.v_start
         p = self._parameters()
         message = mwsf.start_checks(p, self.s, self.v)
         if message:
@@ -95,6 +99,8 @@ class MassWithStopAndFriction(ContactSlave):
         self.lastEventTime = -1.0
 
     def compute_outputs(self):
+        if not self._initialized:
+            self.s, self.v = self.s_start, self.v_start
         p = self._parameters()
         F = -self.cut_force("flange_a") - self.cut_force("flange_b")
         mode, self.startForward, self.startBackward = mwsf.settle(
