@@ -21,6 +21,8 @@ def main(argv=None):
     parser.add_argument("--out", default=str(ROOT / "fmus"), help="directory for the FMUs (default: fmus/)")
     parser.add_argument("--results", default=str(ROOT / "results"), help="showcase output (default: results/)")
     parser.add_argument("--no-showcase", action="store_true", help="only build and validate")
+    parser.add_argument("--cross-check", default=None,
+                        help="directory for the FMI cross-check files (default: <out>/cross-check)")
     parser.add_argument("--update-readme", action="store_true",
                         help="regenerate the FMU table in README.md from the built model descriptions")
     args = parser.parse_args(argv)
@@ -36,6 +38,15 @@ def main(argv=None):
         changed = update_readme(ROOT / "README.md", [path for path, _ in results.values()])
         print(f"README.md FMU table {'updated' if changed else 'already current'}")
 
+    crosscheck_dirs = []
+    if not invalid:
+        from contactfmu import crosscheck
+        t1 = time.perf_counter()
+        target = Path(args.cross_check or Path(args.out) / "cross-check")
+        crosscheck_dirs = crosscheck.write_all([path for path, _ in results.values()], target, progress=None)
+        print(f"FMI cross-check files ({time.perf_counter() - t1:.1f} s): "
+              f"{target}/fmus/2.0/cs/linux64/contactfmu/<version>/<Model>/")
+
     showcase = None
     if not args.no_showcase and not invalid:
         example = runpy.run_path(str(ROOT / "examples" / "msl_generation_of_fmus.py"))
@@ -47,6 +58,9 @@ def main(argv=None):
     print(f"  FMUs: {len(results) - len(invalid)} of {len(results)} valid ({t_build:.1f} s) in {args.out}")
     for name, problems in invalid.items():
         print(f"    {name}: " + "; ".join(problems))
+    if crosscheck_dirs:
+        print(f"  Cross-check: <Model>_in.csv, _ref.csv, _ref.opt for {len(crosscheck_dirs)} FMUs in "
+              f"{crosscheck_dirs[0].parent}")
     if showcase:
         report, wall = showcase
         print(f"  Showcase: GenerationOfFMUs, communication step 1 ms, wall time {wall:.2f} s, "

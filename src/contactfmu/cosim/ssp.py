@@ -1,0 +1,192 @@
+"""Export a System as an SSP 1.0 package (System Structure and Parameterization, Modelica Association).
+
+The package (a zip, ``.ssp``) holds ``SystemStructure.ssd`` and the FMUs under ``resources/``:
+
+* one ``ssd:Component`` per FMU instance, with the connectors its connections use and its
+  parameters and start values as an inline parameter set (``ssd:ParameterValues``);
+* the flange connections as plain signal connections, the way the project's master copies them
+  (``contactfmu.cosim.system``): the inertial flange's s, v and a go to each compliant flange on
+  its node; each compliant element's force goes to one force input of the inertial flange:
+  ``<flange>.f`` for the first element, ``.f2``, ``.f3``, ``.f4`` for further ones (an SSP
+  input takes one connection, so the sum the master forms is formed inside the body instead);
+* a rigid rod (``connect(..., rod=L)``) as an ``ssc:LinearTransformation`` with
+  ``offset = L`` (factor 1) on the position connection only: s_b = s_a + L, v and a unchanged.
+  libcosim turns it into one of its linear-transformation functions, evaluated in the same
+  transfer as the connections (no delay);
+* units (``ssd:Units``) for the connectors, a ``ssd:DefaultExperiment`` with the start and stop
+  time and the OSP annotation ``osp:FixedStepAlgorithm baseStepSize`` (libcosim needs a step
+  size: without one, loading the SSP fails).
+
+Importers with a plain fixed-step master run it with values held over each step; the
+project's master (``System.simulate``) adds first-order hold, and ``scheme="jacobi"`` reproduces
+libcosim's algorithm exactly (see ``contactfmu.cosim.libcosim``).
+"""
+import math
+import os
+import zipfile
+from pathlib import Path
+from xml.etree.ElementTree import Element, SubElement, tostring
+
+from ..fmus._base import UNITS, FORCE_INPUTS_PER_FLANGE
+from .system import CosimError
+
+NS = {
+    "ssd": "http://ssp-standard.org/SSP1/SystemStructureDescription",
+    "ssc": "http://ssp-standard.org/SSP1/SystemStructureCommon",
+    "ssv": "http://ssp-standard.org/SSP1/SystemStructureParameterValues",
+    "osp": "http://opensimulationplatform.com/SSP/OSPAnnotations",
+}
+_SSC_TYPE = {"Real": "Real", "Integer": "Integer", "Enumeration": "Integer", "Boolean": "Boolean"}
+_SI = ("kg", "m", "s", "A", "K", "mol", "cd", "rad")
+
+
+def _q(tag):
+    prefix, _, name = tag.partition(":")
+    return f"{prefix}:{name}"
+
+
+def _num(x):
+    return repr(float(x))
+
+
+def connections(system):
+    """The system's connections as (start "inst.var", end "inst.var", offset) triples, in the
+    order an SSP lists them (offset: LinearTransformation offset of a rod, else 0)."""
+    out = []
+    for source, members in system._nodes():
+        targets = [f for f in members if f != source]
+        if source is None:
+            raise CosimError(f"flanges {', '.join(sorted(members))} are connected only to compliant "
+                             f"elements: every node needs one inertial element (Mass, Fixed, ...)")
+        si, sf = system._split(source)
+        if len(targets) > FORCE_INPUTS_PER_FLANGE:
+            raise CosimError(
+                f"{source} carries {len(targets)} compliant elements ({', '.join(targets)}); an SSP input "
+                f"takes one connection and an inertial flange has {FORCE_INPUTS_PER_FLANGE} force inputs "
+                f"(.f, .f2 .. .f{FORCE_INPUTS_PER_FLANGE}): connect further elements through a rod to "
+                f"another flange of the body")
+        for k, t in enumerate(targets):
+            ti, tf = system._split(t)
+            off = members[t]
+            out.append((f"{si.name}.{si.port(sf, 's')}", f"{ti.name}.{ti.port(tf, 's')}", off))
+            out.append((f"{si.name}.{si.port(sf, 'v')}", f"{ti.name}.{ti.port(tf, 'v')}", 0.0))
+            if ti.port(tf, "a") in ti.variables and si.port(sf, "a") in si.variables:
+                out.append((f"{si.name}.{si.port(sf, 'a')}", f"{ti.name}.{ti.port(tf, 'a')}", 0.0))
+            force_in = si.port(sf, "f") + ("" if k == 0 else str(k + 1))
+            si.var(force_in)   # an FMU without the numbered inputs fails here, by name
+            out.append((f"{ti.name}.{ti.port(tf, 'f')}", f"{si.name}.{force_in}", 0.0))
+    for a, b in system.signals:
+        out.append((a, b, 0.0))
+    return out
+
+
+def system_structure(system, stop_time, step, start_time=0.0, name="contactfmu", sources=None):
+    """The SystemStructure.ssd document (bytes) of `system`; `sources`: instance -> FMU path in
+    the package (default resources/<file name>)."""
+    if not (step > 0 and math.isfinite(step)):
+        raise CosimError(f"communication step {step!r} s must be > 0")
+    if not stop_time > start_time:
+        raise CosimError(f"stop_time {stop_time!r} must be greater than start_time {start_time!r}")
+    conns = connections(system)
+    used = {}
+    for a, b, _ in conns:
+        for ref in (a, b):
+            inst, var = system._split(ref)
+            used.setdefault(inst.name, set()).add(var)
+    units = set()
+
+    root = Element(_q("ssd:SystemStructureDescription"),
+                   {f"xmlns:{k}": v for k, v in NS.items()} | {"name": name, "version": "1.0"})
+    sysel = SubElement(root, _q("ssd:System"), name=name,
+                       description="Exported by contactfmu from a contactfmu.cosim.System")
+    elements = SubElement(sysel, _q("ssd:Elements"))
+    for inst in system.instances.values():
+        source = (sources or {}).get(inst.name, "resources/" + os.path.basename(inst.path))
+        comp = SubElement(elements, _q("ssd:Component"), name=inst.name, source=source,
+                          type="application/x-fmu-sharedlibrary")
+        names = [v.name for v in inst.md.modelVariables
+                 if v.name in used.get(inst.name, ()) or v.name in inst.values]
+        if names:
+            conn_el = SubElement(comp, _q("ssd:Connectors"))
+            for vname in names:
+                var = inst.variables[vname]
+                kind = var.causality if var.causality in ("input", "output", "parameter") else "parameter"
+                c = SubElement(conn_el, _q("ssd:Connector"), name=vname, kind=kind)
+                attrs = {}
+                if var.type == "Real" and var.unit and var.unit in UNITS and var.unit != "1":
+                    attrs["unit"] = var.unit
+                    units.add(var.unit)
+                SubElement(c, _q("ssc:" + _SSC_TYPE.get(var.type, "Real")), attrs)
+        if inst.values:
+            bindings = SubElement(comp, _q("ssd:ParameterBindings"))
+            binding = SubElement(bindings, _q("ssd:ParameterBinding"))
+            values = SubElement(binding, _q("ssd:ParameterValues"))
+            pset = SubElement(values, _q("ssv:ParameterSet"), version="1.0", name="initialValues")
+            params = SubElement(pset, _q("ssv:Parameters"))
+            for vname, value in inst.values.items():
+                var = inst.variables[vname]
+                p = SubElement(params, _q("ssv:Parameter"), name=vname)
+                if var.type == "Real":
+                    SubElement(p, _q("ssv:Real"), value=_num(value))
+                elif var.type == "Boolean":
+                    SubElement(p, _q("ssv:Boolean"), value="true" if value else "false")
+                else:
+                    SubElement(p, _q("ssv:Integer"), value=str(int(value)))
+    if conns:
+        conn_root = SubElement(sysel, _q("ssd:Connections"))
+        for a, b, off in conns:
+            ia, va = a.split(".", 1)
+            ib, vb = b.split(".", 1)
+            c = SubElement(conn_root, _q("ssd:Connection"), startElement=ia, startConnector=va,
+                           endElement=ib, endConnector=vb)
+            if off:
+                SubElement(c, _q("ssc:LinearTransformation"), factor="1.0", offset=_num(off))
+    if units:
+        units_el = SubElement(root, _q("ssd:Units"))
+        for u in sorted(units):
+            unit = SubElement(units_el, _q("ssc:Unit"), name=u)
+            SubElement(unit, _q("ssc:BaseUnit"), {k: str(v) for k, v in UNITS[u].items() if k in _SI})
+    exp = SubElement(root, _q("ssd:DefaultExperiment"), startTime=_num(start_time), stopTime=_num(stop_time))
+    ann = SubElement(SubElement(exp, _q("ssd:Annotations")), _q("ssc:Annotation"), type="com.opensimulationplatform")
+    SubElement(SubElement(ann, _q("osp:Algorithm")), _q("osp:FixedStepAlgorithm"), baseStepSize=_num(step))
+    _indent(root)
+    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode").encode("utf-8")
+
+
+def export_ssp(system, path, stop_time, step, start_time=0.0, name=None):
+    """Write `system` as an SSP 1.0 package at `path` (.ssp); returns the path.
+
+    stop_time, step, start_time: the DefaultExperiment and the OSP fixed-step annotation."""
+    path = Path(path)
+    if path.suffix != ".ssp":
+        raise CosimError(f"{path}: an SSP package must end in .ssp")
+    files, sources = {}, {}
+    for inst in system.instances.values():
+        base = os.path.basename(inst.path)
+        stem, ext = os.path.splitext(base)
+        target, k = f"resources/{base}", 1
+        while target in files and files[target] != os.path.abspath(inst.path):
+            k += 1
+            target = f"resources/{stem}_{k}{ext}"
+        files[target] = os.path.abspath(inst.path)
+        sources[inst.name] = target
+    ssd = system_structure(system, stop_time, step, start_time, name or path.stem, sources)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("SystemStructure.ssd", ssd)
+        for target, src in files.items():
+            z.write(src, target)
+    return path
+
+
+def _indent(el, level=0):
+    pad = "\n" + "  " * level
+    if len(el):
+        if not (el.text or "").strip():
+            el.text = pad + "  "
+        for child in el:
+            _indent(child, level + 1)
+        if not (child.tail or "").strip():
+            child.tail = pad
+    if level and not (el.tail or "").strip():
+        el.tail = pad

@@ -1,0 +1,142 @@
+"""FMI Cross-Check files for every FMU (https://github.com/modelica/fmi-cross-check).
+
+For each FMU a default experiment with the FMU's own default parameters and its
+DefaultExperiment (start, stop, step): inputs follow a prescribed motion or force (written to
+``<Model>_in.csv``) chosen so that the documented behaviour happens in it (the ElastoGap,
+TranslationalHardstop and EndStop flanges pass into their contacts, the
+MassWithStopAndFriction body sticks, slides and hits its stop); ``<Model>_ref.csv`` holds every
+output at every communication point, computed by the project's master with the FMU alone, the
+way importers replay an input file (fmpy's ``simulate_fmu``, the FMU Compliance Checker,
+libcosim): the inputs of t_n are set, the FMU steps to t_n+1 and the outputs are read right
+after the step, before the inputs of t_n+1 arrive (``System.simulate(scheme="jacobi")``); so an
+output that depends directly on an input shows the value for the inputs of the previous
+point. ``<Model>_ref.opt`` has the StartTime, StopTime, StepSize and RelTol.
+
+Layout: ``<out>/fmus/2.0/cs/linux64/contactfmu/<version>/<Model>/`` with ``<Model>.fmu``, the
+CSV and opt files and a ``ReadMe.md``, as in the cross-check repository.
+"""
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__
+from .cosim import System
+from .cosim.results import Result
+
+TWO_PI = 2.0 * math.pi
+
+
+def motion(amplitude, period, offset=0.0):
+    """s, v, a of s = offset + amplitude*sin(2*pi*t/period) (consistent derivatives)."""
+    w = TWO_PI / period
+    return (lambda t: offset + amplitude * math.sin(w * t),
+            lambda t: amplitude * w * math.cos(w * t),
+            lambda t: -amplitude * w * w * math.sin(w * t))
+
+
+def _flange(name, amplitude, period, offset=0.0, x="s"):
+    s, v, a = motion(amplitude, period, offset)
+    return {f"{name}.{x}": s, f"{name}.v": v, f"{name}.a": a}
+
+
+# model -> (what happens, inputs {variable: f(t)}); default parameters, DefaultExperiment times
+EXPERIMENTS = {
+    "Mass": ("1 kg pushed by flange_a.f = -sin(2*pi*t) N (the body receives +sin) and held back by "
+             "flange_b.f = 0.25 N", {"flange_a.f": lambda t: -math.sin(TWO_PI * t), "flange_b.f": lambda t: 0.25}),
+    "Fixed": ("cut force flange.f = 3*sin(2*pi*t) N; f_support = -flange.f", {"flange.f": lambda t: 3 * math.sin(TWO_PI * t)}),
+    "Spring": ("flange_b oscillates, s = 0.1*sin(2*pi*t) m", _flange("flange_b", 0.1, 1.0)),
+    "Damper": ("flange_b oscillates, s = 0.1*sin(2*pi*t) m", _flange("flange_b", 0.1, 1.0)),
+    "SpringDamper": ("flange_b oscillates, s = 0.1*sin(2*pi*t) m", _flange("flange_b", 0.1, 1.0)),
+    "Force": ("f = 2*sin(2*pi*t) N on a flange moving with s = 0.1*sin(2*pi*t) m",
+              {"f": lambda t: 2 * math.sin(TWO_PI * t), **_flange("flange", 0.1, 1.0)}),
+    "Sine": ("no inputs", {}),
+    "ElastoGap": ("flange_b.s = 0.05*sin(2*pi*t/0.1) m: contact (s_rel < s_rel0 = 0) in the second half "
+                  "period, the damper force bounded at contact start and end",
+                  _flange("flange_b", 0.05, 0.1)),
+    "TranslationalHardstop": ("flange_b.s = 0.6*sin(2*pi*t) m in the gap b = 1 m: the upper stop (s_rel > 0.5) "
+                              "around t = 0.25 s, the lower stop around t = 0.75 s; the documented law with "
+                              "m_a = m_b = 0", _flange("flange_b", 0.6, 1.0)),
+    "EndStop": ("ctr1.x = 0.02*sin(2*pi*t) m against l1 = l2 = 0.01 m: Elastic End Stop, stop 1 "
+                "(state 1) around t = 0.25 s and stop 2 (state 2) around t = 0.75 s", _flange("ctr1", 0.02, 1.0, x="x")),
+    "MassWithStopAndFriction": ("flange_a.f = -30*sin(pi*t/5) N: the body breaks away from sticking, slides "
+                                "with Stribeck friction and hits the stop smax = 25 m",
+                                {"flange_a.f": lambda t: -30.0 * math.sin(math.pi * t / 5.0)}),
+}
+
+
+def experiment(fmu_path):
+    """(start, stop, step, description, inputs) of the FMU's cross-check experiment."""
+    from fmpy import read_model_description
+
+    md = read_model_description(str(fmu_path))
+    what, inputs = EXPERIMENTS[md.modelName]
+    de = md.defaultExperiment
+    return float(de.startTime), float(de.stopTime), float(de.stepSize), what, inputs
+
+
+def reference(fmu_path, scheme="jacobi"):
+    """Run the FMU alone with its cross-check inputs in the project's master; returns
+    (Result of every output, Result of the inputs, (start, stop, step), description)."""
+    from fmpy import read_model_description
+
+    md = read_model_description(str(fmu_path))
+    start, stop, step, what, inputs = experiment(fmu_path)
+    system = System()
+    system.add(md.modelName, fmu_path)
+    outputs = [v.name for v in md.modelVariables if v.causality == "output"]
+    result = system.simulate(stop, step, start_time=start, scheme=scheme, outputs=[f"{md.modelName}.{n}" for n in outputs],
+                             inputs={f"{md.modelName}.{k}": fn for k, fn in inputs.items()})
+    ref = Result(["time"] + outputs, result.values)
+    t = ref.time
+    ins = Result(["time"] + list(inputs), np.column_stack([t] + [[fn(x) for x in t] for fn in inputs.values()]))
+    return ref, ins, (start, stop, step), what
+
+
+MAX_CSV_BYTES = 900_000   # the cross-check rules allow 1 MB per CSV file
+
+
+def decimation(result):
+    """Every how many rows the reference keeps so that its CSV stays under MAX_CSV_BYTES."""
+    row = sum(len(repr(float(x))) + 1 for x in result.values[len(result.values) // 2])
+    return max(1, math.ceil(row * len(result.values) / MAX_CSV_BYTES))
+
+
+def write(fmu_path, out_dir):
+    """Write the cross-check directory of one FMU; returns it."""
+    from fmpy import read_model_description
+
+    md = read_model_description(str(fmu_path))
+    name = md.modelName
+    ref, ins, (start, stop, step), what = reference(fmu_path)
+    d = Path(out_dir) / "fmus" / "2.0" / "cs" / "linux64" / "contactfmu" / __version__ / name
+    d.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(fmu_path, d / f"{name}.fmu")
+    keep = decimation(ref)
+    ref_rows = Result(ref.names, ref.values[::keep] if ref.time[-1] == ref.time[::keep][-1]
+                      else np.vstack([ref.values[::keep], ref.values[-1:]]))
+    ref_rows.to_csv(d / f"{name}_ref.csv")
+    if len(ins.names) > 1:
+        ins.to_csv(d / f"{name}_in.csv")
+    (d / f"{name}_ref.opt").write_text(
+        f"StartTime, {start!r}\nStopTime, {stop!r}\nStepSize, {step!r}\nRelTol, 1e-6\n")
+    (d / "ReadMe.md").write_text(
+        f"# {name}\n\n{md.description}\n\n## Cross-check experiment\n\n"
+        f"Default parameters, {start:g} s to {stop:g} s, communication step {step:g} s. {what}.\n"
+        f"Inputs (`{name}_in.csv`, on the step grid) are set at each communication point t_n, the FMU "
+        f"steps to t_n+1, and the outputs read right after the step are recorded at t_n+1 "
+        f"(`{name}_ref.csv`" + (f", every {keep}th point to stay under 1 MB" if keep > 1 else "") +
+        f"; the first row after initialization), as fmpy's simulate_fmu and the FMU Compliance "
+        f"Checker replay an input file. Reference computed by "
+        f"contactfmu {__version__}'s co-simulation master.\n")
+    return d
+
+
+def write_all(fmu_paths, out_dir, progress=print):
+    dirs = []
+    for path in fmu_paths:
+        dirs.append(write(path, out_dir))
+        if progress:
+            progress(f"  cross-check files: {dirs[-1]}")
+    return dirs
