@@ -208,18 +208,18 @@ int main(int argc, char** argv)
     for (int k = 0; k < n_out; k++) fprintf(out, ",%.17g", y[k]);
     fputc('\n', out);
     for (long n = 0; n < n_steps; n++) {
-        double t = t0 + n * h;
+        double t = t0 + n * h, dt = (t0 + (n + 1) * h) - t; /* the step of the grid t0 + n*h */
         if (n > 0) { NEXT_INPUTS(t); }
         have_row = 1;
         if (state_check && n == n_steps / 2) {
             fmi2FMUstate s = NULL;
             CHECK(getState(c, &s), "fmi2GetFMUstate");
-            CHECK(doStep(c, t, h, 1), "fmi2DoStep");
+            CHECK(doStep(c, t, dt, 1), "fmi2DoStep");
             if (read_outputs(c, getReal, getInteger, getBoolean, n_out, out_kinds, out_vrs, y2)) return 3;
             CHECK(setState(c, s), "fmi2SetFMUstate");
             CHECK(freeState(c, &s), "fmi2FreeFMUstate");
         }
-        CHECK(doStep(c, t, h, 1), "fmi2DoStep");
+        CHECK(doStep(c, t, dt, 1), "fmi2DoStep");
         if (read_outputs(c, getReal, getInteger, getBoolean, n_out, out_kinds, out_vrs, y)) return 3;
         if (state_check && n == n_steps / 2 && memcmp(y, y2, n_out * sizeof(double)) != 0) {
             fprintf(stderr, "fmi2_host: the step repeated from fmi2SetFMUstate differs at t = %.17g\n", t);
