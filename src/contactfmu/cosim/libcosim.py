@@ -88,26 +88,30 @@ def run_ssp(ssp_path, outputs, stop_time=None, inputs=None, log_level="error"):
         return index[inst], refs[index[inst]][var][0]
 
     cols = [lookup(r) for r in outputs]
+    kinds = [refs[i][name.partition(".")[2]][1] for (i, _), name in zip(cols, outputs)]
     drive = [(lookup(r), fn) for r, fn in (inputs or {}).items()]
     for (i, vr), fn in drive:
         ex.real_initial_value(i, vr, float(fn(start)))
+    if not drive and all(k == 0 for k in kinds):
+        return _run_bulk(ex, CosimObserver, cols, outputs, start, step, n_steps, ssp_path)
     observer = CosimObserver.create_last_value()
     ex.add_observer(observer)
     manipulator = None
     if drive:
         manipulator = CosimManipulator.create_override()
         ex.add_manipulator(manipulator)
-    by_slave = {}
-    for k, (i, vr) in enumerate(cols):
-        by_slave.setdefault(i, []).append((k, vr))
+    groups = {}
+    for k, ((i, vr), kind) in enumerate(zip(cols, kinds)):
+        groups.setdefault((i, kind), []).append((k, vr))
+    readers = {0: observer.last_real_values, 1: observer.last_integer_values, 3: observer.last_boolean_values}
     rows = []
 
     def record(t):
         row = [t] + [0.0] * len(cols)
-        for i, items in by_slave.items():
-            values = observer.last_real_values(i, [vr for _, vr in items])
+        for (i, kind), items in groups.items():
+            values = readers[kind](i, [vr for _, vr in items])
             for (k, _), value in zip(items, values):
-                row[k + 1] = value
+                row[k + 1] = float(value)
         rows.append(row)
 
     for n in range(1, n_steps + 1):
@@ -120,6 +124,29 @@ def run_ssp(ssp_path, outputs, stop_time=None, inputs=None, log_level="error"):
         record(start + n * step)     # outputs read after the step
     del ex
     return Result(["time"] + list(outputs), np.array(rows, dtype=float))
+
+
+def _run_bulk(ex, CosimObserver, cols, outputs, start, step, n_steps, ssp_path):
+    """All steps in one libcosim call, Real outputs from a time-series observer."""
+    observer = CosimObserver.create_time_series(buffer_size=n_steps + 16)
+    ex.add_observer(observer)
+    from libcosimpy.CosimEnums import CosimVariableType
+
+    for i, vr in cols:
+        observer.start_time_series(i, vr, CosimVariableType.REAL)
+    if not ex.step(n_steps):
+        raise CosimError(f"libcosim failed before t = {start + n_steps * step:.9g} s ({ssp_path})")
+    data = np.empty((n_steps, len(cols) + 1))
+    data[:, 0] = start + step * np.arange(1, n_steps + 1)
+    for k, (i, vr) in enumerate(cols):
+        times, steps, values = observer.time_series_real_samples(i, vr, from_step=1, sample_count=n_steps)
+        if len(values) != n_steps or list(steps[:1]) != [1]:
+            raise CosimError(f"libcosim returned {len(values)} samples of {outputs[k]} for {n_steps} steps")
+        data[:, k + 1] = values
+        if k == 0:
+            data[:, 0] = np.asarray(times, dtype=float) / NANO
+    del ex
+    return Result(["time"] + list(outputs), data)
 
 
 def run_system(system, outputs, stop_time, step, start_time=0.0, inputs=None):
