@@ -1,0 +1,4 @@
+"""python -m contactfmu: the contactfmu command line."""
+from .cli import main
+
+main()

@@ -1,0 +1,338 @@
+"""The ``contactfmu`` command line.
+
+    contactfmu build [--out DIR] [--no-cross-check]   build, validate, write cross-check files
+    contactfmu validate FMU...                         fmpy's validation + the project's checks
+    contactfmu info FMU                                parameters and variables as a table
+    contactfmu run EXAMPLE [--step H] [--out DIR]      run an example (examples/<EXAMPLE>.py)
+    contactfmu compare RESULT.csv REFERENCE.csv        tube comparison (MSL csv-compare, 2e-3)
+    contactfmu env [--json]                            settings for non-Python FMI hosts
+
+Exit status: 0 success, 1 a check failed (invalid FMU, tube failed), 2 bad input (missing file,
+not an FMU, unknown example or variable).
+"""
+import argparse
+import json
+import os
+import runpy
+import sys
+import textwrap
+import time
+import zipfile
+from pathlib import Path
+
+from . import __version__
+
+# Parameters of each component's documentation (stateSelect, a Modelica translator directive,
+# is left out of every FMU; co-simulation extras such as m_a/m_b, m1/m2, s_start/v_start are not
+# listed because the documentation does not have them).
+DOCUMENTED_PARAMETERS = {
+    "Mass": ["m", "L"],
+    "Fixed": ["s0"],
+    "Spring": ["c", "s_rel0"],
+    "Damper": ["d"],
+    "SpringDamper": ["c", "d", "s_rel0"],
+    "Force": [],
+    "Sine": ["amplitude", "f", "phase", "offset", "startTime"],
+    "ElastoGap": ["c", "d", "s_rel0", "n", "s_nominal", "useHeatPort"],
+    "MassWithStopAndFriction": ["m", "L", "smax", "smin", "F_prop", "F_Coulomb", "F_Stribeck", "fexp",
+                                "v_small", "useHeatPort"],
+    "TranslationalHardstop": ["b", "c", "d", "s_nominal"],
+    "EndStop": ["l1", "l2", "mode", "kind", "ci", "k1", "k2", "b1", "b2", "friction", "kindF", "Fst", "Fsl",
+                "dvL", "adv", "eps_Fi", "eps_dv", "dFfrel", "eps_dvsl", "eps_dI", "kindTrans", "eps_sigma",
+                "eps_tau"],
+}
+
+
+class CliError(Exception):
+    """Bad input: reported as 'contactfmu: error: ...' with exit status 2."""
+
+
+def _fmu(path):
+    """Model description of the FMU at `path`, or a CliError saying what is wrong."""
+    from fmpy import read_model_description
+
+    p = Path(path)
+    if not p.exists():
+        raise CliError(f"{path}: no such file")
+    if p.is_dir() or not zipfile.is_zipfile(p):
+        raise CliError(f"{path}: not an FMU (an FMU is a zip archive with a modelDescription.xml)")
+    with zipfile.ZipFile(p) as z:
+        if "modelDescription.xml" not in z.namelist():
+            raise CliError(f"{path}: not an FMU (no modelDescription.xml in the archive)")
+    try:
+        return read_model_description(str(p))
+    except Exception as exc:
+        raise CliError(f"{path}: unreadable modelDescription.xml: {exc}") from None
+
+
+# ---- build -----------------------------------------------------------------------------------
+
+def cmd_build(args):
+    from . import crosscheck
+    from .build import build_all
+
+    t0 = time.perf_counter()
+    print(f"Building FMUs into {args.out}")
+    results = build_all(args.out)
+    bad = {n: p for n, (_, p) in results.items() if p}
+    if not bad and not args.no_cross_check:
+        target = Path(args.out) / "cross-check"
+        dirs = crosscheck.write_all([p for p, _ in results.values()], target, progress=None)
+        print(f"Cross-check files for {len(dirs)} FMUs in {dirs[0].parent}")
+    print(f"{len(results) - len(bad)} of {len(results)} FMUs valid ({time.perf_counter() - t0:.1f} s)")
+    return 1 if bad else 0
+
+
+# ---- validate --------------------------------------------------------------------------------
+
+def state_round_trip(path, md):
+    """Run the FMU's cross-check experiment (or its DefaultExperiment with start inputs) to the
+    middle, save and serialize its state, run 20 steps, restore the deserialized state and run
+    them again: returns a problem text or None."""
+    import shutil
+    import tempfile
+
+    from fmpy import extract
+    from fmpy.fmi2 import FMU2Slave
+
+    from .crosscheck import EXPERIMENTS
+
+    de = md.defaultExperiment
+    start = float(de.startTime or 0.0) if de else 0.0
+    stop = float(de.stopTime or 1.0) if de else 1.0
+    h = float(de.stepSize or (stop - start) / 500) if de else (stop - start) / 500
+    inputs = EXPERIMENTS.get(md.modelName, ("", {}))[1]
+    vrs = {v.name: v.valueReference for v in md.modelVariables}
+    drive = [(vrs[n], f) for n, f in inputs.items() if n in vrs]
+    outs = [v.valueReference for v in md.modelVariables if v.causality == "output" and v.type == "Real"]
+    tmp = tempfile.mkdtemp(prefix="contactfmu_validate_")
+    fmu = None
+    try:
+        fmu = FMU2Slave(guid=md.guid, unzipDirectory=extract(str(path), unzipdir=tmp),
+                        modelIdentifier=md.coSimulation.modelIdentifier, instanceName="validate")
+        fmu.instantiate()
+        fmu.setupExperiment(startTime=start)
+        fmu.enterInitializationMode()
+        fmu.exitInitializationMode()
+        n_half = max(1, int(round((stop - start) / h / 2)))
+
+        def run(n0, n):
+            rows = []
+            for k in range(n0, n0 + n):
+                t = start + k * h
+                for vr, f in drive:
+                    fmu.setReal([vr], [f(t)])
+                fmu.doStep(t, h)
+                rows.append(fmu.getReal(outs) if outs else [])
+            return rows
+
+        run(0, n_half)
+        state = fmu.deSerializeFMUstate(fmu.serializeFMUstate(fmu.getFMUstate()))
+        first = run(n_half, 20)
+        fmu.setFMUstate(state)
+        again = run(n_half, 20)
+        fmu.freeFMUstate(state)
+        fmu.terminate()
+        if first != again:
+            return "state round trip: 20 steps repeated from the serialized state differ"
+        return None
+    except Exception as exc:
+        return f"state round trip failed: {exc}"
+    finally:
+        if fmu is not None:
+            try:
+                fmu.freeInstance()
+            except Exception:
+                pass
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def validate_fmu(path):
+    """Problems of the FMU at `path`: fmpy's validation, the project's model-description checks
+    (binaries, DefaultExperiment, state capabilities, descriptions, units on every Real),
+    every documented parameter present, and a state round trip."""
+    from .build import validate
+
+    md = _fmu(path)
+    problems = list(validate(path))
+    if problems:
+        return md, problems
+    names = {v.name for v in md.modelVariables if v.causality == "parameter"}
+    documented = DOCUMENTED_PARAMETERS.get(md.modelName)
+    if documented is not None:
+        problems += [f"documented parameter {p} is missing" for p in documented if p not in names]
+    problem = state_round_trip(path, md)
+    if problem:
+        problems.append(problem)
+    return md, problems
+
+
+def cmd_validate(args):
+    failed = 0
+    for path in args.fmu:
+        md, problems = validate_fmu(path)
+        known = "" if md.modelName in DOCUMENTED_PARAMETERS else " (not a contactfmu model: documented parameters not checked)"
+        if problems:
+            failed += 1
+            print(f"{path}: {len(problems)} problem(s){known}")
+            for p in problems:
+                print(f"  - {p}")
+        else:
+            print(f"{path}: valid ({md.modelName}, FMI {md.fmiVersion}: fmpy validation, units, "
+                  f"documented parameters, state round trip){known}")
+    return 1 if failed else 0
+
+
+# ---- info ------------------------------------------------------------------------------------
+
+def cmd_info(args):
+    md = _fmu(args.fmu)
+    cs = md.coSimulation
+    de = md.defaultExperiment
+    print(f"{md.modelName}  (FMI {md.fmiVersion} Co-Simulation, {md.generationTool or 'unknown tool'})")
+    print(textwrap.fill(md.description or "", 100))
+    print(f"GUID {md.guid}")
+    if de:
+        print(f"DefaultExperiment: {de.startTime} to {de.stopTime} s, step {de.stepSize} s")
+    if cs:
+        print(f"canGetAndSetFMUstate {cs.canGetAndSetFMUstate}, canSerializeFMUstate {cs.canSerializeFMUstate}, "
+              f"canInterpolateInputs {cs.canInterpolateInputs}, maxOutputDerivativeOrder {cs.maxOutputDerivativeOrder}")
+    rows = [("name", "causality", "type", "unit", "start", "range", "description")]
+    for v in md.modelVariables:
+        lo, hi = getattr(v, "min", None), getattr(v, "max", None)
+        rng = f"[{lo if lo is not None else '-inf'}, {hi if hi is not None else 'inf'}]" if (lo or hi) is not None else ""
+        rows.append((v.name, v.causality, v.type, v.unit or "", "" if v.start is None else str(v.start), rng,
+                     v.description or ""))
+    widths = [max(len(r[k]) for r in rows) for k in range(6)]
+    for k, r in enumerate(rows):
+        print("  ".join(c.ljust(w) for c, w in zip(r[:6], widths)) + "  " + r[6])
+        if k == 0:
+            print("  ".join("-" * w for w in widths) + "  " + "-" * 11)
+    return 0
+
+
+# ---- run -------------------------------------------------------------------------------------
+
+def _examples():
+    from .examples import ROOT
+
+    d = ROOT / "examples"
+    return {p.stem: p for p in sorted(d.glob("*.py"))} if d.is_dir() else {}
+
+
+def cmd_run(args):
+    examples = _examples()
+    name = args.example[:-3] if args.example.endswith(".py") else args.example
+    if name not in examples:
+        raise CliError(f"unknown example {args.example!r}; available: {', '.join(examples) or 'none'} "
+                       f"(examples/ of the source checkout)")
+    argv = []
+    if args.step is not None:
+        if not args.step > 0:
+            raise CliError(f"--step must be > 0, got {args.step!r}")
+        argv += ["--step", repr(args.step)]
+    if args.out:
+        argv += ["--out", args.out]
+    if args.fmus:
+        argv += ["--fmus", args.fmus]
+    module = runpy.run_path(str(examples[name]))
+    return module["main"](argv + list(args.rest))
+
+
+# ---- compare ---------------------------------------------------------------------------------
+
+def cmd_compare(args):
+    from .cosim.compare import compare
+    from .cosim.results import read_csv
+
+    data = []
+    for path in (args.result, args.reference):
+        if not Path(path).is_file():
+            raise CliError(f"{path}: no such file")
+        try:
+            data.append(read_csv(path))
+        except Exception as exc:
+            raise CliError(f"{path}: not a result CSV (time first, one header line): {exc}") from None
+    result, reference = data
+    signals = args.signals.split(",") if args.signals else [n for n in reference.names[1:] if n in result]
+    for name in signals:
+        for what, r, path in (("reference", reference, args.reference), ("result", result, args.result)):
+            if name not in r:
+                raise CliError(f"unknown variable {name!r}: not in the {what} {path} "
+                               f"(columns: {', '.join(r.names[1:])})")
+    if not signals:
+        raise CliError(f"{args.result} and {args.reference} have no signal in common")
+    report = compare(result, reference, signals, args.tol)
+    print(report)
+    print(f"{sum(r.passed for r in report.values())} of {len(report)} signals inside the tube "
+          f"(tolerance {args.tol:g}): {'PASSED' if report.passed else 'FAILED'}")
+    return 0 if report.passed else 1
+
+
+# ---- env -------------------------------------------------------------------------------------
+
+def cmd_env(args):
+    from . import hostenv
+
+    try:
+        if args.json:
+            print(json.dumps(hostenv.settings(), indent=2))
+        else:
+            print(hostenv.shell_text())
+    except hostenv.HostEnvError as exc:
+        raise CliError(str(exc)) from None
+    return 0
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="contactfmu", description="Contact and end-stop FMUs (FMI 2.0 "
+                                "Co-Simulation): build, check, inspect, run, compare.")
+    p.add_argument("--version", action="version", version=f"contactfmu {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    b = sub.add_parser("build", help="build and validate every FMU, write the FMI cross-check files")
+    b.add_argument("--out", default="fmus", help="output directory (default: fmus)")
+    b.add_argument("--no-cross-check", action="store_true", help="skip the cross-check files")
+    b.set_defaults(func=cmd_build)
+    v = sub.add_parser("validate", help="fmpy validation + units, documented parameters, state round trip")
+    v.add_argument("fmu", nargs="+", metavar="FMU")
+    v.set_defaults(func=cmd_validate)
+    i = sub.add_parser("info", help="the FMU's parameters and variables")
+    i.add_argument("fmu", metavar="FMU")
+    i.set_defaults(func=cmd_info)
+    r = sub.add_parser("run", help="run an example of examples/ (CSV and PNG into --out)")
+    r.add_argument("example", metavar="EXAMPLE")
+    r.add_argument("--step", type=float, default=None, help="communication step in s")
+    r.add_argument("--out", default=None, help="output directory (default: results)")
+    r.add_argument("--fmus", default=None, help="FMU directory (default: fmus; missing FMUs are built)")
+    r.add_argument("rest", nargs=argparse.REMAINDER, help="further options of the example")
+    r.set_defaults(func=cmd_run)
+    c = sub.add_parser("compare", help="tube comparison of a result CSV against a reference CSV")
+    c.add_argument("result", metavar="RESULT.csv")
+    c.add_argument("reference", metavar="REFERENCE.csv")
+    c.add_argument("--signals", default=None, help="comma-separated signals (default: all in common)")
+    c.add_argument("--tol", type=float, default=2e-3, help="relative tube tolerance (default: 2e-3)")
+    c.set_defaults(func=cmd_compare)
+    e = sub.add_parser("env", help="environment settings for non-Python FMI hosts on this machine")
+    e.add_argument("--json", action="store_true", help="as JSON")
+    e.set_defaults(func=cmd_env)
+    return p
+
+
+def run(argv=None):
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except CliError as exc:
+        print(f"contactfmu: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("contactfmu: interrupted", file=sys.stderr)
+        return 130
+
+
+def main(argv=None):
+    """Console entry point. Ends the process without interpreter finalization after flushing
+    (README known issues: pythonfmu's runtime can abort at interpreter exit)."""
+    from .examples import exit_now
+
+    exit_now(run(argv))
