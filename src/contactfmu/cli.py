@@ -12,7 +12,6 @@ not an FMU, unknown example or variable).
 """
 import argparse
 import json
-import os
 import runpy
 import sys
 import textwrap

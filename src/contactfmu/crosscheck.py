@@ -70,7 +70,10 @@ def experiment(fmu_path):
     """(start, stop, step, description, inputs) of the FMU's cross-check experiment."""
     from fmpy import read_model_description
 
-    md = read_model_description(str(fmu_path))
+    return _experiment(read_model_description(str(fmu_path)))
+
+
+def _experiment(md):
     what, inputs = EXPERIMENTS[md.modelName]
     de = md.defaultExperiment
     return float(de.startTime), float(de.stopTime), float(de.stepSize), what, inputs
@@ -82,7 +85,7 @@ def reference(fmu_path, scheme="jacobi"):
     from fmpy import read_model_description
 
     md = read_model_description(str(fmu_path))
-    start, stop, step, what, inputs = experiment(fmu_path)
+    start, stop, step, what, inputs = _experiment(md)
     system = System()
     system.add(md.modelName, fmu_path)
     outputs = [v.name for v in md.modelVariables if v.causality == "output"]

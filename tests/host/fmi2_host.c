@@ -188,9 +188,8 @@ int main(int argc, char** argv)
     if (!out) { perror(outputs); return 2; }
     double u[MAXV], y[MAXV], y2[MAXV];
     long n_steps = (long)((t1 - t0) / h + 0.5);
-    int have_row = 0;
 
-#define NEXT_INPUTS(t)                                                                        \
+#define NEXT_INPUTS()                                                                        \
     if (in) {                                                                                 \
         double tin;                                                                           \
         if (fscanf(in, "%lf", &tin) != 1) { fprintf(stderr, "fmi2_host: %s ended early\n", inputs); return 2; } \
@@ -199,7 +198,7 @@ int main(int argc, char** argv)
         if (n_in) CHECK(setReal(c, in_vrs, n_in, u), "fmi2SetReal (inputs)");                \
     }
 
-    NEXT_INPUTS(t0);
+    NEXT_INPUTS();
     CHECK(exitInit(c), "fmi2ExitInitializationMode");
     if (read_outputs(c, getReal, getInteger, getBoolean, n_out, out_kinds, out_vrs, y)) return 3;
     fprintf(out, "time");
@@ -209,8 +208,7 @@ int main(int argc, char** argv)
     fputc('\n', out);
     for (long n = 0; n < n_steps; n++) {
         double t = t0 + n * h, dt = (t0 + (n + 1) * h) - t; /* the step of the grid t0 + n*h */
-        if (n > 0) { NEXT_INPUTS(t); }
-        have_row = 1;
+        if (n > 0) { NEXT_INPUTS(); }
         if (state_check && n == n_steps / 2) {
             fmi2FMUstate s = NULL;
             CHECK(getState(c, &s), "fmi2GetFMUstate");
@@ -229,7 +227,6 @@ int main(int argc, char** argv)
         for (int k = 0; k < n_out; k++) fprintf(out, ",%.17g", y[k]);
         fputc('\n', out);
     }
-    (void)have_row;
     CHECK(terminate(c), "fmi2Terminate");
     freeInstance(c);
     fclose(out);

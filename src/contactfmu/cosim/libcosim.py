@@ -69,7 +69,7 @@ def run_ssp(ssp_path, outputs, stop_time=None, inputs=None, log_level="error"):
     stop = stop if stop_time is None else stop_time
     if not math.isfinite(stop) or stop <= start:
         raise CosimError(f"stop time {stop!r} s must be finite and after the start time {start!r} s")
-    h_ns = _ns(step, "step")
+    _ns(step, "step")            # libcosim counts time in whole nanoseconds
     n_steps = int(round((stop - start) / step))
     log_output_level(getattr(CosimLogLevel, log_level.upper()))
     ex = CosimExecution.from_ssp_file(ssp_path)

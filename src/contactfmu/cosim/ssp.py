@@ -40,11 +40,6 @@ _SSC_TYPE = {"Real": "Real", "Integer": "Integer", "Enumeration": "Integer", "Bo
 _SI = ("kg", "m", "s", "A", "K", "mol", "cd", "rad")
 
 
-def _q(tag):
-    prefix, _, name = tag.partition(":")
-    return f"{prefix}:{name}"
-
-
 def _num(x):
     return repr(float(x))
 
@@ -53,24 +48,17 @@ def connections(system):
     """The system's connections as (start "inst.var", end "inst.var", offset) triples, in the
     order an SSP lists them (offset: LinearTransformation offset of a rod, else 0)."""
     out = []
-    for source, members in system._nodes():
-        targets = [f for f in members if f != source]
-        if source is None:
-            raise CosimError(f"flanges {', '.join(sorted(members))} are connected only to compliant "
-                             f"elements: every node needs one inertial element (Mass, Fixed, ...)")
-        si, sf = system._split(source)
+    for si, sf, targets in system.node_links():
         if len(targets) > FORCE_INPUTS_PER_FLANGE:
             raise CosimError(
-                f"{source} carries {len(targets)} compliant elements ({', '.join(targets)}); an SSP input "
-                f"takes one connection and an inertial flange has {FORCE_INPUTS_PER_FLANGE} force inputs "
-                f"(.f, .f2 .. .f{FORCE_INPUTS_PER_FLANGE}): connect further elements through a rod to "
-                f"another flange of the body")
-        for k, t in enumerate(targets):
-            ti, tf = system._split(t)
-            off = members[t]
+                f"{si.name}.{sf} carries {len(targets)} compliant elements "
+                f"({', '.join(f'{ti.name}.{tf}' for ti, tf, _ in targets)}); an SSP input takes one connection "
+                f"and an inertial flange has {FORCE_INPUTS_PER_FLANGE} force inputs (.f, .f2 .. "
+                f".f{FORCE_INPUTS_PER_FLANGE}): connect further elements through a rod to another flange of the body")
+        for k, (ti, tf, off) in enumerate(targets):
             out.append((f"{si.name}.{si.port(sf, 's')}", f"{ti.name}.{ti.port(tf, 's')}", off))
             out.append((f"{si.name}.{si.port(sf, 'v')}", f"{ti.name}.{ti.port(tf, 'v')}", 0.0))
-            if ti.port(tf, "a") in ti.variables and si.port(sf, "a") in si.variables:
+            if system.passes_acceleration(si, sf, ti, tf):
                 out.append((f"{si.name}.{si.port(sf, 'a')}", f"{ti.name}.{ti.port(tf, 'a')}", 0.0))
             force_in = si.port(sf, "f") + ("" if k == 0 else str(k + 1))
             si.var(force_in)   # an FMU without the numbered inputs fails here, by name
@@ -95,60 +83,60 @@ def system_structure(system, stop_time, step, start_time=0.0, name="contactfmu",
             used.setdefault(inst.name, set()).add(var)
     units = set()
 
-    root = Element(_q("ssd:SystemStructureDescription"),
+    root = Element("ssd:SystemStructureDescription",
                    {f"xmlns:{k}": v for k, v in NS.items()} | {"name": name, "version": "1.0"})
-    sysel = SubElement(root, _q("ssd:System"), name=name,
+    sysel = SubElement(root, "ssd:System", name=name,
                        description="Exported by contactfmu from a contactfmu.cosim.System")
-    elements = SubElement(sysel, _q("ssd:Elements"))
+    elements = SubElement(sysel, "ssd:Elements")
     for inst in system.instances.values():
         source = (sources or {}).get(inst.name, "resources/" + os.path.basename(inst.path))
-        comp = SubElement(elements, _q("ssd:Component"), name=inst.name, source=source,
+        comp = SubElement(elements, "ssd:Component", name=inst.name, source=source,
                           type="application/x-fmu-sharedlibrary")
         names = [v.name for v in inst.md.modelVariables
                  if v.name in used.get(inst.name, ()) or v.name in inst.values]
         if names:
-            conn_el = SubElement(comp, _q("ssd:Connectors"))
+            conn_el = SubElement(comp, "ssd:Connectors")
             for vname in names:
                 var = inst.variables[vname]
                 kind = var.causality if var.causality in ("input", "output", "parameter") else "parameter"
-                c = SubElement(conn_el, _q("ssd:Connector"), name=vname, kind=kind)
+                c = SubElement(conn_el, "ssd:Connector", name=vname, kind=kind)
                 attrs = {}
                 if var.type == "Real" and var.unit and var.unit in UNITS and var.unit != "1":
                     attrs["unit"] = var.unit
                     units.add(var.unit)
-                SubElement(c, _q("ssc:" + _SSC_TYPE.get(var.type, "Real")), attrs)
+                SubElement(c, "ssc:" + _SSC_TYPE.get(var.type, "Real"), attrs)
         if inst.values:
-            bindings = SubElement(comp, _q("ssd:ParameterBindings"))
-            binding = SubElement(bindings, _q("ssd:ParameterBinding"))
-            values = SubElement(binding, _q("ssd:ParameterValues"))
-            pset = SubElement(values, _q("ssv:ParameterSet"), version="1.0", name="initialValues")
-            params = SubElement(pset, _q("ssv:Parameters"))
+            bindings = SubElement(comp, "ssd:ParameterBindings")
+            binding = SubElement(bindings, "ssd:ParameterBinding")
+            values = SubElement(binding, "ssd:ParameterValues")
+            pset = SubElement(values, "ssv:ParameterSet", version="1.0", name="initialValues")
+            params = SubElement(pset, "ssv:Parameters")
             for vname, value in inst.values.items():
                 var = inst.variables[vname]
-                p = SubElement(params, _q("ssv:Parameter"), name=vname)
+                p = SubElement(params, "ssv:Parameter", name=vname)
                 if var.type == "Real":
-                    SubElement(p, _q("ssv:Real"), value=_num(value))
+                    SubElement(p, "ssv:Real", value=_num(value))
                 elif var.type == "Boolean":
-                    SubElement(p, _q("ssv:Boolean"), value="true" if value else "false")
+                    SubElement(p, "ssv:Boolean", value="true" if value else "false")
                 else:
-                    SubElement(p, _q("ssv:Integer"), value=str(int(value)))
+                    SubElement(p, "ssv:Integer", value=str(int(value)))
     if conns:
-        conn_root = SubElement(sysel, _q("ssd:Connections"))
+        conn_root = SubElement(sysel, "ssd:Connections")
         for a, b, off in conns:
             ia, va = a.split(".", 1)
             ib, vb = b.split(".", 1)
-            c = SubElement(conn_root, _q("ssd:Connection"), startElement=ia, startConnector=va,
+            c = SubElement(conn_root, "ssd:Connection", startElement=ia, startConnector=va,
                            endElement=ib, endConnector=vb)
             if off:
-                SubElement(c, _q("ssc:LinearTransformation"), factor="1.0", offset=_num(off))
+                SubElement(c, "ssc:LinearTransformation", factor="1.0", offset=_num(off))
     if units:
-        units_el = SubElement(root, _q("ssd:Units"))
+        units_el = SubElement(root, "ssd:Units")
         for u in sorted(units):
-            unit = SubElement(units_el, _q("ssc:Unit"), name=u)
-            SubElement(unit, _q("ssc:BaseUnit"), {k: str(v) for k, v in UNITS[u].items() if k in _SI})
-    exp = SubElement(root, _q("ssd:DefaultExperiment"), startTime=_num(start_time), stopTime=_num(stop_time))
-    ann = SubElement(SubElement(exp, _q("ssd:Annotations")), _q("ssc:Annotation"), type="com.opensimulationplatform")
-    SubElement(SubElement(ann, _q("osp:Algorithm")), _q("osp:FixedStepAlgorithm"), baseStepSize=_num(step))
+            unit = SubElement(units_el, "ssc:Unit", name=u)
+            SubElement(unit, "ssc:BaseUnit", {k: str(v) for k, v in UNITS[u].items() if k in _SI})
+    exp = SubElement(root, "ssd:DefaultExperiment", startTime=_num(start_time), stopTime=_num(stop_time))
+    ann = SubElement(SubElement(exp, "ssd:Annotations"), "ssc:Annotation", type="com.opensimulationplatform")
+    SubElement(SubElement(ann, "osp:Algorithm"), "osp:FixedStepAlgorithm", baseStepSize=_num(step))
     _indent(root)
     return b'<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode").encode("utf-8")
 

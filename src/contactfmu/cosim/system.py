@@ -282,27 +282,37 @@ class System:
         except Exception as exc:
             raise inst.fail(what, exc, t) from None
 
-    def _plan(self):
-        """Precompute the exchange of one communication point (value references, offsets)."""
-        nodes = self._nodes()
-        motion, forces, accel = [], [], []
-        for source, members in nodes:
-            targets = [f for f in members if f != source]
+    def node_links(self):
+        """Per node: (inertial instance, its flange, [(compliant instance, flange, rod offset)]),
+        offsets such that s_compliant = s_inertial + offset. Refuses a node without an inertial
+        element, which would have no motion to give."""
+        links = []
+        for source, members in self._nodes():
             if source is None:
                 raise CosimError(f"flanges {', '.join(sorted(members))} are connected only to compliant "
                                  f"elements: every node needs one inertial element (Mass, Fixed, ...) "
                                  f"that gives its motion")
             si, sf = self._split(source)
-            for t in targets:
-                ti, tf = self._split(t)
-                off = members[t]
+            links.append((si, sf, [(*self._split(t), off) for t, off in members.items() if t != source]))
+        return links
+
+    @staticmethod
+    def passes_acceleration(si, sf, ti, tf):
+        """True if the inertial flange's acceleration goes to the compliant flange (both have .a)."""
+        return ti.port(tf, "a") in ti.variables and si.port(sf, "a") in si.variables
+
+    def _plan(self):
+        """Precompute the exchange of one communication point (value references, offsets)."""
+        motion, forces, accel = [], [], []
+        for si, sf, targets in self.node_links():
+            for ti, tf, off in targets:
                 motion.append((si, si.var(si.port(sf, "s")).valueReference, si.var(si.port(sf, "v")).valueReference,
                                ti, ti.var(ti.port(tf, "s")).valueReference, ti.var(ti.port(tf, "v")).valueReference,
                                off))
-                if ti.port(tf, "a") in ti.variables and si.port(sf, "a") in si.variables:
+                if self.passes_acceleration(si, sf, ti, tf):
                     accel.append((si, si.var(si.port(sf, "a")).valueReference, ti,
                                   ti.var(ti.port(tf, "a")).valueReference))
-            srcs = [(ti, ti.var(ti.port(tf, "f")).valueReference) for ti, tf in map(self._split, targets)]
+            srcs = [(ti, ti.var(ti.port(tf, "f")).valueReference) for ti, tf, _ in targets]
             with_der = self.interpolate_inputs and si.interpolates and all(ti.derivatives for ti, _ in srcs)
             forces.append((si, si.var(si.port(sf, "f")).valueReference, srcs, with_der))
         signals = []

@@ -132,6 +132,11 @@ def force_inputs(flange):
     return (flange + ".f",) + tuple(f"{flange}.f{k}" for k in range(2, FORCE_INPUTS_PER_FLANGE + 1))
 
 
+# attribute names of the force inputs (and of their derivatives) per flange attribute, built once
+_FORCE_ATTRS = {fl: tuple(n.replace(".", "_") for n in force_inputs(fl)) for fl in ("flange", "flange_a", "flange_b")}
+_FORCE_RATE_ATTRS = {fl: tuple("der_" + a for a in attrs) for fl, attrs in _FORCE_ATTRS.items()}
+
+
 def force_in_flange(flange):
     """Flange of an inertial element: force in, motion out (outputs declared by the slave)."""
     first, *extra = force_inputs(flange)
@@ -244,13 +249,13 @@ class ContactSlave(Fmi2Slave):
 
     def cut_force(self, flange):
         """Sum of the force inputs of an inertial flange (``flange`` as attribute, e.g. flange_a)."""
-        return (getattr(self, flange + "_f") + getattr(self, flange + "_f2") + getattr(self, flange + "_f3")
-                + getattr(self, flange + "_f4"))
+        a, b, c, d = _FORCE_ATTRS[flange]
+        return getattr(self, a) + getattr(self, b) + getattr(self, c) + getattr(self, d)
 
     def cut_force_rate(self, flange):
         """Sum of the first derivatives set for the force inputs of an inertial flange."""
-        return (getattr(self, "der_" + flange + "_f") + getattr(self, "der_" + flange + "_f2")
-                + getattr(self, "der_" + flange + "_f3") + getattr(self, "der_" + flange + "_f4"))
+        a, b, c, d = _FORCE_RATE_ATTRS[flange]
+        return getattr(self, a) + getattr(self, b) + getattr(self, c) + getattr(self, d)
 
     def publish_force(self, f, rate):
         """Outputs of a two-flange compliant element (MSL PartialCompliant): f = flange_b.f =
