@@ -43,7 +43,11 @@ from ctypes import byref
 
 import numpy as np
 
+from .exchange import Exchange
+from .fastcalls import Reader, check
 from .results import Result
+
+SCHEMES = ("gauss-seidel", "jacobi", "implicit")
 
 
 _LOGS = {}          # FMI instance name -> list of (status, message) of the running system
@@ -301,8 +305,9 @@ class System:
         """True if the inertial flange's acceleration goes to the compliant flange (both have .a)."""
         return ti.port(tf, "a") in ti.variables and si.port(sf, "a") in si.variables
 
-    def _plan(self):
-        """Precompute the exchange of one communication point (value references, offsets)."""
+    def _plan(self, derivatives=True):
+        """Precompute the exchange of one communication point (value references, offsets);
+        derivatives: pass first derivatives where both sides support them (interpolate_inputs)."""
         motion, forces, accel = [], [], []
         for si, sf, targets in self.node_links():
             for ti, tf, off in targets:
@@ -313,7 +318,7 @@ class System:
                     accel.append((si, si.var(si.port(sf, "a")).valueReference, ti,
                                   ti.var(ti.port(tf, "a")).valueReference))
             srcs = [(ti, ti.var(ti.port(tf, "f")).valueReference) for ti, tf, _ in targets]
-            with_der = self.interpolate_inputs and si.interpolates and all(ti.derivatives for ti, _ in srcs)
+            with_der = derivatives and self.interpolate_inputs and si.interpolates and all(ti.derivatives for ti, _ in srcs)
             forces.append((si, si.var(si.port(sf, "f")).valueReference, srcs, with_der))
         signals = []
         for a, b in self.signals:
@@ -322,46 +327,41 @@ class System:
             va, vb = ia.var(na), ib.var(nb)
             if va.type != vb.type:
                 raise CosimError(f"signal {a} ({va.type}) -> {b} ({vb.type}): types differ")
-            with_der = self.interpolate_inputs and va.type == "Real" and ia.derivatives and ib.interpolates
+            with_der = derivatives and self.interpolate_inputs and va.type == "Real" and ia.derivatives and ib.interpolates
             signals.append((ia, va, ib, vb, with_der))
         return motion, signals, forces, accel
 
-    def _exchange(self, plan, t):
-        motion, signals, forces, accel = plan
-        for si, vs, vv, ti, ts, tv, off in motion:
-            s, v = self._call(si, "fmi2GetReal", lambda: si.slave.getReal([vs, vv]), t)
-            self._call(ti, "fmi2SetReal", lambda: ti.slave.setReal([ts, tv], [s + off, v]), t)
-        for ia, va, ib, vb, with_der in signals:
-            if va.type == "Real":
-                val = self._call(ia, "fmi2GetReal", lambda: ia.slave.getReal([va.valueReference]), t)
-                self._call(ib, "fmi2SetReal", lambda: ib.slave.setReal([vb.valueReference], val), t)
-                if with_der:
-                    der = self._call(ia, "fmi2GetRealOutputDerivatives",
-                                     lambda: ia.slave.getRealOutputDerivatives([va.valueReference], [1]), t)
-                    self._call(ib, "fmi2SetRealInputDerivatives",
-                               lambda: ib.slave.setRealInputDerivatives([vb.valueReference], [1], der), t)
-            elif va.type == "Boolean":
-                val = self._call(ia, "fmi2GetBoolean", lambda: ia.slave.getBoolean([va.valueReference]), t)
-                self._call(ib, "fmi2SetBoolean", lambda: ib.slave.setBoolean([vb.valueReference], val), t)
-            else:
-                val = self._call(ia, "fmi2GetInteger", lambda: ia.slave.getInteger([va.valueReference]), t)
-                self._call(ib, "fmi2SetInteger", lambda: ib.slave.setInteger([vb.valueReference], val), t)
-        for si, vf, sources, _ in forces:
-            total = 0.0
-            for ti, tf in sources:
-                total += self._call(ti, "fmi2GetReal", lambda: ti.slave.getReal([tf]), t)[0]
-            self._call(si, "fmi2SetReal", lambda: si.slave.setReal([vf], [total]), t)
-        for si, va, ti, ta in accel:
-            a = self._call(si, "fmi2GetReal", lambda: si.slave.getReal([va]), t)
-            self._call(ti, "fmi2SetReal", lambda: ti.slave.setReal([ta], a), t)
-        for si, vf, sources, with_der in forces:
-            if with_der:
-                rate = 0.0
-                for ti, tf in sources:
-                    rate += self._call(ti, "fmi2GetRealOutputDerivatives",
-                                       lambda: ti.slave.getRealOutputDerivatives([tf], [1]), t)[0]
-                self._call(si, "fmi2SetRealInputDerivatives",
-                           lambda: si.slave.setRealInputDerivatives([vf], [1], [rate]), t)
+    def _implicit(self, plan):
+        """The ImplicitCoupling of scheme="implicit": the compliant elements with interface outputs
+        (both flanges on nodes) and the bodies they act on, with their inertia m (read from the FMU)."""
+        from .exchange import INTERFACE, ImplicitCoupling
+
+        motion, _, forces, _ = plan
+        body_of = {}   # (compliant instance name, flange) -> (inertial instance, its flange)
+        for si, sf, targets in self.node_links():
+            for ti, tf, _ in targets:
+                body_of[(ti.name, tf)] = (si, sf)
+        mass = {}
+        for si, sf in body_of.values():
+            var = si.variables.get("m")
+            if si.name not in mass and var is not None and var.causality == "parameter" and var.type == "Real":
+                m = self._call(si, "fmi2GetReal", lambda: si.slave.getReal([var.valueReference]))[0]
+                mass[si.name] = m if m > 0.0 else None
+        elements, used = [], set()
+        for inst in self.instances.values():
+            ends = [body_of.get((inst.name, fl)) for fl in ("flange_a", "flange_b")]
+            names = ("flange_a.f", "flange_b.f") + INTERFACE
+            if None in ends or not all(n in inst.variables for n in names):
+                continue
+            keys = [si.name if mass.get(si.name) else None for si, _ in ends]
+            used.update(k for k in keys if k)
+            elements.append((inst, *(inst.var(n).valueReference for n in names),
+                             *((si, si.var(si.port(sf, "v")).valueReference) for si, sf in ends), *keys))
+        bodies = {}
+        for si, vf, srcs, _ in forces:
+            if si.name in used:
+                bodies.setdefault(si.name, (si, mass[si.name], []))[2].extend(srcs)
+        return ImplicitCoupling(elements, bodies)
 
     def _recorder(self, outputs):
         """Columns to record: `outputs` ("inst.var" names) or every output of every instance."""
@@ -376,42 +376,24 @@ class System:
             groups[inst.name][kind].append((col, var.valueReference))
         return list(outputs), groups
 
-    def _record(self, groups, row, t):
+    def _record_calls(self, groups):
+        """A function of t returning the row [t, outputs...] (one get call per instance and type)."""
+        calls = []
         for name, kinds in groups.items():
-            inst = self.instances[name]
             for kind, cols in kinds.items():
-                getter = {"Real": inst.slave.getReal, "Integer": inst.slave.getInteger,
-                          "Boolean": inst.slave.getBoolean}[kind]
-                values = self._call(inst, f"fmi2Get{kind}", lambda: getter([vr for _, vr in cols]), t)
-                for (col, _), value in zip(cols, values):
-                    row[col + 1] = value
+                calls.append((Reader(self.instances[name], [vr for _, vr in cols], kind),
+                              [col + 1 for col, _ in cols], kind == "Real"))
+        width = 1 + sum(len(c[1]) for c in calls)
 
-    def _jacobi_reads(self, plan, t):
-        """libcosim's transfer: read every connected output first, then return the values to set."""
-        motion, signals, forces, accel = plan
-        sets = []
-        for si, vs, vv, ti, ts, tv, off in motion:
-            s, v = self._call(si, "fmi2GetReal", lambda: si.slave.getReal([vs, vv]), t)
-            sets.append((ti, "Real", [ts, tv], [s + off, v]))
-        for ia, va, ib, vb, _ in signals:
-            getter = {"Real": ia.slave.getReal, "Boolean": ia.slave.getBoolean}.get(va.type, ia.slave.getInteger)
-            val = self._call(ia, "fmi2Get" + va.type, lambda: getter([va.valueReference]), t)
-            sets.append((ib, va.type, [vb.valueReference], list(val)))
-        for si, vf, sources, _ in forces:
-            total = 0.0
-            for ti, tf in sources:
-                total += self._call(ti, "fmi2GetReal", lambda: ti.slave.getReal([tf]), t)[0]
-            sets.append((si, "Real", [vf], [total]))
-        for si, va, ti, ta in accel:
-            a = self._call(si, "fmi2GetReal", lambda: si.slave.getReal([va]), t)
-            sets.append((ti, "Real", [ta], list(a)))
-        return sets
+        def record(t):
+            row = [t] + [0.0] * (width - 1)
+            for reader, cols, real in calls:
+                values = reader(t)
+                for col, value in zip(cols, values):
+                    row[col] = value if real else float(value)
+            return row
 
-    def _jacobi_sets(self, sets, t):
-        for inst, kind, vrs, values in sets:
-            setter = {"Real": inst.slave.setReal, "Boolean": inst.slave.setBoolean}.get(kind, inst.slave.setInteger)
-            self._call(inst, f"fmi2Set{'Integer' if kind == 'Enumeration' else kind}",
-                       lambda: setter(vrs, values), t)
+        return record
 
     def _input_plan(self, inputs):
         plan = []
@@ -440,18 +422,19 @@ class System:
         step: communication step [s]; output_interval: recording interval (a multiple of step,
         default step); outputs: "inst.var" names to record (default: every output);
         progress: True for a progress bar on stderr for runs longer than 2 s, or a callable(t);
-        scheme: "gauss-seidel" (the project's scheme, module docstring) or "jacobi" (libcosim's
-        fixed-step algorithm); inputs: {"inst.var": f(t)} drives unconnected Real inputs, set at
+        scheme: "gauss-seidel" (the project's scheme, module docstring), "jacobi" (libcosim's
+        fixed-step algorithm) or "implicit" (Gauss-Seidel order, values held, and the forces of
+        compliant elements with interface outputs made linearly implicit: exchange.ImplicitCoupling); inputs: {"inst.var": f(t)} drives unconnected Real inputs, set at
         every communication point before the exchange (jacobi: before the step)."""
-        if scheme not in ("gauss-seidel", "jacobi"):
-            raise CosimError(f"scheme {scheme!r}: valid are 'gauss-seidel' and 'jacobi'")
+        if scheme not in SCHEMES:
+            raise CosimError(f"scheme {scheme!r}: valid are {', '.join(map(repr, SCHEMES))}")
         if not (step > 0 and math.isfinite(step)):
             raise CosimError(f"communication step {step!r} s must be > 0")
         if not stop_time > start_time:
             raise CosimError(f"stop_time {stop_time!r} must be greater than start_time {start_time!r}")
         n_steps = int(math.ceil((stop_time - start_time) / step - 1e-9))
         every = 1 if output_interval is None else max(1, int(round(output_interval / step)))
-        plan = self._plan()
+        plan = self._plan(derivatives=scheme == "gauss-seidel")
         drive = self._input_plan(inputs)
         names, groups = self._recorder(outputs)
         jacobi = scheme == "jacobi"
@@ -459,36 +442,41 @@ class System:
         bar = _Progress(start_time, stop_time) if progress is True else None
         try:
             self._instantiate(start_time, stop_time)
+            exchange = Exchange(plan, self._implicit(plan) if scheme == "implicit" else None)
+            record = self._record_calls(groups)
+            steps = [(inst, inst.slave._functions["fmi2DoStep"], inst.slave.component)
+                     for inst in self.instances.values()]
             self._drive(drive, start_time)
             for inst in self.instances.values():
                 self._call(inst, "fmi2EnterInitializationMode", inst.slave.enterInitializationMode, start_time)
             if jacobi:
                 for _ in range(len(self.instances)):
-                    self._jacobi_sets(self._jacobi_reads(plan, start_time), start_time)
+                    exchange.read(start_time)
+                    exchange.write(start_time)
             else:
-                self._exchange(plan, start_time)
+                exchange.gauss_seidel(start_time, step)
             for inst in self.instances.values():
                 self._call(inst, "fmi2ExitInitializationMode", inst.slave.exitInitializationMode, start_time)
             t = start_time
             for n in range(n_steps + 1):
+                t_next = min(start_time + (n + 1) * step, stop_time)
+                h = t_next - t
                 if jacobi:
-                    sets = self._jacobi_reads(plan, t)
+                    exchange.read(t)
                 else:
                     self._drive(drive, t)
-                    self._exchange(plan, t)
+                    exchange.gauss_seidel(t, h)
                 if n % every == 0 or n == n_steps:
-                    row = [t] + [0.0] * len(names)
-                    self._record(groups, row, t)
-                    rows.append(row)
+                    rows.append(record(t))
                 if n == n_steps:
                     break
                 if jacobi:
-                    self._jacobi_sets(sets, t)
+                    exchange.write(t)
                     self._drive(drive, t)
-                t_next = min(start_time + (n + 1) * step, stop_time)
-                h = t_next - t
-                for inst in self.instances.values():
-                    self._call(inst, "fmi2DoStep", lambda: inst.slave.doStep(t, h), t)
+                for inst, do_step, component in steps:
+                    status = do_step(component, t, h, 1)
+                    if status > 1:
+                        check(inst, "fmi2DoStep", status, t)
                 t = t_next
                 if bar:
                     bar.update(t)
