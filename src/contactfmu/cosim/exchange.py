@@ -84,7 +84,7 @@ class Exchange:
         for call in self.force_readers:
             call(t)
         if self.implicit is not None:
-            self.implicit(h)
+            self.implicit(t, h)
         for call in self.force_writers:
             call(t)
         for call in self.accel_readers:
@@ -110,29 +110,38 @@ class Exchange:
 
 
 class ImplicitCoupling:
-    """Linearly implicit interface forces (scheme="implicit").
+    """Implicit interface forces (scheme="implicit"): backward Euler on the interface.
 
     A compliant element e that outputs its interface stiffness K = df/ds_rel and damping
     D = df/dv_rel ("interface.c", "interface.d") between bodies p (flange_a) and q (flange_b) is
-    given, over the step [t, t+h], the force it will have at the end of the step,
+    given, over the step [t, t+h], the force it has at the end of the step, f_e(t+h), for the
+    motion the held forces cause: body j moves with the acceleration y_j over the step,
+    m_j*y_j = N_j + sum_e b_ej*f_e(t+h) (N_j: the forces of everything else, held; b_e = +1 at p,
+    -1 at q: the body at flange_b receives -f, the one at flange_a +f), so an element's relative
+    motion at t+h is x + h*w + h^2/2*dy_e, w + h*dy_e with dy_e = y_q - y_p = -b_e.y.
 
-        f_e' = f_e + K*(h*w + h^2/2*(y_q - y_p)) + D*h*(y_q - y_p),    w = v_q - v_p,
+    Newton's method solves it: f_e(t+h) ~ g_e + c_e*dy_e, c_e = h^2/2*K_e + h*D_e, first from the
+    present values (g_e = f_e + h*K_e*w_e), then, for elements whose K or D depend on the inputs
+    (declared in their ModelStructure), from the element itself evaluated at the predicted end
+    state (inputs set, outputs read, inputs restored: the element must output the law of its
+    inputs, so an ElastoGap or TranslationalHardstop with m_a/m_b set stays explicit). Each
+    iteration is one symmetric positive definite linear system
 
-    where y are the bodies' accelerations over the step, themselves caused by the held forces:
-    m_j*y_j = F_j + sum_e b_ej*(f_e' - f_e) with F_j the present force on body j and b_e = +1 at
-    p, -1 at q. That is one symmetric positive definite linear system per step,
+        (M + sum_e c_e*b_e*b_e^T) y = N + sum_e b_e*g_e,
 
-        (M + sum_e c_e*b_e*b_e^T) y = F + sum_e b_e*h*K_e*w_e,    c_e = h^2/2*K_e + h*D_e,
+    until the end-state forces agree with the linear model (a piecewise linear law: once its
+    regions are right, exactly). L-stable: a contact of any stiffness and damping against any mass
+    is stable at any step (first order accurate). A body's inertia is its FMU's Real parameter m
+    (Mass, MassWithStopAndFriction); bodies without one (Fixed, another tool's FMU) do not move in
+    the prediction (y = 0). Elements without the interface outputs, and signals, keep their
+    present values (explicit)."""
 
-    (a backward-Euler treatment of the interface: L-stable, so a contact of any stiffness and
-    damping against any mass is stable at any step; first order accurate). A body's inertia is
-    its FMU's Real parameter m (Mass, MassWithStopAndFriction); bodies without one (Fixed, or
-    another tool's FMU) do not move in the prediction (y = 0). Elements without the interface
-    outputs, and signals, keep their present values (explicit)."""
+    MAX_ITERATIONS = 8
+    RTOL = 1e-9
 
     def __init__(self, elements, bodies):
-        # elements: [(inst, vr_fa, vr_fb, vr_K, vr_D, (vinst, vr_v) of flange_a's body, ... of flange_b's,
-        #             body key of flange_a or None, body key of flange_b or None)]
+        # elements: [(inst, vr_fa, vr_fb, vr_K, vr_D, flange_a, flange_b, nonlinear)], a flange being
+        #   (body key or None, (inertial inst, vr_s, vr_v) of its node, rod offset, vr of input s, input v)
         # bodies: {key: (inst, m, [(inst, vr) of every force input term on it])}
         self.elements = elements
         self.bodies = bodies
@@ -141,51 +150,122 @@ class ImplicitCoupling:
         return [(e[0], vr) for e in self.elements for vr in e[1:5]]
 
     def bind(self, exchange):
+        from .fastcalls import Reader
+        from fmpy.fmi2 import fmi2Real, fmi2ValueReference
+
         fat, mat = exchange.force_at, exchange.motion_at
         keys = list(self.bodies)
         index = {k: i for i, k in enumerate(keys)}
         self.mass = [self.bodies[k][1] for k in keys]
-        # force on body j now: minus the sum of its force inputs, each a sum of element outputs
         self.body_terms = [[fat[(ti.name, tf)] for ti, tf in self.bodies[k][2]] for k in keys]
         self.rows = []
-        for inst, fa, fb, vk, vd, va, vb, pa, pb in self.elements:
+        for inst, fa, fb, vk, vd, end_a, end_b, nonlinear in self.elements:
             name = inst.name
+            ends = []
+            for key, (si, vs, vv), off, _, _ in (end_a, end_b):
+                ends.append((index.get(key, -1), mat[(si.name, vs)], mat[(si.name, vv)], off))
+            probe = None
+            if nonlinear:
+                vrs = (fmi2ValueReference * 4)(end_a[3], end_a[4], end_b[3], end_b[4])
+                probe = (inst, inst.slave._functions["fmi2SetReal"], inst.slave.component, vrs,
+                         (fmi2Real * 4)(), Reader(inst, [fb, vk, vd]))
             self.rows.append((fat[(name, fa)], fat[(name, fb)], fat[(name, vk)], fat[(name, vd)],
-                              mat[(va[0].name, va[1])], mat[(vb[0].name, vb[1])],
-                              index.get(pa, -1), index.get(pb, -1)))
+                              ends[0], ends[1], probe))
         return self
 
-    def __call__(self, h):
+    def _solve(self, g, c):
         n = len(self.mass)
         a = [[0.0] * n for _ in range(n)]
         rhs = [0.0] * n
         for j in range(n):
             a[j][j] = self.mass[j]
-            total = 0.0
-            for buf, i in self.body_terms[j]:
-                total += buf[i]
-            rhs[j] = -total
-        half = 0.5 * h * h
-        coeffs = []
-        for (fa, ia), (fb, ib), (bk, ik), (bd, id_), (bva, iva), (bvb, ivb), p, q in self.rows:
-            k, d = bk[ik], bd[id_]
-            c = half * k + h * d
-            hkw = h * k * (bvb[ivb] - bva[iva])
-            coeffs.append((c, hkw))
+            rhs[j] = self.others[j]
+        for (*_, (p, *_), (q, *_), _), ge, ce in zip(self.rows, g, c):
             if p >= 0:
-                rhs[p] += hkw
-                a[p][p] += c
+                rhs[p] += ge
+                a[p][p] += ce
             if q >= 0:
-                rhs[q] -= hkw
-                a[q][q] += c
+                rhs[q] -= ge
+                a[q][q] += ce
             if p >= 0 and q >= 0:
-                a[p][q] -= c
-                a[q][p] -= c
-        y = _solve(a, rhs)
-        for ((fa, ia), (fb, ib), *_, p, q), (c, hkw) in zip(self.rows, coeffs):
-            f = fb[ib] + hkw - c * ((y[q] if q >= 0 else 0.0) - (y[p] if p >= 0 else 0.0))
+                a[p][q] -= ce
+                a[q][p] -= ce
+        return _solve(a, rhs) if n else []
+
+    def __call__(self, t, h):
+        half = 0.5 * h * h
+        g, c, f_now = [], [], []
+        for (fa, ia), (fb, ib), (bk, ik), (bd, id_), (_, _, (bva, iva), _), (_, _, (bvb, ivb), _), _ in self.rows:
+            k, d, f = bk[ik], bd[id_], fb[ib]
+            f_now.append(f)
+            c.append(half * k + h * d)
+            g.append(f + h * k * (bvb[ivb] - bva[iva]))
+        # forces of everything else on each body: its present total minus the implicit elements' share
+        self.others = []
+        for terms in self.body_terms:
+            total = 0.0
+            for buf, i in terms:
+                total += buf[i]
+            self.others.append(-total)
+        for row, f in zip(self.rows, f_now):
+            p, q = row[4][0], row[5][0]
+            if p >= 0:
+                self.others[p] -= f
+            if q >= 0:
+                self.others[q] += f
+        y = self._solve(g, c)
+        probed = [r for r in self.rows if r[6] is not None]
+        for _ in range(self.MAX_ITERATIONS if probed else 0):
+            converged = True
+            for e, row in enumerate(self.rows):
+                if row[6] is None:
+                    continue
+                dy = self._dy(row, y)
+                f, k, d = self._probe(row, y, h, t)
+                ce = half * k + h * d
+                if abs(f - (g[e] + c[e] * dy)) > self.RTOL * (abs(f) + abs(g[e])) + 1e-300 or ce != c[e]:
+                    converged = False
+                g[e], c[e] = f - ce * dy, ce
+            if converged:
+                break
+            y = self._solve(g, c)
+        for row in probed:
+            self._probe(row, None, h, t)  # restore the present inputs
+        for e, row in enumerate(self.rows):
+            (fa, ia), (fb, ib) = row[0], row[1]
+            f = g[e] + c[e] * self._dy(row, y)
             fb[ib] = f
             fa[ia] = -f
+
+    @staticmethod
+    def _dy(row, y):
+        p, q = row[4][0], row[5][0]
+        return (y[q] if q >= 0 else 0.0) - (y[p] if p >= 0 else 0.0)
+
+    @staticmethod
+    def _probe(row, y, h, t):
+        """Set the element's motion inputs to the end of the step for accelerations y (None: to the
+        present motion, as the exchange set it) and read (f, K, D)."""
+        inst, setter, component, vrs, buf, reader = row[6]
+        k = 0
+        for body, (bs, i_s), (bv, i_v), off in (row[4], row[5]):
+            s = off
+            s += bs[i_s]
+            v = bv[i_v]
+            if y is not None:
+                acc = y[body] if body >= 0 else 0.0
+                s += h * (v + 0.5 * h * acc)
+                v += h * acc
+            buf[k], buf[k + 1] = s, v
+            k += 2
+        status = setter(component, vrs, 4, buf)
+        if status > 1:
+            from .fastcalls import check
+            check(inst, "fmi2SetReal", status, t)
+        if y is None:
+            return None
+        values = reader(t)
+        return values[0], values[1], values[2]
 
 
 def _solve(a, b):

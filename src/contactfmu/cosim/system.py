@@ -337,26 +337,27 @@ class System:
         from .exchange import INTERFACE, ImplicitCoupling
 
         motion, _, forces, _ = plan
-        body_of = {}   # (compliant instance name, flange) -> (inertial instance, its flange)
-        for si, sf, targets in self.node_links():
-            for ti, tf, _ in targets:
-                body_of[(ti.name, tf)] = (si, sf)
+        feed = {(ti.name, ts): (si, vs, vv, off, ts, tv) for si, vs, vv, ti, ts, tv, off in motion}
         mass = {}
-        for si, sf in body_of.values():
+        for si, *_ in motion:
             var = si.variables.get("m")
             if si.name not in mass and var is not None and var.causality == "parameter" and var.type == "Real":
                 m = self._call(si, "fmi2GetReal", lambda: si.slave.getReal([var.valueReference]))[0]
                 mass[si.name] = m if m > 0.0 else None
         elements, used = [], set()
         for inst in self.instances.values():
-            ends = [body_of.get((inst.name, fl)) for fl in ("flange_a", "flange_b")]
             names = ("flange_a.f", "flange_b.f") + INTERFACE
-            if None in ends or not all(n in inst.variables for n in names):
+            if not all(n in inst.variables for n in names) or inst.values.get("m_a") or inst.values.get("m_b"):
+                continue  # no interface outputs, or an element that holds its own coupling force
+            ends = [feed.get((inst.name, inst.var(inst.port(fl, "s")).valueReference)) for fl in ("flange_a", "flange_b")]
+            if None in ends:
                 continue
-            keys = [si.name if mass.get(si.name) else None for si, _ in ends]
-            used.update(k for k in keys if k)
-            elements.append((inst, *(inst.var(n).valueReference for n in names),
-                             *((si, si.var(si.port(sf, "v")).valueReference) for si, sf in ends), *keys))
+            ends = [(si.name if mass.get(si.name) else None, (si, vs, vv), off, ts, tv)
+                    for si, vs, vv, off, ts, tv in ends]
+            used.update(e[0] for e in ends if e[0])
+            depends = {u.variable.name: u.dependencies for u in inst.md.outputs}
+            nonlinear = any(depends.get(n) for n in INTERFACE)
+            elements.append((inst, *(inst.var(n).valueReference for n in names), *ends, nonlinear))
         bodies = {}
         for si, vf, srcs, _ in forces:
             if si.name in used:

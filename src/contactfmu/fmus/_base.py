@@ -121,6 +121,20 @@ def motion_in_flange(flange, what):
     ]
 
 
+def interface_outputs(depends):
+    """Interface stiffness and damping of a two-flange compliant element: the partial derivatives
+    of its force f = flange_b.f with respect to s_rel and v_rel at the present inputs. A master
+    can use them to make the coupling implicit (contactfmu's scheme="implicit"); the element's
+    own behaviour does not depend on them."""
+    return [
+        out("interface.c", "N/m", "Interface stiffness: df/ds_rel (f = flange_b.f) at the present inputs, for "
+                                  "masters that couple implicitly (0 where f does not depend on s_rel)",
+            depends=depends),
+        out("interface.d", "N.s/m", "Interface damping: df/dv_rel at the present inputs, for masters that "
+                                    "couple implicitly (0 where f does not depend on v_rel)", depends=depends),
+    ]
+
+
 FORCE_INPUTS_PER_FLANGE = 4  # <flange>.f, .f2, .f3, .f4
 
 

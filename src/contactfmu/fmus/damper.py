@@ -2,7 +2,7 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import linear
-from ._base import ContactSlave, motion_in_flange, out, parameter
+from ._base import ContactSlave, interface_outputs, motion_in_flange, out, parameter
 
 MOTION = ("flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v")
 VELOCITIES = ("flange_a.v", "flange_b.v")
@@ -26,9 +26,11 @@ class Damper(ContactSlave):
         out("s_rel", "m", "Relative distance (= flange_b.s - flange_a.s)", depends=("flange_a.s", "flange_b.s")),
         out("v_rel", "m/s", "Relative velocity (= flange_b.v - flange_a.v)", depends=VELOCITIES),
         out("lossPower", "W", "Loss power leaving the component as heat (= f*v_rel >= 0)", depends=VELOCITIES),
+        *interface_outputs(()),
     ]
 
     def compute_outputs(self):
+        self.interface_c, self.interface_d = 0.0, self.d
         self.s_rel, self.v_rel = linear.relative_motion(self.flange_a_s, self.flange_a_v,
                                                         self.flange_b_s, self.flange_b_v)
         self.publish_force(linear.damper_force(self.v_rel, self.d),

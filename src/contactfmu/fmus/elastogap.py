@@ -2,7 +2,8 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import elastogap
-from ._base import ContactSlave, inp, motion_in_flange, out, parameter
+from ..physics.contact_motion import Coupler, reduced_mass, stiffness_number
+from ._base import ContactSlave, inp, interface_outputs, motion_in_flange, out, parameter
 
 MOTION = ("flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v")
 POSITIONS = ("flange_a.s", "flange_b.s")
@@ -18,7 +19,17 @@ class ElastoGap(ContactSlave):
         "f = f_c + f_d <= 0 (only pushing, continuous at contact start), lossPower = f_d*v_rel. "
         "Compliant element: flange motions in, flange_b.f = f and flange_a.f = -f out, current as soon "
         "as the inputs are set, with exact first time derivatives (df/dt from v_rel and a_rel) for "
-        "masters that pass input derivatives. stateSelect (a Modelica translator directive choosing "
+        "masters that pass input derivatives, and the interface stiffness and damping df/ds_rel, df/dv_rel "
+        "for masters that couple implicitly. "
+        "Co-simulation of impacts at large steps (optional, n = 1): set m_a and m_b to the inertias attached "
+        "at the flanges (0: fixed) and the element integrates the contact dynamics of the two bodies itself, "
+        "in closed form (the law is piecewise linear: free, linear, damper bounded to f_c on a fast approach "
+        "(f = 2*f_c), bounded to -f_c on a fast separation (f = 0)), for their reduced mass and the other "
+        "forces on them (their relative acceleration over the last step minus this element's share), and "
+        "holds over the next step the force that keeps the bodies on that motion (contact_motion.couple, as "
+        "TranslationalHardstop): restitution and contact time are then exact at any step size in any "
+        "fixed-step master. f and the flange forces are this held force; f_c, f_d and lossPower stay the law "
+        "at the inputs. stateSelect (a Modelica translator directive choosing "
         "s_rel, v_rel as states) has no meaning in a co-simulation unit and is left out.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=0.1, step_size=1e-4)
 
@@ -34,6 +45,12 @@ class ElastoGap(ContactSlave):
                                      "0 (default) means c*s_ref, the MSL binding", min=0.0),
         parameter("s_nominal", 1e-4, "m", "Nominal value of s_rel (MSL: scaling for the solver; kept for compatibility, a stateless co-simulation unit has no states to scale)", min=0.0,
                   min_exclusive=True),
+        parameter("m_a", 0.0, "kg", "Co-simulation: inertia attached at flange_a (0: fixed, or not known when "
+                                    "m_b is 0 too); with m_a = m_b = 0 the force is the law at the inputs",
+                  min=0.0),
+        parameter("m_b", 0.0, "kg", "Co-simulation: inertia attached at flange_b (0: fixed, or not known when "
+                                    "m_a is 0 too); set m_a/m_b to integrate impacts inside the step (n = 1)",
+                  min=0.0),
         parameter("useHeatPort", False, None, "= true, if heatPort is enabled (heatPort.Q_flow = -lossPower)"),
         *motion_in_flange("flange_a", "ElastoGap"),
         *motion_in_flange("flange_b", "ElastoGap"),
@@ -42,7 +59,8 @@ class ElastoGap(ContactSlave):
             depends=MOTION, derivative=True),
         out("flange_b.f", "N", "Force acting on the element at flange_b (MSL flange_b.f = f <= 0)",
             depends=MOTION, derivative=True),
-        out("f", "N", "Forces between flanges (= flange_b.f = f_c + f_d; <= 0: pushes only)",
+        out("f", "N", "Forces between flanges (= flange_b.f = f_c + f_d; <= 0: pushes only; with m_a/m_b set: the force "
+                      "held over the next step)",
             depends=MOTION, derivative=True),
         out("s_rel", "m", "Relative distance (= flange_b.s - flange_a.s)", depends=POSITIONS),
         out("v_rel", "m/s", "Relative velocity (= der(s_rel))", depends=VELOCITIES),
@@ -52,7 +70,18 @@ class ElastoGap(ContactSlave):
         out("contact", None, "true if s_rel < s_rel0 (contact)", depends=POSITIONS, kind="Boolean"),
         out("heatPort.Q_flow", "W", "Heat flow rate into the heat port (= -lossPower if useHeatPort, else 0)",
             depends=MOTION),
+        *interface_outputs(MOTION),
     ]
+
+    def check(self):
+        if reduced_mass(self.m_a, self.m_b) and self.n != 1.0:
+            return [("n", self.n, "the inertia-aware coupling (m_a or m_b > 0) needs n = 1 (a piecewise "
+                                  "linear law it solves in closed form); set m_a = m_b = 0 for n != 1")]
+        return []
+
+    def initialize(self, t0):
+        mu = reduced_mass(self.m_a, self.m_b)
+        self._coupler = Coupler(mu, self.default_experiment.step_size) if mu else None
 
     def _f_ref(self):
         return self.f_ref if self.f_ref > 0.0 else self.c * self.s_ref
@@ -63,8 +92,24 @@ class ElastoGap(ContactSlave):
         f_ref = self._f_ref()
         f, self.f_c, self.f_d, self.contact = elastogap.force(
             self.s_rel, self.v_rel, self.c, self.d, self.s_rel0, self.n, self.s_ref, f_ref)
-        rate = elastogap.force_rate(self.s_rel, self.v_rel, self.flange_b_a - self.flange_a_a, self.c, self.d,
-                                    self.s_rel0, self.n, self.s_ref, f_ref)
-        self.publish_force(f, rate)
         self.lossPower = self.f_d * self.v_rel
         self.heatPort_Q_flow = -self.lossPower if self.useHeatPort else 0.0
+        coupler = getattr(self, "_coupler", None)
+        if coupler is None:
+            rate = elastogap.force_rate(self.s_rel, self.v_rel, self.flange_b_a - self.flange_a_a, self.c, self.d,
+                                        self.s_rel0, self.n, self.s_ref, f_ref)
+            self.interface_c, self.interface_d = elastogap.interface(self.s_rel, self.v_rel, self.c, self.d,
+                                                                     self.s_rel0, self.n, self.s_ref, f_ref)
+            self.publish_force(f, rate)
+            return
+        mu, k, d = coupler.mu, f_ref / self.s_ref, self.d
+        held = coupler.force(self.s_rel - self.s_rel0, self.v_rel,
+                             lambda x, w, g, _, times: elastogap.predict(x, w, mu, g, times, k, d),
+                             lambda h: stiffness_number(mu, h, 2.0 * k, d) > 1.0)
+        self.interface_c = self.interface_d = 0.0  # the held force is the element's own
+        self.publish_force(held, 0.0)
+
+    def step(self, t, h):
+        coupler = getattr(self, "_coupler", None)
+        if coupler is not None:
+            coupler.commit(h)

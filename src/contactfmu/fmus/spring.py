@@ -2,7 +2,7 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import linear
-from ._base import ContactSlave, motion_in_flange, out, parameter
+from ._base import ContactSlave, interface_outputs, motion_in_flange, out, parameter
 
 POSITIONS = ("flange_a.s", "flange_b.s")
 
@@ -24,9 +24,11 @@ class Spring(ContactSlave):
         out("flange_b.f", "N", "Force acting on the spring at flange_b (MSL flange_b.f = f)", depends=POSITIONS, derivative=True),
         out("f", "N", "Force between flanges (positive = tension, = flange_b.f)", depends=POSITIONS, derivative=True),
         out("s_rel", "m", "Relative distance (= flange_b.s - flange_a.s)", depends=POSITIONS),
+        *interface_outputs(()),
     ]
 
     def compute_outputs(self):
+        self.interface_c, self.interface_d = self.c, 0.0
         self.s_rel = self.flange_b_s - self.flange_a_s
         self.publish_force(linear.spring_force(self.s_rel, self.c, self.s_rel0),
                            linear.force_rate(self.flange_b_v - self.flange_a_v, 0.0, self.c, 0.0))

@@ -2,7 +2,7 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import linear
-from ._base import ContactSlave, motion_in_flange, out, parameter
+from ._base import ContactSlave, interface_outputs, motion_in_flange, out, parameter
 
 MOTION = ("flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v")
 VELOCITIES = ("flange_a.v", "flange_b.v")
@@ -29,9 +29,11 @@ class SpringDamper(ContactSlave):
         out("s_rel", "m", "Relative distance (= flange_b.s - flange_a.s)", depends=("flange_a.s", "flange_b.s")),
         out("v_rel", "m/s", "Relative velocity (= flange_b.v - flange_a.v)", depends=VELOCITIES),
         out("lossPower", "W", "Loss power leaving the component as heat (= d*v_rel^2)", depends=VELOCITIES),
+        *interface_outputs(()),
     ]
 
     def compute_outputs(self):
+        self.interface_c, self.interface_d = self.c, self.d
         self.s_rel, self.v_rel = linear.relative_motion(self.flange_a_s, self.flange_a_v,
                                                         self.flange_b_s, self.flange_b_v)
         self.publish_force(linear.spring_damper_force(self.s_rel, self.v_rel, self.c, self.d, self.s_rel0),

@@ -2,8 +2,8 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import hardstop
-from ..physics.contact_motion import advance_shadow, planning_step, reduced_mass
-from ._base import ContactSlave, motion_in_flange, out, parameter
+from ..physics.contact_motion import Coupler, reduced_mass, stiffness_number
+from ._base import ContactSlave, interface_outputs, motion_in_flange, out, parameter
 
 MOTION = ("flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v")
 POSITIONS = ("flange_a.s", "flange_b.s")
@@ -62,6 +62,7 @@ class TranslationalHardstop(ContactSlave):
         out("contact", None, "Contact indicator: 1 at the upper stop (s_rel > b/2), -1 at the lower stop "
                              "(s_rel < -b/2), 0 in the gap; for b <= 2e-10 the sign of s_rel",
             depends=POSITIONS, kind="Integer"),
+        *interface_outputs(POSITIONS),
     ]
 
     def __init__(self, **kwargs):
@@ -69,33 +70,24 @@ class TranslationalHardstop(ContactSlave):
         self.initialize(0.0)
 
     def initialize(self, t0):
-        self._mu = reduced_mass(self.m_a, self.m_b) or 0.0  # 0: no inertia given, plain law
-        self._last_h = 0.0       # size of the last communication step (0: none yet)
-        self._last_v_rel = 0.0   # v_rel at the start of the last step
-        self._last_F = 0.0       # force held over the last step
-        # the law's own relative motion (contact_motion.couple): active flag, s_rel, v_rel and
-        # the number of steps it spent out of contact; committed at doStep, pending until then
-        self._shadow, self._shadow_s, self._shadow_v, self._shadow_free = False, 0.0, 0.0, 0
-        self._pending = [False, 0.0, 0.0, 0]
+        mu = reduced_mass(self.m_a, self.m_b)  # None: no inertia given, plain law
+        self._coupler = Coupler(mu, self.default_experiment.step_size) if mu else None
 
     def compute_outputs(self):
         self.s_rel = self.flange_b_s - self.flange_a_s
         self.v_rel = self.flange_b_v - self.flange_a_v
         law, self.contact = hardstop.force(self.s_rel, self.v_rel, self.b, self.c, self.d)
-        if self._mu == 0.0:
+        if self._coupler is None:
             rate = hardstop.force_rate(self.s_rel, self.v_rel, self.flange_b_a - self.flange_a_a,
                                        self.b, self.c, self.d)
+            self.interface_c, self.interface_d = hardstop.interface(self.s_rel, self.b, self.c, self.d)
             self._publish(law, rate)
             return
-        mu, b, c, d = self._mu, self.b, self.c, self.d
-        h, g = planning_step(self.v_rel, self._last_v_rel, self._last_F, mu, self._last_h,
-                             self.default_experiment.step_size)
-        shadow = None
-        if self._shadow:
-            shadow, _ = advance_shadow((self._shadow_s, self._shadow_v, self._shadow_free, None), h,
-                                       lambda x, w, _, times: hardstop.predict(x, w, mu, g, times, b, c, d))
-        force, shadow = hardstop.coupling_force(self.s_rel, self.v_rel, mu, g, h, b, c, d, shadow)
-        self._pending = [True, *shadow[:3]] if shadow else [False, 0.0, 0.0, 0]
+        mu, b, c, d = self._coupler.mu, self.b, self.c, self.d
+        force = self._coupler.force(self.s_rel, self.v_rel,
+                                    lambda x, w, g, _, times: hardstop.predict(x, w, mu, g, times, b, c, d),
+                                    lambda h: stiffness_number(mu, h, c, d) > 1.0)
+        self.interface_c = self.interface_d = 0.0  # the held force is the element's own
         self._publish(force, 0.0)
 
     def _publish(self, force, rate):
@@ -103,6 +95,5 @@ class TranslationalHardstop(ContactSlave):
         self.F, self.der_F = self.f, self.der_f
 
     def step(self, t, h):
-        if self._mu:
-            self._last_h, self._last_v_rel, self._last_F = h, self.v_rel, self.F
-            self._shadow, self._shadow_s, self._shadow_v, self._shadow_free = self._pending
+        if self._coupler is not None:
+            self._coupler.commit(h)

@@ -196,7 +196,7 @@ def advance_shadow(shadow, h, predict):
     return (None if free >= 2 else (x, w, free, rest[0] if rest else None)), prediction
 
 
-def couple(x, w, mu, g, h, shadow, predict, stiff, state=None):
+def couple(x, w, mu, g, h, shadow, predict, stiff, state=None, start=False):
     """One communication point of the inertia-aware coupling of a contact element.
 
     x, w: the relative motion of the bodies now (inputs); mu: their reduced mass; g: their
@@ -209,7 +209,9 @@ def couple(x, w, mu, g, h, shadow, predict, stiff, state=None):
 
     Returns (F, shadow): the force on the element's second body (x'' = g - F/mu) to hold over the
     step, and the shadow at this point.
-    - No shadow and no force within 1.5 steps: F = 0, the element transmits nothing.
+    - No shadow and no force within 1.5 steps: F = 0, the element transmits nothing; unless
+      `start` (the first step, whose length is not known when its force is asked for: planning
+      with a guessed step could miss a contact inside a longer one), which starts the shadow.
     - A force within 1.5 steps starts the shadow at the present motion: the law then runs in
       the element, exactly (closed form), and keeps the contact's history (penetrations of
       1e-10 m that decide whether a stiff stop holds a body or lets it go, or the state of a
@@ -223,7 +225,7 @@ def couple(x, w, mu, g, h, shadow, predict, stiff, state=None):
     """
     if shadow is None:
         prediction = predict(x, w, state, (h, 2.0 * h))
-        if prediction[1] is None or prediction[1] > 1.5 * h:
+        if not start and (prediction[1] is None or prediction[1] > 1.5 * h):
             return 0.0, None
         shadow = (x, w, 0, state)
     else:
@@ -233,3 +235,72 @@ def couple(x, w, mu, g, h, shadow, predict, stiff, state=None):
     if stiff or (onset is not None and onset > 0.0):
         return mu * (g - deadbeat_acceleration(x, w, x2, w2, h)), shadow
     return mu * (g - (w1 - w) / h), shadow
+
+
+MAX_SEGMENTS = 10000
+
+
+def follow(x, w, mu, g, times, classify, law):
+    """Motion of a piecewise linear contact law under the held acceleration g, at the ascending
+    times: ([(x, w) at each time], onset, changes), onset being the first time the law transmits a
+    force (0 if at the start, None if not up to the last time), changes the number of region changes.
+
+    classify(x, w) -> region; law(region) -> (c, d, xe, exits, transmits): the region's linear law
+    (F = c*(x - xe) + d*w) and the linear conditions (alpha, beta, level, inside) whose violation
+    (first_crossing) ends it; the next region is classify() of the state just past the crossing."""
+    out, onset, changes, t, k = [], None, 0, 0.0, 0
+    region = classify(x, w)
+    for _ in range(MAX_SEGMENTS):
+        c, d, xe, exits, transmits = law(region)
+        if transmits and onset is None:
+            onset = t
+        piece = Piece(x, w, mu, g, c, d, xe)
+        tc = None
+        for alpha, beta, level, inside in exits:
+            crossing = first_crossing(piece, alpha, beta, level, inside, times[-1] - t if tc is None else tc)
+            if crossing is not None and (tc is None or crossing < tc):
+                tc = crossing
+        while k < len(times) and (tc is None or times[k] - t <= tc):
+            out.append(piece.state(times[k] - t))
+            k += 1
+        if tc is None:
+            return out, onset, changes
+        x, w = piece.state(tc)
+        t += tc
+        region = classify(x, w)
+        changes += 1
+    raise RuntimeError(f"contact prediction did not finish: more than {MAX_SEGMENTS} contact changes "
+                       f"within {times[-1]} s")
+
+
+class Coupler:
+    """The element-side state of the inertia-aware coupling (see couple): the last step's size,
+    relative velocity and held force (for planning_step) and the law's shadow motion; the force
+    computed for the present inputs is committed when the step is taken.
+
+    predict(x, w, g, state, times) -> ([(x, w[, state])], onset, changes); stiff(h) -> bool."""
+
+    def __init__(self, mu, default_h):
+        self.mu, self.default_h = mu, default_h
+        self.last_h = self.last_v = self.last_f = 0.0
+        self.shadow = self.pending = None
+        self.force_now = self.v_now = 0.0
+
+    def force(self, x, w, predict, stiff):
+        """The force (on the element at its second flange) to hold over the next step."""
+        mu = self.mu
+        h, g = planning_step(w, self.last_v, self.last_f, mu, self.last_h, self.default_h)
+
+        def law(x0, w0, state, times):
+            return predict(x0, w0, g, state, times)
+
+        shadow = advance_shadow(tuple(self.shadow), h, law)[0] if self.shadow is not None else None
+        force, shadow = couple(x, w, mu, g, h, shadow, law, stiff(h), start=self.last_h == 0.0)
+        self.pending = list(shadow) if shadow is not None else None
+        self.force_now, self.v_now = force, w
+        return force
+
+    def commit(self, h):
+        """The step [t, t + h] was taken with the force last computed."""
+        self.last_h, self.last_v, self.last_f = h, self.v_now, self.force_now
+        self.shadow = self.pending

@@ -17,10 +17,10 @@ m/d = 1e-10 s and d/c = 1 s: an impact is plastic, and a body pulled away from a
 "glued" to it while the spring relaxes.
 
 :func:`predict` solves the relative motion under this law in closed form (contact_motion) for
-given reduced mass and other accelerations; :func:`coupling_force` turns that prediction into the
-force the FMU holds over a communication step when it knows the attached inertia.
+given reduced mass and other accelerations; the FMU's contact_motion.Coupler turns that
+prediction into the force it holds over a communication step when it knows the attached inertia.
 """
-from .contact_motion import Piece, couple, first_crossing, stiffness_number
+from .contact_motion import Piece, first_crossing
 
 GAP_MIN = 2e-10  # b <= GAP_MIN: plain spring-damper (documentation)
 FREE, UPPER, LOWER = 0, 1, -1
@@ -45,6 +45,13 @@ def force_rate(s_rel, v_rel, a_rel, b, c, d):
     if b > GAP_MIN and -0.5 * b <= s_rel <= 0.5 * b:
         return 0.0
     return c * v_rel + d * a_rel
+
+
+def interface(s_rel, b, c, d):
+    """(dF/ds_rel, dF/dv_rel): (c, d) in contact (and everywhere for b <= 2e-10), (0, 0) in the gap."""
+    if b > GAP_MIN and -0.5 * b <= s_rel <= 0.5 * b:
+        return 0.0, 0.0
+    return c, d
 
 
 def _region(x, w, g, half):
@@ -93,11 +100,3 @@ def predict(x, w, mu, g, times, b, c, d):
         changes += 1
     raise RuntimeError(f"TranslationalHardstop prediction did not finish: more than {MAX_SEGMENTS} "
                        f"contact changes within {times[-1]} s")
-
-
-def coupling_force(x, w, mu, g, h, b, c, d, shadow=None):
-    """Force F (= flange_b.f) to hold over the next communication step h and the element's
-    shadow state, for the reduced mass mu and the other relative acceleration g (the relative
-    motion obeys x'' = g - F/mu). See contact_motion.couple."""
-    return couple(x, w, mu, g, h, shadow, lambda x0, w0, _, times: predict(x0, w0, mu, g, times, b, c, d),
-                  stiff=stiffness_number(mu, h, c, d) > 1.0)
