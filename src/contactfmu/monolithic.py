@@ -171,3 +171,154 @@ def hardstop_mass(t_eval, b=1.0, c=1e10, d=1e10, m=1.0, s0=0.0, v0=1.0, force=No
         t = t_end
     F = np.array([hardstop.force(x, v, b, c, d)[0] for x, v in zip(xs, vs)])
     return {"t": t_eval, "s": xs, "v": vs, "F": F, "events": log}
+
+
+def _stribeck_body(force, s0, v0, t_end, m, F_prop, F_Coulomb, F_Stribeck, fexp, smin, smax, L,
+                   rtol, atol, max_step):
+    """One MassWithStopAndFriction (msl-reference.md 3.1, 3.2) under the external force
+    force(t, s) (N, towards +s), solved mode by mode: returns its segments
+    [(t0, t1, mode, dense solution or None, stuck position)] and the event log [(t, kind)].
+
+    Forward/Backward: m*a = F - (F_prop*v +- (F_Coulomb + F_Stribeck*exp(-fexp*|v|))), ended by
+    v = 0 (-> Stuck, then breakaway re-checked at the same instant) or by a stop (reinit s to the
+    limit, v := 0, Stuck). Stuck: v = 0, sa = F (the force needed to stick); breakaway when
+    sa > f0_max with s < hi, or sa < -f0_max with s > lo (f0_max = 1.001*f0). The startForward /
+    startBackward instants last until v leaves 0, i.e. zero time here, so they are merged into the
+    sliding modes (both laws give f0 at v = 0). Leaving a stop is no mode change."""
+    FORWARD, STUCK, BACKWARD = 1, 0, -1
+    f0 = F_Coulomb + F_Stribeck
+    f0_max = 1.001 * f0
+    lo, hi = smin + 0.5 * L, smax - 0.5 * L
+
+    def terminal(fun, direction):
+        fun.terminal, fun.direction = True, direction
+        return fun
+
+    def sliding(direction):
+        def rhs(t, y):
+            s, v = y
+            # the smooth continuation of exp(-fexp*|v|) through v = 0 keeps the root finding clean
+            f = F_prop * v + direction * (F_Coulomb + F_Stribeck * np.exp(-fexp * direction * v))
+            return [v, (force(t, s) - f) / m]
+        halt = terminal(lambda t, y: y[1], -direction)                    # v returns to 0
+        limit = hi if direction > 0 else lo
+        stop = terminal(lambda t, y: y[0] - limit, direction)             # the stop ahead
+        return rhs, [halt, stop], ["v = 0", "stop"]
+
+    def stuck(s):
+        def rhs(t, y):
+            return [0.0, 0.0]
+        events, kinds = [], []
+        if s < hi:
+            events.append(terminal(lambda t, y: force(t, y[0]) - f0_max, 1))
+            kinds.append("breakaway forward")
+        if s > lo:
+            events.append(terminal(lambda t, y: force(t, y[0]) + f0_max, -1))
+            kinds.append("breakaway backward")
+        return rhs, events, kinds
+
+    def settle(t, s):
+        """Mode of a body at rest (v = 0) after an event: the breakaway test of pre(mode) = Stuck."""
+        sa = force(t, s)
+        if sa > f0_max and s < hi:
+            return FORWARD
+        if sa < -f0_max and s > lo:
+            return BACKWARD
+        return STUCK
+
+    t, s, v = 0.0, float(s0), float(v0)
+    mode = FORWARD if v > 0 else BACKWARD if v < 0 else settle(t, s)   # initialization + t = 0+ iteration
+    segments, log = [], []
+    while t < t_end:
+        rhs, events, kinds = sliding(mode) if mode != STUCK else stuck(s)
+        sol = solve_ivp(rhs, (t, t_end), [s, v], method="DOP853", rtol=rtol, atol=atol, events=events,
+                        dense_output=True, max_step=max_step)
+        if sol.status < 0:
+            raise RuntimeError(f"Friction reference failed at t = {t}: {sol.message}")
+        t1 = float(sol.t[-1])
+        segments.append((t, t1, mode, sol.sol if mode != STUCK else None, s))
+        if sol.status == 0:
+            break
+        k = next(k for k, te in enumerate(sol.t_events) if te.size)
+        s, v = sol.y_events[k][0]
+        t, kind = t1, kinds[k]
+        if mode == STUCK:                      # breakaway: the crossing makes |sa| > f0_max just after
+            mode = FORWARD if kind == "breakaway forward" else BACKWARD
+            v = 0.0
+            log.append((t, kind))
+            continue
+        if kind == "stop":                     # when stopped <> 0: reinit(s, limit); reinit(v, 0)
+            s = hi if mode == FORWARD else lo
+            log.append((t, "hits the " + ("right" if mode == FORWARD else "left") + " stop"))
+        else:
+            log.append((t, "v = 0"))
+        v = 0.0
+        mode = settle(t, s)
+        if mode != STUCK:
+            log.append((t, "breakaway " + ("forward" if mode == FORWARD else "backward")))
+        elif kind != "stop":
+            log[-1] = (t, "sticks")
+    return segments, log
+
+
+def _sample(segments, t_eval, force, m, F_prop, F_Coulomb, F_Stribeck, fexp):
+    """s, v, friction force f and mode of a body's segments on t_eval (a point on an event takes
+    the segment that starts there, i.e. the value after the event)."""
+    s = np.full(t_eval.shape, np.nan)
+    v, f, mode = s.copy(), s.copy(), s.copy()
+    last = len(segments) - 1
+    for i, (t0, t1, md, sol, s_stuck) in enumerate(segments):
+        mask = (t_eval >= t0) & ((t_eval < t1) | ((i == last) & (t_eval <= t1)))
+        if not mask.any():
+            continue
+        tt = t_eval[mask]
+        mode[mask] = md
+        if md == 0:                            # locked: a = 0, so f = sa = the applied force
+            s[mask], v[mask] = s_stuck, 0.0
+            f[mask] = [force(ti, s_stuck) for ti in tt]
+        else:
+            s[mask], v[mask] = sol(tt)
+            f[mask] = F_prop * v[mask] + md * (F_Coulomb + F_Stribeck * np.exp(-fexp * np.abs(v[mask])))
+    return s, v, f, mode
+
+
+def friction(t_eval, stop_time=5.0, rtol=1e-10, atol=1e-12):
+    """MSL Translational.Examples.Friction, parts stop1 and stop2, solved monolithically
+    (msl-reference.md 3.1, 3.2, 4.3), independently of the FMUs' physics.
+
+    stop1: MassWithStopAndFriction (m = 1, L = 1, F_prop = 1, F_Coulomb = 5, F_Stribeck = 10,
+    fexp = 2, stops at +-25) at rest, driven by 25*sin(2*pi*0.25*t) N. stop2: the same with
+    F_Coulomb = 3, F_Stribeck = 5 and stops at +-0.9, tied by a spring (c = 500, s_rel0 = 1) from a
+    fixed point at -1.75 m to its flange_a (s - L/2), i.e. the force -500*(s + 0.25) N; it starts at
+    s = 0 with v = -5 m/s. The bodies are uncoupled; each is integrated mode by mode with DOP853,
+    its mode changes located as solve_ivp events.
+
+    Returns a dict of arrays on t_eval (ascending, within [0, stop_time]): stop1.s, stop1.v,
+    stop1.f (friction force, = the driving force while stuck), stop1.mode, stop2.s, stop2.v,
+    stop2.f, stop2.mode (Forward 1, Stuck 0, Backward -1: the mode between events, the value
+    after an event on an event instant); "events": the sorted distinct event times of stop2
+    (stop impacts, v = 0 reversals and sticking, breakaways; an impact and the breakaway at the
+    same instant count once); "event_log": [(time, body, kind)] of both bodies, in order."""
+    t_eval = np.asarray(t_eval, dtype=float)
+    if t_eval.ndim != 1 or not t_eval.size or np.any(np.diff(t_eval) < 0) or t_eval[0] < 0 \
+            or t_eval[-1] > stop_time:
+        raise ValueError("t_eval must be a non-empty ascending array within [0, stop_time]")
+    common = dict(m=1.0, F_prop=1.0, fexp=2.0)
+    bodies = {
+        "stop1": (lambda t, s: 25.0 * np.sin(2 * np.pi * 0.25 * t),
+                  dict(common, F_Coulomb=5.0, F_Stribeck=10.0), dict(s0=0.0, v0=0.0, smin=-25.0, smax=25.0),
+                  0.05),      # stuck phases last up to seconds: bounded steps keep sin(t) crossings apart
+        "stop2": (lambda t, s: -500.0 * (s + 0.25),
+                  dict(common, F_Coulomb=3.0, F_Stribeck=5.0), dict(s0=0.0, v0=-5.0, smin=-0.9, smax=0.9),
+                  np.inf),
+    }
+    out, log = {}, []
+    for name, (force, law, start, max_step) in bodies.items():
+        segments, events = _stribeck_body(force, t_end=stop_time, L=1.0, rtol=rtol, atol=atol,
+                                          max_step=max_step, **law, **start)
+        s, v, f, mode = _sample(segments, t_eval, force, **law)
+        out.update({f"{name}.s": s, f"{name}.v": v, f"{name}.f": f, f"{name}.mode": mode})
+        log += [(t, name, kind) for t, kind in events]
+    out["events"] = sorted({t for t, body, _ in log if body == "stop2"})
+    out["event_log"] = sorted(log, key=lambda e: e[0])
+    return out

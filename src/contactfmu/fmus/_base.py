@@ -29,6 +29,7 @@ Only the Python standard library and pythonfmu are imported: this file runs insi
 import copy
 import json
 import math
+import operator
 import traceback
 import uuid
 from xml.etree.ElementTree import Element, SubElement
@@ -146,9 +147,16 @@ def force_inputs(flange):
     return (flange + ".f",) + tuple(f"{flange}.f{k}" for k in range(2, FORCE_INPUTS_PER_FLANGE + 1))
 
 
-# attribute names of the force inputs (and of their derivatives) per flange attribute, built once
-_FORCE_ATTRS = {fl: tuple(n.replace(".", "_") for n in force_inputs(fl)) for fl in ("flange", "flange_a", "flange_b")}
-_FORCE_RATE_ATTRS = {fl: tuple("der_" + a for a in attrs) for fl, attrs in _FORCE_ATTRS.items()}
+# the force inputs (and their derivatives) of a flange, read in one call, per flange attribute
+_FORCE_ATTRS = {fl: operator.attrgetter(*(n.replace(".", "_") for n in force_inputs(fl)))
+                for fl in ("flange", "flange_a", "flange_b")}
+_FORCE_RATE_ATTRS = {fl: operator.attrgetter(*("der_" + n.replace(".", "_") for n in force_inputs(fl)))
+                     for fl in ("flange", "flange_a", "flange_b")}
+
+
+def _as_tuple(value):
+    """attrgetter of one name returns the value itself, of several a tuple."""
+    return value if isinstance(value, tuple) else (value,)
 
 
 def force_in_flange(flange):
@@ -190,6 +198,8 @@ class ContactSlave(Fmi2Slave):
     license = "BSD-3-Clause"
     model_name = None  # defaults to the class name; also the FMU file name and modelIdentifier
     INPUT_DERIVATIVES = False  # True: uses first derivatives of its Real inputs (canInterpolateInputs)
+    STEP_USES_OUTPUTS = True   # False: step() reads inputs and state only, so doStep need not bring
+    #                            the outputs up to date first (one compute_outputs per step saved)
 
     log_categories = {
         "logStatusWarning": "Messages with status fmi2Warning",
@@ -238,6 +248,11 @@ class ContactSlave(Fmi2Slave):
         cls._params = [v for v in table if v.causality == "parameter"]
         cls._outputs = [v for v in table if v.causality == "output"]
         cls._real_outputs = [v.attr for v in table if v.causality == "output" and v.type == "Real"]
+        cls._get_attrs = {kind: {v.vr: v.attr for v in table if v.type == kind}
+                          for kind in ("Real", "Integer", "Boolean")}
+        cls._fast_get = {}  # (kind, vrs) -> attrgetter of those variables, or False (full path)
+        cls._step_uses_outputs = cls.STEP_USES_OUTPUTS and cls.step is not ContactSlave.step
+        cls._real_output_values = operator.attrgetter(*cls._real_outputs) if cls._real_outputs else None
         return table
 
     # ---- hooks -----------------------------------------------------------------------------
@@ -263,13 +278,13 @@ class ContactSlave(Fmi2Slave):
 
     def cut_force(self, flange):
         """Sum of the force inputs of an inertial flange (``flange`` as attribute, e.g. flange_a)."""
-        a, b, c, d = _FORCE_ATTRS[flange]
-        return getattr(self, a) + getattr(self, b) + getattr(self, c) + getattr(self, d)
+        a, b, c, d = _FORCE_ATTRS[flange](self)
+        return a + b + c + d
 
     def cut_force_rate(self, flange):
         """Sum of the first derivatives set for the force inputs of an inertial flange."""
-        a, b, c, d = _FORCE_RATE_ATTRS[flange]
-        return getattr(self, a) + getattr(self, b) + getattr(self, c) + getattr(self, d)
+        a, b, c, d = _FORCE_RATE_ATTRS[flange](self)
+        return a + b + c + d
 
     def publish_force(self, f, rate):
         """Outputs of a two-flange compliant element (MSL PartialCompliant): f = flange_b.f =
@@ -339,17 +354,19 @@ class ContactSlave(Fmi2Slave):
             if not step_size > 0.0:
                 self._error(f"Invalid communication step size {step_size!r} s: must be > 0")
                 return False
-            if self._stale:
+            if self._stale and self._step_uses_outputs:
                 self.compute_outputs()
             self.step(current_time, step_size)
             self.time = current_time + step_size
             self.compute_outputs()
             self._stale = False
-            for attr in self._real_outputs:
-                if not math.isfinite(getattr(self, attr)):
-                    self._error(f"doStep at t = {current_time!r} s produced a non-finite output "
-                                f"{attr} = {getattr(self, attr)!r}")
-                    return False
+            values = self._real_output_values
+            if values is not None and not math.isfinite(sum(_as_tuple(values(self)))):
+                for attr in self._real_outputs:  # (a finite sum can also overflow: then none is found)
+                    if not math.isfinite(getattr(self, attr)):
+                        self._error(f"doStep at t = {current_time!r} s produced a non-finite output "
+                                    f"{attr} = {getattr(self, attr)!r}")
+                        return False
             return self._status == OK
         except Exception:
             self._crash("fmi2DoStep")
@@ -361,13 +378,23 @@ class ContactSlave(Fmi2Slave):
     # ---- getters and setters ---------------------------------------------------------------
 
     def _get(self, vrs, kind, convert, default):
-        values = []
         if self._stale:
             try:
                 self.compute_outputs()
                 self._stale = False
             except Exception:
                 self._crash("compute_outputs")
+        key = (kind, tuple(vrs))
+        fast = self._fast_get.get(key)
+        if fast is None:  # first request of these variables: plain model variables only?
+            attrs = self._get_attrs[kind]
+            fast = bool(vrs) and all(vr in attrs for vr in vrs) and (
+                len(vrs), operator.attrgetter(*(attrs[vr] for vr in vrs)))
+            self._fast_get[key] = fast
+        if fast:
+            n, getter = fast
+            return [convert(x) for x in getter(self)] if n > 1 else [convert(getter(self))]
+        values = []
         for vr in vrs:
             var = self._by_vr.get(vr)
             if var is None or var.type != kind:

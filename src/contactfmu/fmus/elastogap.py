@@ -102,14 +102,17 @@ class ElastoGap(ContactSlave):
                                                                      self.s_rel0, self.n, self.s_ref, f_ref)
             self.publish_force(f, rate)
             return
-        mu, k, d = coupler.mu, f_ref / self.s_ref, self.d
-        held = coupler.force(self.s_rel - self.s_rel0, self.v_rel,
-                             lambda x, w, g, _, times: elastogap.predict(x, w, mu, g, times, k, d),
-                             lambda h: stiffness_number(mu, h, 2.0 * k, d) > 1.0)
+        mu, k = coupler.mu, f_ref / self.s_ref
+        held = coupler.force(self.s_rel - self.s_rel0, self.v_rel, self._predict,
+                             lambda h: stiffness_number(mu, h, 2.0 * k, self.d) > 1.0)
         self.interface_c = self.interface_d = 0.0  # the held force is the element's own
         self.publish_force(held, 0.0)
+
+    def _predict(self, x, w, g, _, times):
+        """The law's motion of x = s_rel - s_rel0 (n = 1) for the coupler."""
+        return elastogap.predict(x, w, self._coupler.mu, g, times, self._f_ref() / self.s_ref, self.d)
 
     def step(self, t, h):
         coupler = getattr(self, "_coupler", None)
         if coupler is not None:
-            coupler.commit(h)
+            coupler.commit(h, self._predict)

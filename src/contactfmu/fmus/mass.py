@@ -20,6 +20,7 @@ class Mass(ContactSlave):
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
     FORCES = force_inputs("flange_a") + force_inputs("flange_b")
     INPUT_DERIVATIVES = True
+    STEP_USES_OUTPUTS = False
 
     VARIABLES = [
         parameter("m", 1.0, "kg", "Mass of the sliding mass (must be > 0)", min=0.0, min_exclusive=True),
@@ -44,5 +45,6 @@ class Mass(ContactSlave):
         self.publish_motion()
 
     def step(self, t, h):
+        a = rigid.acceleration(self.m, -self.cut_force("flange_a") - self.cut_force("flange_b"))
         jerk = (-self.cut_force_rate("flange_a") - self.cut_force_rate("flange_b")) / self.m
-        self.s, self.v = rigid.advance(self.s, self.v, self.a, h, jerk)
+        self.s, self.v = rigid.advance(self.s, self.v, a, h, jerk)

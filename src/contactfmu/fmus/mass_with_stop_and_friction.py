@@ -27,6 +27,7 @@ class MassWithStopAndFriction(ContactSlave):
         "rejected at the end of initialization with MSL's message.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=5.0, step_size=1e-3)
     INPUT_DERIVATIVES = True
+    STEP_USES_OUTPUTS = False
 
     VARIABLES = [
         parameter("m", 1.0, "kg", "Mass of the sliding mass (must be > 0)", min=0.0, min_exclusive=True),
@@ -83,12 +84,19 @@ class MassWithStopAndFriction(ContactSlave):
         return bad
 
     def _parameters(self):
+        """The parameters as one object: built once when initialization ends (they are fixed from
+        then on), anew before (while a host may still set them)."""
+        if self._initialized:
+            return self._p
+        return self._build_parameters()
+
+    def _build_parameters(self):
         return mwsf.Parameters(self.m, self.L, self.smax, self.smin, self.F_prop, self.F_Coulomb,
                                self.F_Stribeck, self.fexp, self.v_small)
 
     def initialize(self, t0):
         self.s, self.v = self.s_start, self.v_start
-        p = self._parameters()
+        p = self._p = self._build_parameters()
         message = mwsf.start_checks(p, self.s, self.v)
         if message:
             self._error(message)

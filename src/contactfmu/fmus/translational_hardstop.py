@@ -83,10 +83,9 @@ class TranslationalHardstop(ContactSlave):
             self.interface_c, self.interface_d = hardstop.interface(self.s_rel, self.b, self.c, self.d)
             self._publish(law, rate)
             return
-        mu, b, c, d = self._coupler.mu, self.b, self.c, self.d
-        force = self._coupler.force(self.s_rel, self.v_rel,
-                                    lambda x, w, g, _, times: hardstop.predict(x, w, mu, g, times, b, c, d),
-                                    lambda h: stiffness_number(mu, h, c, d) > 1.0)
+        mu = self._coupler.mu
+        force = self._coupler.force(self.s_rel, self.v_rel, self._predict,
+                                    lambda h: stiffness_number(mu, h, self.c, self.d) > 1.0)
         self.interface_c = self.interface_d = 0.0  # the held force is the element's own
         self._publish(force, 0.0)
 
@@ -94,6 +93,10 @@ class TranslationalHardstop(ContactSlave):
         self.publish_force(force, rate)
         self.F, self.der_F = self.f, self.der_f
 
+    def _predict(self, x, w, g, _, times):
+        """The law's motion of s_rel for the coupler."""
+        return hardstop.predict(x, w, self._coupler.mu, g, times, self.b, self.c, self.d)
+
     def step(self, t, h):
         if self._coupler is not None:
-            self._coupler.commit(h)
+            self._coupler.commit(h, self._predict)

@@ -196,7 +196,7 @@ def advance_shadow(shadow, h, predict):
     return (None if free >= 2 else (x, w, free, rest[0] if rest else None)), prediction
 
 
-def couple(x, w, mu, g, h, shadow, predict, stiff, state=None, start=False):
+def couple(x, w, mu, g, h, shadow, predict, stiff, state=None):
     """One communication point of the inertia-aware coupling of a contact element.
 
     x, w: the relative motion of the bodies now (inputs); mu: their reduced mass; g: their
@@ -209,9 +209,7 @@ def couple(x, w, mu, g, h, shadow, predict, stiff, state=None, start=False):
 
     Returns (F, shadow): the force on the element's second body (x'' = g - F/mu) to hold over the
     step, and the shadow at this point.
-    - No shadow and no force within 1.5 steps: F = 0, the element transmits nothing; unless
-      `start` (the first step, whose length is not known when its force is asked for: planning
-      with a guessed step could miss a contact inside a longer one), which starts the shadow.
+    - No shadow and no force within 1.5 steps: F = 0, the element transmits nothing.
     - A force within 1.5 steps starts the shadow at the present motion: the law then runs in
       the element, exactly (closed form), and keeps the contact's history (penetrations of
       1e-10 m that decide whether a stiff stop holds a body or lets it go, or the state of a
@@ -225,7 +223,7 @@ def couple(x, w, mu, g, h, shadow, predict, stiff, state=None, start=False):
     """
     if shadow is None:
         prediction = predict(x, w, state, (h, 2.0 * h))
-        if not start and (prediction[1] is None or prediction[1] > 1.5 * h):
+        if prediction[1] is None or prediction[1] > 1.5 * h:
             return 0.0, None
         shadow = (x, w, 0, state)
     else:
@@ -284,7 +282,7 @@ class Coupler:
         self.mu, self.default_h = mu, default_h
         self.last_h = self.last_v = self.last_f = 0.0
         self.shadow = self.pending = None
-        self.force_now = self.v_now = 0.0
+        self.force_now = self.x_now = self.v_now = self.g_now = 0.0
 
     def force(self, x, w, predict, stiff):
         """The force (on the element at its second flange) to hold over the next step."""
@@ -295,12 +293,19 @@ class Coupler:
             return predict(x0, w0, g, state, times)
 
         shadow = advance_shadow(tuple(self.shadow), h, law)[0] if self.shadow is not None else None
-        force, shadow = couple(x, w, mu, g, h, shadow, law, stiff(h), start=self.last_h == 0.0)
+        force, shadow = couple(x, w, mu, g, h, shadow, law, stiff(h))
         self.pending = list(shadow) if shadow is not None else None
-        self.force_now, self.v_now = force, w
+        self.force_now, self.x_now, self.v_now, self.g_now = force, x, w, g
         return force
 
-    def commit(self, h):
-        """The step [t, t + h] was taken with the force last computed."""
+    def commit(self, h, predict):
+        """The step [t, t + h] was taken with the force last computed. A step longer than the one
+        planned with (the first step is planned with the DefaultExperiment step size, since the FMU
+        learns a step's length only when it is taken) may hold a contact the plan did not see:
+        then the shadow starts at the step's start, as if the contact had been seen."""
+        if self.pending is None and self.force_now == 0.0:
+            onset = predict(self.x_now, self.v_now, self.g_now, None, (h,))[1]
+            if onset is not None and onset <= h:
+                self.pending = [self.x_now, self.v_now, 0, None]
         self.last_h, self.last_v, self.last_f = h, self.v_now, self.force_now
         self.shadow = self.pending

@@ -28,27 +28,18 @@ UNKNOWN, FREE, FORWARD, STUCK, BACKWARD = 3, 2, 1, 0, -1
 
 
 class Parameters:
+    """The body's parameters and the derived constants lo, hi (stop limits of the centre), f0,
+    f0_max (computed once: they are read several times in every step)."""
+
     def __init__(self, m=1.0, L=0.0, smax=25.0, smin=-25.0, F_prop=1.0, F_Coulomb=5.0, F_Stribeck=10.0,
                  fexp=2.0, v_small=1e-3):
         self.m, self.L, self.smax, self.smin = m, L, smax, smin
         self.F_prop, self.F_Coulomb, self.F_Stribeck, self.fexp, self.v_small = \
             F_prop, F_Coulomb, F_Stribeck, fexp, v_small
-
-    @property
-    def lo(self):
-        return self.smin + 0.5 * self.L
-
-    @property
-    def hi(self):
-        return self.smax - 0.5 * self.L
-
-    @property
-    def f0(self):
-        return self.F_Coulomb + self.F_Stribeck
-
-    @property
-    def f0_max(self):
-        return 1.001 * self.f0
+        self.lo = smin + 0.5 * L
+        self.hi = smax - 0.5 * L
+        self.f0 = F_Coulomb + F_Stribeck
+        self.f0_max = 1.001 * self.f0
 
     def has_no_friction(self):
         return self.f0 <= 0.0 and self.F_prop <= 0.0
@@ -165,8 +156,17 @@ class Body:
                 def rhs(tt, y):
                     return [y[1], force(tt) / m]
             else:
-                def rhs(tt, y, forward=forward):
-                    return [y[1], (force(tt) - sliding_friction(p, y[1], forward)) / m]
+                # sliding_friction and force written out (same arithmetic): the integrator calls
+                # this 7 times per internal step
+                f_prop, f_c, f_s, fexp, exp = p.F_prop, p.F_Coulomb, p.F_Stribeck, p.fexp, math.exp
+                if forward:
+                    def rhs(tt, y):
+                        v = y[1]
+                        return [v, (F0 + dF * (tt - t_start) - (f_prop * v + f_c + f_s * exp(-fexp * abs(v)))) / m]
+                else:
+                    def rhs(tt, y):
+                        v = y[1]
+                        return [v, (F0 + dF * (tt - t_start) - (f_prop * v - f_c - f_s * exp(-fexp * abs(v)))) / m]
             events = []
             if mode != FREE:
                 events.append(Event((lambda tt, y: y[1]), -1 if forward else +1, "stuck"))

@@ -53,6 +53,38 @@ def _crosses(g0, g1, direction):
     return False
 
 
+def _stages(rhs, t, y, f, h):
+    """One Dormand-Prince step: (stage derivatives, 5th-order solution, error estimate)."""
+    n = len(y)
+    k = [f]
+    for i in range(1, 7):
+        yi = [y[j] + h * sum(_A[i][m] * k[m][j] for m in range(i)) for j in range(n)]
+        k.append(rhs(t + _C[i] * h, yi))
+    y_new = [y[j] + h * sum(_B[m] * k[m][j] for m in range(6)) for j in range(n)]
+    e = [h * sum(_E[m] * k[m][j] for m in range(7)) for j in range(n)]
+    return k, y_new, e
+
+
+def _stages2(rhs, t, y, f, h):
+    """_stages for two state variables (a body's s and v), the sums written out: the same
+    arithmetic in the same order, about twice as fast."""
+    y0, y1 = y
+    k = [f]
+    for i in range(1, 7):
+        s0 = s1 = 0.0
+        for a, km in zip(_A[i], k):
+            s0 += a * km[0]
+            s1 += a * km[1]
+        k.append(rhs(t + _C[i] * h, [y0 + h * s0, y1 + h * s1]))
+    b0 = b1 = e0 = e1 = 0.0
+    for b, e, km in zip(_B, _E, k):
+        b0 += b * km[0]
+        b1 += b * km[1]
+        e0 += e * km[0]
+        e1 += e * km[1]
+    return k, [y0 + h * b0, y1 + h * b1], [h * e0, h * e1]
+
+
 def integrate(rhs, t0, y0, t_end, events=(), rtol=1e-10, atol=1e-12, h=None, max_step=math.inf,
               t_tol=1e-13):
     """Integrate y' = rhs(t, y) from t0 to t_end, stopping at the first event.
@@ -78,16 +110,11 @@ def integrate(rhs, t0, y0, t_end, events=(), rtol=1e-10, atol=1e-12, h=None, max
         if t + h >= t_end or t_end - (t + h) < 1e-12 * max(1.0, abs(t_end)):
             h = t_end - t
             last = True
-        k = [f]
-        for i in range(1, 7):
-            yi = [y[j] + h * sum(_A[i][m] * k[m][j] for m in range(i)) for j in range(n)]
-            k.append(rhs(t + _C[i] * h, yi))
-        y_new = [y[j] + h * sum(_B[m] * k[m][j] for m in range(6)) for j in range(n)]
+        k, y_new, e_vec = (_stages2 if n == 2 else _stages)(rhs, t, y, f, h)
         err = 0.0
         for j in range(n):
-            e = h * sum(_E[m] * k[m][j] for m in range(7))
             sc = atol + rtol * max(abs(y[j]), abs(y_new[j]))
-            err = max(err, abs(e) / sc)
+            err = max(err, abs(e_vec[j]) / sc)
         if err > 1.0 and h > 1e-15 * max(1.0, abs(t)):
             h *= max(0.2, 0.9 * err ** -0.2)
             continue
