@@ -5,12 +5,8 @@ benchmarks compare the co-simulation of the example with)."""
 import numpy as np
 import pytest
 
-from contactfmu import examples
-from contactfmu.cosim import Result, compare, read_csv
 from contactfmu.monolithic import friction
 
-NAMES = ["stop1.s", "stop1.v", "stop1.f", "stop1.mode", "stop2.s", "stop2.v", "stop2.mode"]
-SHARED = ["stop1.s", "stop1.v", "stop1.mode", "stop2.s", "stop2.v", "stop2.mode"]
 DYMOLA_HIT = 0.0605969540580        # stop2 hits its left stop (msl-reference.md 7)
 DYMOLA_STICKS = 1.0459741           # stop2 sticks for good
 # every event instant of stop2 in the Dymola CSV (duplicated time stamps, left of the row pair),
