@@ -41,7 +41,6 @@ coupling runs the whole 100 s), everything else as in the full run.
 """
 import argparse
 import json
-import math
 import os
 import platform
 import sys

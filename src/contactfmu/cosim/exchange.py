@@ -6,7 +6,9 @@ of the System docstring, or libcosim's Jacobi order (all reads, then all writes)
 scheme="implicit" replaces the forces of the linearizable compliant elements by their
 linearly implicit values (:class:`ImplicitCoupling`) before they are summed into the bodies.
 """
-from .fastcalls import Reader, Writer
+from fmpy.fmi2 import fmi2Real, fmi2ValueReference
+
+from .fastcalls import Reader, Writer, check
 
 INTERFACE = ("interface.c", "interface.d")  # outputs df/ds_rel and df/dv_rel of a compliant element
 
@@ -50,7 +52,7 @@ class Exchange:
         self.motion_at = here
         self.signals = []
         for ia, va, ib, vb, with_der in signals:
-            kind = "Enumeration" if va.type == "Enumeration" else va.type
+            kind = va.type
             (r,), w = _readers([(ia, va.valueReference)], kind)
             step = [r, *_writers([(ib, vb.valueReference, [w[(ia.name, va.valueReference)]],
                                    0.0 if kind == "Real" else 0)], kind)]
@@ -150,9 +152,6 @@ class ImplicitCoupling:
         return [(e[0], vr) for e in self.elements for vr in e[1:5]]
 
     def bind(self, exchange):
-        from .fastcalls import Reader
-        from fmpy.fmi2 import fmi2Real, fmi2ValueReference
-
         fat, mat = exchange.force_at, exchange.motion_at
         keys = list(self.bodies)
         index = {k: i for i, k in enumerate(keys)}
@@ -260,7 +259,6 @@ class ImplicitCoupling:
             k += 2
         status = setter(component, vrs, 4, buf)
         if status > 1:
-            from .fastcalls import check
             check(inst, "fmi2SetReal", status, t)
         if y is None:
             return None

@@ -270,6 +270,17 @@ class ContactSlave(Fmi2Slave):
     def step(self, t, h):
         """Advance the internal state over [t, t + h]; stateless elements need nothing here."""
 
+    def build_parameters(self):
+        """The parameters as one physics object (None: the slave has none); see parameters()."""
+        return None
+
+    def parameters(self):
+        """build_parameters(), built once when initialization ends (parameters are fixed from
+        then on; they are read several times per step), anew before (a host may still set them)."""
+        if self._initialized:
+            return self._p
+        return self.build_parameters()
+
     def publish_motion(self):
         """Flange outputs of a rigid body from its s, v, a and length L (see flange_motion_outputs)."""
         self.flange_a_s, self.flange_b_s = self.s - 0.5 * self.L, self.s + 0.5 * self.L
@@ -338,6 +349,7 @@ class ContactSlave(Fmi2Slave):
                 self._error(f"Invalid parameter {var.name} = {value!r}{var.unit_text()}: {rule}")
             if bad:
                 return
+            self._p = self.build_parameters()
             self.initialize(self.time)
             self._stale = True
             self._initialized = True

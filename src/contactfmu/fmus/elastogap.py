@@ -73,6 +73,10 @@ class ElastoGap(ContactSlave):
         *interface_outputs(MOTION),
     ]
 
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._coupler = None  # set when initialization ends if m_a or m_b is given
+
     def check(self):
         if reduced_mass(self.m_a, self.m_b) and self.n != 1.0:
             return [("n", self.n, "the inertia-aware coupling (m_a or m_b > 0) needs n = 1 (a piecewise "
@@ -94,7 +98,7 @@ class ElastoGap(ContactSlave):
             self.s_rel, self.v_rel, self.c, self.d, self.s_rel0, self.n, self.s_ref, f_ref)
         self.lossPower = self.f_d * self.v_rel
         self.heatPort_Q_flow = -self.lossPower if self.useHeatPort else 0.0
-        coupler = getattr(self, "_coupler", None)
+        coupler = self._coupler
         if coupler is None:
             rate = elastogap.force_rate(self.s_rel, self.v_rel, self.flange_b_a - self.flange_a_a, self.c, self.d,
                                         self.s_rel0, self.n, self.s_ref, f_ref)
@@ -113,6 +117,5 @@ class ElastoGap(ContactSlave):
         return elastogap.predict(x, w, self._coupler.mu, g, times, self._f_ref() / self.s_ref, self.d)
 
     def step(self, t, h):
-        coupler = getattr(self, "_coupler", None)
-        if coupler is not None:
-            coupler.commit(h, self._predict)
+        if self._coupler is not None:
+            self._coupler.commit(h, self._predict)

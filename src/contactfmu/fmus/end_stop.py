@@ -121,21 +121,13 @@ class EndStop(ContactSlave):
                                        f"(0 = fixed side)"))
         return bad
 
-    def _parameters(self):
-        """The parameters as one object: built once when initialization ends (they are fixed from
-        then on), anew before (while a host may still set them)."""
-        if self._initialized:
-            return self._p
-        return self._build_parameters()
-
-    def _build_parameters(self):
+    def build_parameters(self):
         adv = {name: getattr(self, name) for name in ADVANCED} if self.adv else dict(ADVANCED)
         return endstop.Parameters(l1=self.l1, l2=self.l2, mode=self.mode, kind=self.kind, ci=self.ci, k1=self.k1,
                                   k2=self.k2, b1=self.b1, b2=self.b2, friction=self.friction, kindF=self.kindF,
                                   Fst=self.Fst, Fsl=self.Fsl, dvL=self.dvL, **adv)
 
     def initialize(self, t0):
-        self._p = self._build_parameters()
         self._mu = reduced_mass(self.m1, self.m2) or 0.0
         self._last_h, self._last_dv, self._last_F = 0.0, 0.0, 0.0
         self._state, self._sf = endstop.FREE, 0    # the element's stop and friction states
@@ -144,7 +136,7 @@ class EndStop(ContactSlave):
         self._pending = [False, 0.0, 0.0, 0, endstop.FREE, 0]
 
     def compute_outputs(self):
-        p = self._parameters()
+        p = self.parameters()
         self.dx = self.ctr1_x - self.ctr2_x
         self.dv = self.ctr1_v - self.ctr2_v
         self.impulse = 0.0

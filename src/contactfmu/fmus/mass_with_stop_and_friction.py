@@ -83,20 +83,13 @@ class MassWithStopAndFriction(ContactSlave):
                                      f"{self.smax - self.smin!r} m"))
         return bad
 
-    def _parameters(self):
-        """The parameters as one object: built once when initialization ends (they are fixed from
-        then on), anew before (while a host may still set them)."""
-        if self._initialized:
-            return self._p
-        return self._build_parameters()
-
-    def _build_parameters(self):
+    def build_parameters(self):
         return mwsf.Parameters(self.m, self.L, self.smax, self.smin, self.F_prop, self.F_Coulomb,
                                self.F_Stribeck, self.fexp, self.v_small)
 
     def initialize(self, t0):
         self.s, self.v = self.s_start, self.v_start
-        p = self._p = self._build_parameters()
+        p = self._p
         message = mwsf.start_checks(p, self.s, self.v)
         if message:
             self._error(message)
@@ -109,7 +102,7 @@ class MassWithStopAndFriction(ContactSlave):
     def compute_outputs(self):
         if not self._initialized:
             self.s, self.v = self.s_start, self.v_start
-        p = self._parameters()
+        p = self.parameters()
         F = -self.cut_force("flange_a") - self.cut_force("flange_b")
         mode, self.startForward, self.startBackward = mwsf.settle(
             p, self.s, self.v, getattr(self, "internal_mode", mwsf.UNKNOWN), F)
@@ -124,7 +117,7 @@ class MassWithStopAndFriction(ContactSlave):
         self.publish_motion()
 
     def step(self, t, h):
-        body = mwsf.Body(self._parameters(), self.s, self.v, self.internal_mode, self.event_log, self.h_int)
+        body = mwsf.Body(self.parameters(), self.s, self.v, self.internal_mode, self.event_log, self.h_int)
         body.step(t, h, -self.cut_force("flange_a") - self.cut_force("flange_b"), -self.cut_force_rate("flange_a") - self.cut_force_rate("flange_b"))
         self.s, self.v, self.internal_mode, self.h_int = body.s, body.v, body.mode, body.h_int
         if self.event_log:

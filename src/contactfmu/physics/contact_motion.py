@@ -255,7 +255,7 @@ def follow(x, w, mu, g, times, classify, law):
         piece = Piece(x, w, mu, g, c, d, xe)
         tc = None
         for alpha, beta, level, inside in exits:
-            crossing = first_crossing(piece, alpha, beta, level, inside, times[-1] - t if tc is None else tc)
+            crossing = first_crossing(piece, alpha, beta, level, inside, times[-1] - t)
             if crossing is not None and (tc is None or crossing < tc):
                 tc = crossing
         while k < len(times) and (tc is None or times[k] - t <= tc):

@@ -20,11 +20,10 @@ m/d = 1e-10 s and d/c = 1 s: an impact is plastic, and a body pulled away from a
 given reduced mass and other accelerations; the FMU's contact_motion.Coupler turns that
 prediction into the force it holds over a communication step when it knows the attached inertia.
 """
-from .contact_motion import Piece, first_crossing
+from .contact_motion import Piece, follow
 
 GAP_MIN = 2e-10  # b <= GAP_MIN: plain spring-damper (documentation)
 FREE, UPPER, LOWER = 0, 1, -1
-MAX_SEGMENTS = 10000
 
 
 def force(s_rel, v_rel, b, c, d):
@@ -69,34 +68,13 @@ def predict(x, w, mu, g, times, b, c, d):
     relative acceleration g (held), at the ascending times: returns ([(x, w) at each time], onset,
     changes); onset is the first time a stop is in contact (0 if in contact at the start, None if
     never up to the last time) and changes the number of contact changes (hits and releases)."""
-    out, changes, onset = [], 0, None
     if not b > GAP_MIN:
         piece = Piece(x, w, mu, g, c, d, 0.0)
         return [piece.state(t) for t in times], 0.0, 0
     half = 0.5 * b
-    t, k = 0.0, 0
-    region = _region(x, w, g, half)
-    for _ in range(MAX_SEGMENTS):
-        horizon = times[-1] - t
-        if region == FREE:
-            piece = Piece(x, w, mu, g)
-            up = first_crossing(piece, 1.0, 0.0, half, -1, horizon)        # reaches x > half
-            down = first_crossing(piece, 1.0, 0.0, -half, 1, horizon)      # reaches x < -half
-            hits = [(tc, side) for tc, side in ((up, UPPER), (down, LOWER)) if tc is not None]
-            tc, new = min(hits) if hits else (None, FREE)
-        else:
-            if onset is None:
-                onset = t
-            piece = Piece(x, w, mu, g, c, d, half * region)
-            tc, new = first_crossing(piece, 1.0, 0.0, half * region, region, horizon), FREE
-        while k < len(times) and (tc is None or times[k] - t <= tc):
-            out.append(piece.state(times[k] - t))
-            k += 1
-        if tc is None:
-            return out, onset, changes
-        x, w = piece.state(tc)
-        t += tc
-        region = new
-        changes += 1
-    raise RuntimeError(f"TranslationalHardstop prediction did not finish: more than {MAX_SEGMENTS} "
-                       f"contact changes within {times[-1]} s")
+    laws = {
+        FREE: (0.0, 0.0, 0.0, ((1.0, 0.0, half, -1), (1.0, 0.0, -half, 1)), False),  # reaches x > half, x < -half
+        UPPER: (c, d, half, ((1.0, 0.0, half, 1),), True),
+        LOWER: (c, d, -half, ((1.0, 0.0, -half, -1),), True),
+    }
+    return follow(x, w, mu, g, times, lambda x, w: _region(x, w, g, half), laws.__getitem__)
