@@ -73,5 +73,5 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    from contactfmu.examples import exit_now
-    exit_now(main())
+    from contactfmu.examples import run_main
+    run_main(main)

@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from contactfmu import examples, monolithic  # noqa: E402
 from contactfmu.cosim import Result, System, compare  # noqa: E402
+from contactfmu.cosim.compare import tube_bounds  # noqa: E402
 
 NAME = "Hardstop"
 GAP, AMPLITUDE, FREQUENCY, STOP_TIME, M = 0.1, 5.0, 1.0, 3.0, 1.0
@@ -123,15 +124,30 @@ def plot(result, ref, path, step):
 def main(argv=None):
     args = examples.parse_args(__doc__.splitlines()[0], 1e-3, argv)
     result, ref, report, wall = run(args.out, args.step, args.fmus)
+    print("Penetration: how far the mass passes a stop (|s| - b/2). At the defaults the law itself lets the 5 N\n"
+          "push in only 5e-10 m (c = 1e10 N/m); the co-simulation adds the body following the element's\n"
+          "contact motion up to two communication steps late. Acceptable while it stays within the position\n"
+          "tube's half-height dy (2e-3 of the mass.s range, the accuracy the MSL criterion asks).")
+    return examples.summarize(NAME, result, args.step, wall, args.out,
+                              ("tube vs monolithic reference (scipy Radau, same law)", report),
+                              ("largest penetration beyond a stop vs the monolithic reference", penetrations(result, ref)))
+
+
+def penetrations(result, ref):
+    """Largest penetration beyond a stop per case, against the monolithic reference's. Allowed:
+    the half-height dy of the position tube (2e-3 of the mass.s range, 2e-4 m here), the accuracy
+    the MSL criterion asks of a position. At the defaults the law itself lets a 5 N push in by only
+    5e-10 m (c = 1e10 N/m); what the co-simulation adds is the body following the element's contact
+    motion up to two communication steps late (a few 1e-7 m at 1 ms)."""
+    checks = examples.Checks()
     for prefix in CASES:
-        mass, stop = names(prefix)
+        mass, _ = names(prefix)
         pen = float(np.max(np.abs(result[f"{mass}.s"])) - GAP / 2)
         ref_pen = float(np.nanmax(np.abs(ref[f"{mass}.s"])) - GAP / 2)
-        print(f"{prefix or 'defaults'}: largest penetration {pen:.3e} m (reference {ref_pen:.3e} m), "
-              f"largest |F| {np.max(np.abs(result[f'{stop}.F'])):.4g} N")
-    return examples.summarize(NAME, result, args.step, wall, args.out, report,
-                              against="monolithic reference (scipy Radau)")
+        dy = tube_bounds(ref.time, ref[f"{mass}.s"], ref.time[:1])[3]
+        checks.append(examples.Check(f"{prefix or 'defaults'} ({mass}.s)", pen, ref_pen, dy, "m"))
+    return checks
 
 
 if __name__ == "__main__":
-    examples.exit_now(main())
+    examples.run_main(main)

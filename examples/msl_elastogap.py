@@ -57,8 +57,8 @@ def run(out="results", step=1e-3, fmu_dir=None):
 def main(argv=None):
     args = examples.parse_args(__doc__.splitlines()[0], 1e-3, argv)
     result, report, wall = run(args.out, args.step, args.fmus)
-    return examples.summarize(NAME, result, args.step, wall, args.out, report)
+    return examples.summarize(NAME, result, args.step, wall, args.out, ("tube vs Dymola reference (2e-3)", report))
 
 
 if __name__ == "__main__":
-    examples.exit_now(main())
+    examples.run_main(main)

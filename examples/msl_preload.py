@@ -114,8 +114,9 @@ def main(argv=None):
     if not args.step > 0 or not args.stop > 0:
         parser.error("--step and --stop must be > 0")
     result, report, wall = run(args.out, args.step, args.fmus, args.stop, args.check)
-    return examples.summarize(NAME, result, args.step, wall, args.out, report, "monolithic reference")
+    sections = [("tube vs the project's monolithic reference (scipy, --check)", report)] if args.check else []
+    return examples.summarize(NAME, result, args.step, wall, args.out, *sections)
 
 
 if __name__ == "__main__":
-    examples.exit_now(main())
+    examples.run_main(main)

@@ -204,7 +204,7 @@ def test_msl_preload_from_fmus_matches_the_monolithic_reference(fmu_dir, tmp_pat
                            "--fmus", str(fmu_dir), "--stop", "1", "--check"], capture_output=True, text=True,
                           timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "tube vs monolithic reference: PASSED" in proc.stdout
+    assert "tube vs the project's monolithic reference (scipy, --check): PASSED (7 of 7 passed)" in proc.stdout
     result = read_csv(tmp_path / "PreLoad.csv")
     assert result.names[1:] == ["friction.v_rel", "innerContactA.s_rel", "innerContactB.s_rel",
                                 "outerContactA.v_rel", "outerContactB.s_rel", "outerContactB.v_rel",

@@ -20,6 +20,7 @@ import zipfile
 from pathlib import Path
 
 from . import __version__
+from .examples import ReferenceMissing
 
 # Parameters of each component's documentation (stateSelect, a Modelica translator directive,
 # is left out of every FMU; co-simulation extras such as m_a/m_b, m1/m2, s_start/v_start are not
@@ -324,6 +325,9 @@ def run(argv=None):
     except CliError as exc:
         print(f"contactfmu: error: {exc}", file=sys.stderr)
         return 2
+    except ReferenceMissing as exc:
+        print(f"contactfmu: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("contactfmu: interrupted", file=sys.stderr)
         return 130

@@ -7,7 +7,11 @@ from .build import ensure_fmus
 from .cosim import compare, read_csv
 
 ROOT = Path(__file__).resolve().parents[2]
-REFDATA = ROOT.parent / "shared" / "refdata"
+REFDATA = Path(__file__).resolve().parent / "refdata"   # the MSL reference results (refdata/README.md)
+
+
+class ReferenceMissing(RuntimeError):
+    """A reference result that an example compares with is missing or unreadable."""
 
 
 def parse_args(description, default_step, argv=None):
@@ -29,15 +33,36 @@ def fmus(directory, names):
 
 
 def reference(example):
-    """The Dymola reference result of an MSL example (shared/refdata/<example>/<example>.csv)."""
+    """The Dymola reference result of an MSL example (contactfmu/refdata/<example>/<example>.csv);
+    ReferenceMissing if it is missing or unreadable."""
     path = REFDATA / example / f"{example}.csv"
-    return read_csv(path) if path.is_file() else None
+    if not path.is_file():
+        raise ReferenceMissing(f"reference result of {example} not found: {path} (the package's refdata/ "
+                               f"folder is incomplete; reinstall contactfmu or restore it from the repository)")
+    try:
+        return read_csv(path)
+    except Exception as exc:
+        raise ReferenceMissing(f"reference result of {example} unreadable: {path}: {exc}") from None
+
+
+def read_table(path):
+    """Rows (dicts) of a small reference table in the refdata folder (CSV with a header);
+    ReferenceMissing if it is missing or unreadable."""
+    import csv
+
+    try:
+        with open(path, newline="") as fh:
+            rows = list(csv.DictReader(fh))
+    except OSError as exc:
+        raise ReferenceMissing(f"reference table {path} not readable: {exc.strerror}") from None
+    if not rows:
+        raise ReferenceMissing(f"reference table {path} has no rows")
+    return rows
 
 
 def check(result, example, signals):
-    """Tube comparison (tolerance 2e-3) of `signals` against the reference; None if no reference."""
-    ref = reference(example)
-    return None if ref is None else compare(result, ref, signals)
+    """Tube comparison (tolerance 2e-3) of `signals` against the example's Dymola reference."""
+    return compare(result, reference(example), signals)
 
 
 def simulate(system, out, name, **kwargs):
@@ -55,14 +80,47 @@ def simulate(system, out, name, **kwargs):
     return result, wall, out
 
 
-def summarize(name, result, step, wall, out, report, against="Dymola reference"):
-    """Print the run's summary and tube report; returns the exit status (1 if the tube failed)."""
+class Check:
+    """A scalar against an independent value (analytic, published): passed if |value - expected| <= tol."""
+
+    def __init__(self, name, value, expected, tol, unit=""):
+        self.name, self.value, self.expected, self.tol, self.unit = name, float(value), float(expected), tol, unit
+
+    @property
+    def passed(self):
+        return abs(self.value - self.expected) <= self.tol   # False for NaN
+
+    def __str__(self):
+        unit = f" {self.unit}" if self.unit else ""
+        diff = abs(self.value - self.expected)
+        return (f"{self.name}: {'PASSED' if self.passed else 'FAILED'}: {self.value:.10g}{unit} vs {self.expected:.10g}"
+                f"{unit} (|difference| {diff:.3g} {'<=' if self.passed else '>'} {self.tol:.3g})")
+
+
+class Checks(list):
+    """Checks of one kind; ``passed`` if there is at least one and every one passed."""
+
+    @property
+    def passed(self):
+        return bool(self) and all(c.passed for c in self)
+
+    def __str__(self):
+        return "\n".join(map(str, self))
+
+
+def summarize(name, result, step, wall, out, *sections):
+    """Print the run's summary and, per section (against, report) -- a tube Report of
+    cosim.compare or Checks -- one PASSED/FAILED line per signal or value and a verdict.
+    Returns the exit status: 1 if anything failed."""
     print(f"{name}: {len(result.time)} rows, step {step:g} s, wall time {wall:.2f} s -> {out}/{name}.csv, .png")
-    if report is None:
-        return 0
-    print(report)
-    print(f"tube vs {against}: {'PASSED' if report.passed else 'FAILED'}")
-    return 0 if report.passed else 1
+    ok = True
+    for against, report in sections:
+        print(f"{against}:")
+        print("\n".join("  " + line for line in str(report).splitlines()))
+        n_ok = sum(r.passed for r in (report.values() if isinstance(report, dict) else report))
+        print(f"  {against}: {'PASSED' if report.passed else 'FAILED'} ({n_ok} of {len(report)} passed)")
+        ok = ok and report.passed
+    return 0 if ok else 1
 
 
 def plot(result, path, panels, title, ref=None):
@@ -88,6 +146,19 @@ def plot(result, path, panels, title, ref=None):
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def run_main(main):
+    """Run an example's main() and leave with its status (exit_now); a missing or unreadable
+    reference is a one-line error with status 1."""
+    import sys
+
+    try:
+        code = main()
+    except ReferenceMissing as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        code = 1
+    exit_now(code)
 
 
 def exit_now(code):

@@ -31,23 +31,24 @@ class SignalReport:
 
     def __str__(self):
         if self.passed:
-            return f"{self.name}: passed ({self.points} points, dt = {self.dt:.3g} s, dy = {self.dy:.3g})"
+            return f"{self.name}: PASSED ({self.points} points, dt = {self.dt:.3g} s, dy = {self.dy:.3g})"
         return (f"{self.name}: FAILED at {self.failures} of {self.points} points; worst {self.worst:.3g} dy "
                 f"outside at t = {self.worst_time:.6g} s (dt = {self.dt:.3g} s, dy = {self.dy:.3g})")
 
 
 class Report(dict):
-    """SignalReport by signal name; ``passed`` if every compared signal passed."""
+    """SignalReport by signal name; ``passed`` if every requested signal was compared and passed
+    (a signal missing from the result fails the report)."""
 
     missing = ()
 
     @property
     def passed(self):
-        return bool(self) and all(r.passed for r in self.values())
+        return bool(self) and not self.missing and all(r.passed for r in self.values())
 
     def __str__(self):
         lines = [str(r) for r in self.values()]
-        lines += [f"{name}: missing from the result (skipped)" for name in self.missing]
+        lines += [f"{name}: FAILED: missing from the result" for name in self.missing]
         return "\n".join(lines)
 
 
