@@ -338,7 +338,7 @@ def hardstop_impact(fmu, h=1e-3, stop=0.5):
             wall = time.perf_counter() - t0
             report = compare(r, reference, ["mass.s", "mass.v"])
             out[coupling] = {"wall": wall, "penetration": float(np.max(r["mass.s"]) - 0.5),
-                             "v_end": float(r["mass.v"][-1]), "tube": report.passed}
+                             "v_end": float(r["mass.v"][-1]), "tube": bool(report.passed)}
         except CosimError as exc:
             out[coupling] = {"wall": time.perf_counter() - t0, "failed": str(exc).splitlines()[0]}
     return out
@@ -366,17 +366,17 @@ def goals(res):
     worst = max(res["fmu_cost"].items(), key=lambda kv: kv[1]["ratio"])
     return {
         "preload_wall": {
-            "holds": best["step"] is not None and best["wall"] < GOAL_WALL,
+            "holds": bool(best["step"] is not None and best["wall"] < GOAL_WALL),
             "value": best["wall"], "step": best["step"], "plain_wall": plain["wall"], "plain_step": plain["step"],
             "ratio_vs_plain": None if plain["wall"] is None or best["wall"] is None else plain["wall"] / best["wall"],
             "text": f"PreLoad passes its tube in < {GOAL_WALL:g} s wall (implicit)"},
         "split_restitution": {
-            "holds": abs(half["inertia"]["error"]) < GOAL_RESTITUTION,
+            "holds": bool(abs(half["inertia"]["error"]) < GOAL_RESTITUTION),
             "value": half["inertia"]["error"], "step": half["step"], "plain_error": half["plain"]["error"],
             "ratio_vs_plain": abs(half["plain"]["error"]) / max(abs(half["inertia"]["error"]), 1e-16),
             "text": f"split impact restitution within {100 * GOAL_RESTITUTION:g}% at h = Tc/2 (inertia)"},
         "fmu_cost": {
-            "holds": worst[1]["ratio"] <= GOAL_COST, "value": worst[1]["ratio"], "worst": worst[0],
+            "holds": bool(worst[1]["ratio"] <= GOAL_COST), "value": worst[1]["ratio"], "worst": worst[0],
             "text": f"every FMU's per-step cost within {GOAL_COST:g}x of the trivial slave"},
     }
 

@@ -38,11 +38,3 @@ def test_readme_fmu_table_is_generated_from_the_model_descriptions(fmu_dir):
     expected = fmu_table([fmu_dir / f"{n}.fmu" for n in SLAVES])
     assert readme_table(ROOT / "README.md") == expected.rstrip("\n") + "\n", \
         "README table is stale: run python build_fmus.py --update-readme"
-
-
-def test_ci_runs_the_readme_test_command():
-    readme = (ROOT / "README.md").read_text()
-    ci = (ROOT / ".ci" / "run").read_text()
-    commands = [line.strip() for line in readme.splitlines() if line.strip().startswith("python -m pip install")]
-    assert len(commands) == 2, commands
-    assert commands[1] in ci

@@ -1,6 +1,6 @@
 """The monolithic scipy reference of MSL Translational.Examples.Friction, stop1 and stop2
 (contactfmu.monolithic.friction; msl-reference.md 3.1, 3.2, 4.3) against the Dymola event times
-(the Dymola result file of this example is not in shared/refdata; the reference is what the
+(only the event instants of the Dymola result are in the repository, refdata/Friction; the reference is what the
 benchmarks compare the co-simulation of the example with)."""
 import numpy as np
 import pytest

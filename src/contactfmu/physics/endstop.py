@@ -1,4 +1,5 @@
-"""EndStop: SimulationX Mechanics.Translation.EndStop (../shared/seeds/004_488be421f968122f.txt).
+"""EndStop: SimulationX Mechanics.Translation.EndStop (SimulationX documentation
+of Mechanics.Translation.EndStop, version 4.1).
 
 Connectors ctr1, ctr2; dx = ctr1.x - ctr2.x, dv = ctr1.v - ctr2.v. Stop 1 is in contact for
 dx >= l1, stop 2 for dx <= -l2. The internal force Fi = Fstop + Ff is > 0 at stop 1 and < 0 at

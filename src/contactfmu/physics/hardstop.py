@@ -1,5 +1,6 @@
 """TranslationalHardstop: MapleSim Translational Hardstop, a double-sided stiff stop
-(../shared/seeds/002_e1f2b3985f6d844c.txt).
+(MapleSim documentation, "Translational Hardstop: double-sided translational mechanism that
+restricts motion to a set length").
 
 flange_a sits at the centre of a gap of width b, flange_b on the frame moving in it:
 
