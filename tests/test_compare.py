@@ -29,10 +29,14 @@ def test_reference_passes_itself_and_an_offset_beyond_dy_fails():
 
 def test_time_shift_inside_dt_passes_and_outside_fails():
     ref = ref_result()
-    t = ref.time[ref.time >= 0.05]  # the reference does not extend before its start time
+    # the reference does not extend before its start time: the result starts a little later,
+    # inside dt (0.01 s), so that it still covers the reference's time range
+    t = ref.time[ref.time >= 0.008]
     for shift, ok in ((0.009, True), (0.05, False)):
         test = Result(["time", "y"], np.column_stack([t, np.sin(2 * (t - shift))]))
-        assert compare(test, ref).passed is ok
+        report = compare(test, ref)
+        assert report.passed is ok and report.coverage == ""
+        assert (report["y"].failures > 0) is not ok
 
 
 def test_vertical_jump_rows_are_part_of_the_reference():
@@ -52,3 +56,60 @@ def test_nan_fails_and_missing_signals_are_reported():
     test = Result(["time", "y"], np.column_stack([np.arange(3.0), [0.0, np.nan, 0.0]]))
     report = compare(test, ref)
     assert not report["y"].passed and report.missing == ("z",)
+
+
+def test_a_result_must_cover_the_reference_time_range():
+    ref = ref_result()                                       # 0 .. 5 s, dt = 0.01 s
+    for keep in (ref.time <= 0.5, ref.time >= 1.0):          # ends early / starts late
+        part = Result(["time", "y"], ref.values[keep])
+        report = compare(part, ref)
+        assert not report.passed and not report["y"].passed
+        assert report["y"].failures == 0 and report["y"].worst == 0.0   # the values are inside the tube
+        lo, hi = part.time.min(), part.time.max()
+        assert report.coverage.startswith(f"result covers {lo:g} .. {hi:g} s, reference 0 .. 5 s")
+        assert report.coverage in str(report) and "y: FAILED" in str(report)
+
+
+def test_end_times_within_dt_or_float_noise_cover_the_reference():
+    ref = ref_result()
+    noisy = Result(["time", "y"], np.column_stack([ref.time * (1 - 1e-15), ref["y"]]))
+    assert noisy.time[-1] < 5.0 and compare(noisy, ref).passed
+    inside = Result(["time", "y"], ref.values[ref.time <= 4.995])    # 5 ms short, dt = 10 ms
+    report = compare(inside, ref)
+    assert report.passed and report.coverage == "", str(report)
+    longer = Result(["time", "y"], np.column_stack([np.linspace(-1, 6, 1401), np.sin(2 * np.linspace(-1, 6, 1401))]))
+    assert compare(longer, ref).passed
+
+
+@pytest.mark.parametrize("tol", [0.0, -1.0, float("nan"), float("inf")])
+def test_compare_rejects_a_bad_tolerance(tol):
+    with pytest.raises(ValueError, match="tol must be a finite number > 0"):
+        compare(ref_result(), ref_result(), tol=tol)
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("", "empty file"),
+    ('"time","y"\n', "no data rows (only a header line)"),
+    ('"time","y"\n0,1\n\n1,x\n', "line 4, column 'y': 'x' is not a number"),
+    ('"time","y"\n0,1\n1\n', "line 3: 1 values, the header has 2 columns"),
+    ('"s","y"\n0,1\n', "first column is 's', expected 'time'"),
+])
+def test_read_csv_says_why_a_file_is_not_a_result(tmp_path, text, reason):
+    from contactfmu.cosim.results import CsvError, read_csv
+
+    path = tmp_path / "r.csv"
+    path.write_text(text)
+    with pytest.raises(CsvError) as err:
+        read_csv(path)
+    assert err.value.reason == reason and str(err.value) == f"{path}: {reason}"
+    assert isinstance(err.value, ValueError)
+
+
+def test_read_csv_reads_nan_unless_finite_is_asked(tmp_path):
+    from contactfmu.cosim.results import CsvError, read_csv
+
+    path = tmp_path / "r.csv"
+    path.write_text('"time","y"\n0,1\n1,nan\n')
+    assert np.isnan(read_csv(path)["y"][1])
+    with pytest.raises(CsvError, match="line 3, column 'y': 'nan' is not finite"):
+        read_csv(path, finite=True)

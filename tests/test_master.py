@@ -108,3 +108,51 @@ def test_output_grid_and_csv(fmu_dir, tmp_path):
     lines = path.read_text().splitlines()
     assert lines[0] == '"time","mass.s"' and len(lines) == 12
     assert res.data["mass.s"][0] == 3.5
+
+
+def test_a_step_longer_than_the_span_is_refused(fmu_dir):
+    s = oscillator(fmu_dir)
+    with pytest.raises(CosimError, match=r"communication step 2.0 s is longer than the simulated span 1.0 s"):
+        s.simulate(stop_time=1.0, step=2.0)
+    res = s.simulate(stop_time=1.0, step=1.0, outputs=["mass.s"])     # one step over the span is allowed
+    assert list(res.time) == [0.0, 1.0]
+
+
+def test_driving_a_connected_input_is_refused(fmu_dir):
+    s = oscillator(fmu_dir)
+    with pytest.raises(CosimError, match=r"inputs\['mass.flange_a.f'\]: mass.flange_a.f is already connected "
+                                         r"\(set from the forces of spring\)"):
+        s.simulate(stop_time=0.1, step=1e-3, inputs={"mass.flange_a.f": lambda t: 1.0})
+    with pytest.raises(CosimError, match=r"spring.flange_b.s is already connected \(set from the motion of mass\)"):
+        s.simulate(stop_time=0.1, step=1e-3, inputs={"spring.flange_b.s": lambda t: 1.0})
+    # an unconnected input is driven: a constant 10 N pull on flange_b (the body receives -10 N)
+    # moves the equilibrium from 3 to 3 - 0.1 m
+    res = s.simulate(stop_time=0.1, step=1e-3, outputs=["mass.a"], inputs={"mass.flange_b.f": lambda t: 10.0})
+    assert res["mass.a"][0] == pytest.approx(-100.0 * 0.5 - 10.0)
+
+
+def test_readme_master_snippet_runs_and_writes_into_an_ignored_folder(fmu_dir, tmp_path):
+    """The README's master snippet, run where a user runs it (the repository root, FMUs in fmus/)."""
+    import re
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text()
+    section = readme[readme.index("## Co-simulation master"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    written = re.findall(r"to_csv\(\"([^\"]+)\"\)", code)
+    assert written, "the snippet writes a CSV"
+    for path in written:
+        ignored = subprocess.run(["git", "check-ignore", "-q", path], cwd=root)
+        assert ignored.returncode == 0, f"{path} is not ignored by git: the snippet would leave it in the clone"
+    shutil.copytree(fmu_dir, tmp_path / "fmus")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    from contactfmu.cosim import read_csv
+
+    res = read_csv(tmp_path / written[0])
+    t = res.time
+    assert np.max(np.abs(res["mass.s"] - (3 + 0.5 * np.cos(10 * t)))) < 1e-4    # the oscillator above

@@ -2,16 +2,21 @@
 
     contactfmu build [--out DIR] [--no-cross-check]   build, validate, write cross-check files
     contactfmu validate FMU...                         fmpy's validation + the project's checks
-    contactfmu info FMU                                parameters and variables as a table
+    contactfmu info FMU...                             parameters and variables as a table
     contactfmu run EXAMPLE [--step H] [--out DIR]      run an example (examples/<EXAMPLE>.py)
     contactfmu compare RESULT.csv REFERENCE.csv        tube comparison (MSL csv-compare, 2e-3)
+               [--signals a,b] [--tol 2e-3]            (the result must cover the reference's time range)
     contactfmu env [--json]                            settings for non-Python FMI hosts
 
-Exit status: 0 success, 1 a check failed (invalid FMU, tube failed), 2 bad input (missing file,
-not an FMU, unknown example or variable).
+Exit status: 0 success, 1 a check failed (invalid FMU, tube failed, result not covering the
+reference's time range), 2 bad input (missing file, not an FMU or not a result CSV, bad option
+value, unknown example or variable), with one line "contactfmu: error: ..." on stderr (argparse's
+own usage errors, such as an unknown option, print the usage first).
 """
 import argparse
+import ast
 import json
+import math
 import runpy
 import sys
 import textwrap
@@ -186,7 +191,15 @@ def cmd_validate(args):
 # ---- info ------------------------------------------------------------------------------------
 
 def cmd_info(args):
-    md = _fmu(args.fmu)
+    mds = [_fmu(path) for path in args.fmu]  # every file checked before anything is printed
+    for k, md in enumerate(mds):
+        if k:
+            print()
+        print_info(md)
+    return 0
+
+
+def print_info(md):
     cs = md.coSimulation
     de = md.defaultExperiment
     print(f"{md.modelName}  (FMI {md.fmiVersion} Co-Simulation, {md.generationTool or 'unknown tool'})")
@@ -208,7 +221,6 @@ def cmd_info(args):
         print("  ".join(c.ljust(w) for c, w in zip(r[:6], widths)) + "  " + r[6])
         if k == 0:
             print("  ".join("-" * w for w in widths) + "  " + "-" * 11)
-    return 0
 
 
 # ---- run -------------------------------------------------------------------------------------
@@ -220,8 +232,31 @@ def _examples():
     return {p.stem: p for p in sorted(d.glob("*.py"))} if d.is_dir() else {}
 
 
+def _summary(path):
+    """First paragraph (summary) of the docstring of the example at `path`, "" if none or unreadable."""
+    try:
+        doc = ast.get_docstring(ast.parse(Path(path).read_text())) or ""
+    except (OSError, SyntaxError, ValueError):
+        return ""
+    return " ".join(doc.strip().split("\n\n")[0].split())
+
+
+def _examples_text():
+    """The examples, each with the summary line of its docstring, for `run --help`."""
+    examples = _examples()
+    if not examples:
+        return "No examples found (they are the examples/ folder of the source checkout)."
+    width = max(map(len, examples))
+    return "examples (examples/*.py of the source checkout):\n" + "\n".join(
+        textwrap.fill(_summary(path) or "-", 100, initial_indent=f"  {name.ljust(width)}  ",
+                      subsequent_indent=" " * (width + 4)) for name, path in examples.items())
+
+
 def cmd_run(args):
     examples = _examples()
+    if args.example is None:
+        raise CliError(f"missing EXAMPLE, the example to run; available: {', '.join(examples) or 'none'} "
+                       f"(contactfmu run --help describes them)")
     name = args.example[:-3] if args.example.endswith(".py") else args.example
     if name not in examples:
         raise CliError(f"unknown example {args.example!r}; available: {', '.join(examples) or 'none'} "
@@ -236,25 +271,68 @@ def cmd_run(args):
     if args.fmus:
         argv += ["--fmus", args.fmus]
     module = runpy.run_path(str(examples[name]))
+    sys.argv[0] = f"contactfmu run {name}"          # the example's own usage and errors name the command
     return module["main"](argv + list(args.rest))
 
 
 # ---- compare ---------------------------------------------------------------------------------
 
+def _result_csv(path):
+    """The Result in the CSV file `path`, or a CliError saying what is wrong (with the line)."""
+    import numpy as np
+
+    from .cosim.results import CsvError, read_csv
+
+    p = Path(path)
+    if p.is_dir():
+        raise CliError(f"{path}: is a directory, not a result CSV")
+    if not p.exists():
+        raise CliError(f"{path}: no such file")
+    try:
+        result = read_csv(p, finite=True)
+    except CsvError as exc:
+        raise CliError(f"{path}: not a result CSV (time first, one header line): {exc.reason}") from None
+    except OSError as exc:
+        raise CliError(f"{path}: cannot read: {exc.strerror}") from None
+    t = result.time
+    back = np.flatnonzero(t[1:] < t[:-1])
+    if len(back):
+        k = back[0] + 1
+        raise CliError(f"{path}: not a result CSV: time decreases at data row {k + 1} "
+                       f"(from {t[k - 1]:.17g} to {t[k]:.17g})")
+    return result
+
+
+def _tolerance(text):
+    """--tol as a float: a finite number > 0, else a CliError."""
+    try:
+        tol = float(text)
+    except ValueError:
+        tol = math.nan
+    if not (math.isfinite(tol) and tol > 0):
+        raise CliError(f"--tol {text}: the tolerance must be a finite number > 0 (relative to each "
+                       f"signal's range, e.g. 2e-3 the MSL default)")
+    return tol
+
+
+def _signal_list(text):
+    """--signals as a list of names, or a CliError for an empty list or an empty name."""
+    names = [n.strip() for n in text.split(",")]
+    if not any(names):
+        raise CliError(f"--signals {text!r}: no signal names (give comma-separated names, or leave "
+                       f"--signals out to compare every signal in common)")
+    if not all(names):
+        raise CliError(f"--signals {text!r}: empty signal name (two commas or a comma at an end)")
+    return names
+
+
 def cmd_compare(args):
     from .cosim.compare import compare
-    from .cosim.results import read_csv
 
-    data = []
-    for path in (args.result, args.reference):
-        if not Path(path).is_file():
-            raise CliError(f"{path}: no such file")
-        try:
-            data.append(read_csv(path))
-        except Exception as exc:
-            raise CliError(f"{path}: not a result CSV (time first, one header line): {exc}") from None
-    result, reference = data
-    signals = args.signals.split(",") if args.signals else [n for n in reference.names[1:] if n in result]
+    tol = _tolerance(args.tol)
+    signals = None if args.signals is None else _signal_list(args.signals)
+    result, reference = _result_csv(args.result), _result_csv(args.reference)
+    signals = signals or [n for n in reference.names[1:] if n in result]
     for name in signals:
         for what, r, path in (("reference", reference, args.reference), ("result", result, args.result)):
             if name not in r:
@@ -262,10 +340,11 @@ def cmd_compare(args):
                                f"(columns: {', '.join(r.names[1:])})")
     if not signals:
         raise CliError(f"{args.result} and {args.reference} have no signal in common")
-    report = compare(result, reference, signals, args.tol)
+    report = compare(result, reference, signals, tol)
     print(report)
     print(f"{sum(r.passed for r in report.values())} of {len(report)} signals inside the tube "
-          f"(tolerance {args.tol:g}): {'PASSED' if report.passed else 'FAILED'}")
+          f"(tolerance {tol:g}): {'PASSED' if report.passed else 'FAILED'}"
+          + (f": {report.coverage}" if report.coverage else ""))
     return 0 if report.passed else 1
 
 
@@ -297,20 +376,24 @@ def parser():
     v.add_argument("fmu", nargs="+", metavar="FMU")
     v.set_defaults(func=cmd_validate)
     i = sub.add_parser("info", help="the FMU's parameters and variables")
-    i.add_argument("fmu", metavar="FMU")
+    i.add_argument("fmu", nargs="+", metavar="FMU")
     i.set_defaults(func=cmd_info)
-    r = sub.add_parser("run", help="run an example of examples/ (CSV and PNG into --out)")
-    r.add_argument("example", metavar="EXAMPLE")
+    r = sub.add_parser("run", help="run an example of examples/ (CSV and PNG into --out)",
+                       usage="contactfmu run EXAMPLE [--step H] [--out DIR] [--fmus DIR] [OPTION ...]",
+                       epilog=_examples_text(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    # EXAMPLE is optional for argparse only, so that its absence is reported by cmd_run with the
+    # list of examples (and not as "required: EXAMPLE, rest")
+    r.add_argument("example", nargs="?", metavar="EXAMPLE", help="name of the example (see below)")
     r.add_argument("--step", type=float, default=None, help="communication step in s")
     r.add_argument("--out", default=None, help="output directory (default: results)")
     r.add_argument("--fmus", default=None, help="FMU directory (default: fmus; missing FMUs are built)")
-    r.add_argument("rest", nargs=argparse.REMAINDER, help="further options of the example")
+    r.add_argument("rest", nargs=argparse.REMAINDER, metavar="OPTION", help="further options of the example")
     r.set_defaults(func=cmd_run)
     c = sub.add_parser("compare", help="tube comparison of a result CSV against a reference CSV")
     c.add_argument("result", metavar="RESULT.csv")
     c.add_argument("reference", metavar="REFERENCE.csv")
     c.add_argument("--signals", default=None, help="comma-separated signals (default: all in common)")
-    c.add_argument("--tol", type=float, default=2e-3, help="relative tube tolerance (default: 2e-3)")
+    c.add_argument("--tol", default="2e-3", help="relative tube tolerance, a finite number > 0 (default: 2e-3)")
     c.set_defaults(func=cmd_compare)
     e = sub.add_parser("env", help="environment settings for non-Python FMI hosts on this machine")
     e.add_argument("--json", action="store_true", help="as JSON")
@@ -318,8 +401,21 @@ def parser():
     return p
 
 
+def _values_of(argv, options=("--tol", "--step")):
+    """'--tol -1e-3' as '--tol=-1e-3': argparse takes a value that starts with '-' and is not a
+    plain negative number (-1e-3, -inf) for an option, and would answer with its usage."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    out = []
+    while argv:
+        arg = argv.pop(0)
+        if arg in options and argv and argv[0].startswith("-") and len(argv[0]) > 1:
+            arg = f"{arg}={argv.pop(0)}"
+        out.append(arg)
+    return out
+
+
 def run(argv=None):
-    args = parser().parse_args(argv)
+    args = parser().parse_args(_values_of(argv))
     try:
         return args.func(args)
     except CliError as exc:

@@ -2,6 +2,7 @@
 FMI cross-check format (first column "time", quoted names, one row per time point; duplicated
 time stamps mark events)."""
 import csv
+import math
 
 import numpy as np
 
@@ -41,6 +42,10 @@ class Result:
                       np.column_stack([self.values[:, 0]] + [self.values[:, c] for c in cols]))
 
     def to_csv(self, path):
+        """Write the cross-check CSV to `path` (its folder is created if missing); returns path."""
+        from pathlib import Path
+
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
         with open(path, "w", newline="") as fh:
             fh.write(",".join(f'"{n}"' for n in self.names) + "\n")
             for row in self.values:
@@ -48,13 +53,57 @@ class Result:
         return path
 
 
-def read_csv(path):
-    """Read a cross-check / Dymola reference CSV (quoted header, numeric rows) into a Result."""
-    with open(path, newline="") as fh:
-        reader = csv.reader(fh)
-        header = [h.strip() for h in next(reader)]
-        rows = [[float(x) for x in row] for row in reader if row]
-    if header[0].lower() != "time":
-        raise ValueError(f"{path}: first column is {header[0]!r}, expected 'time'")
+class CsvError(ValueError):
+    """A file that is not a result CSV: ``reason`` says why (with the line number where there is
+    one); ``str()`` is ``"<path>: <reason>"``."""
+
+    def __init__(self, path, reason):
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason = path, reason
+
+
+def read_csv(path, finite=False):
+    """Read a cross-check / Dymola reference CSV (quoted header, numeric rows) into a Result.
+    CsvError (a ValueError) if the file is empty, has no data rows, does not start with a "time"
+    column, or has a row of the wrong length or a non-numeric cell (with its line number);
+    with ``finite=True`` also for a NaN or infinite cell."""
+    rows = []
+    try:
+        with open(path, newline="") as fh:
+            reader = csv.reader(fh)
+            header = [h.strip() for h in next(reader, [])]
+            if not header:
+                raise CsvError(path, "empty file" if reader.line_num == 0 else
+                               "line 1 is empty (expected a header line starting with \"time\")")
+            if header[0].lower() != "time":
+                raise CsvError(path, f"first column is {header[0]!r}, expected 'time'")
+            for row in reader:
+                if not row:
+                    continue
+                if len(row) != len(header):
+                    raise CsvError(path, f"line {reader.line_num}: {len(row)} values, the header has "
+                                         f"{len(header)} columns")
+                try:
+                    values = [float(x) for x in row]
+                except ValueError:
+                    values = None
+                if values is None or finite and not all(map(math.isfinite, values)):
+                    k = next(k for k, x in enumerate(row) if not _is_number(x, finite))
+                    raise CsvError(path, f"line {reader.line_num}, column {header[k]!r}: {row[k].strip()!r} is "
+                                         f"{'not finite' if values else 'not a number'}")
+                rows.append(values)
+    except UnicodeDecodeError:
+        raise CsvError(path, "not a text file") from None
+    except csv.Error as exc:
+        raise CsvError(path, f"line {reader.line_num}: {exc}") from None
+    if not rows:
+        raise CsvError(path, "no data rows (only a header line)")
     header[0] = "time"
-    return Result(header, np.array(rows, dtype=float).reshape(len(rows), len(header)))
+    return Result(header, np.array(rows, dtype=float))
+
+
+def _is_number(text, finite):
+    try:
+        return math.isfinite(float(text)) or not finite
+    except ValueError:
+        return False

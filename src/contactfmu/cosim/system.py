@@ -396,18 +396,37 @@ class System:
 
         return record
 
-    def _input_plan(self, inputs):
-        plan = []
+    def _connected_inputs(self, plan):
+        """{(instance name, value reference): what sets it} for every input the exchange sets."""
+        motion, signals, forces, accel = plan
+        fed = {}
+        for si, _, _, ti, ts, tv, _ in motion:
+            fed[(ti.name, ts)] = fed[(ti.name, tv)] = f"the motion of {si.name}"
+        for si, _, ti, ta in accel:
+            fed[(ti.name, ta)] = f"the motion of {si.name}"
+        for si, vf, srcs, _ in forces:
+            fed[(si.name, vf)] = "the forces of " + ", ".join(ti.name for ti, _ in srcs)
+        for ia, va, ib, vb, _ in signals:
+            fed[(ib.name, vb.valueReference)] = f"{ia.name}.{va.name}"
+        return fed
+
+    def _input_plan(self, inputs, plan):
+        connected = self._connected_inputs(plan)
+        result = []
         for ref, fn in (inputs or {}).items():
             inst, name = self._split(ref)
             var = inst.var(name)
             if var.causality != "input" or var.type != "Real":
                 raise CosimError(f"inputs[{ref!r}]: {ref} is a {var.type} {var.causality}; only Real inputs "
                                  f"can be driven")
+            source = connected.get((inst.name, var.valueReference))
+            if source is not None:
+                raise CosimError(f"inputs[{ref!r}]: {ref} is already connected (set from {source}); only "
+                                 f"unconnected inputs can be driven")
             if not callable(fn):
                 raise CosimError(f"inputs[{ref!r}] must be a function of time, got {type(fn).__name__}")
-            plan.append((inst, var.valueReference, fn, ref))
-        return plan
+            result.append((inst, var.valueReference, fn, ref))
+        return result
 
     def _drive(self, plan, t):
         for inst, vr, fn, ref in plan:
@@ -433,10 +452,14 @@ class System:
             raise CosimError(f"communication step {step!r} s must be > 0")
         if not stop_time > start_time:
             raise CosimError(f"stop_time {stop_time!r} must be greater than start_time {start_time!r}")
+        if step > (stop_time - start_time) * (1 + 1e-12):
+            raise CosimError(f"communication step {step!r} s is longer than the simulated span "
+                             f"{stop_time - start_time!r} s ({start_time!r} to {stop_time!r} s): give a step of at "
+                             f"most the span")
         n_steps = int(math.ceil((stop_time - start_time) / step - 1e-9))
         every = 1 if output_interval is None else max(1, int(round(output_interval / step)))
         plan = self._plan(derivatives=scheme == "gauss-seidel")
-        drive = self._input_plan(inputs)
+        drive = self._input_plan(inputs, plan)
         names, groups = self._recorder(outputs)
         jacobi = scheme == "jacobi"
         rows = []
