@@ -1,0 +1,311 @@
+"""Optional: the FMI community's own tools on every FMU, replaying its FMI cross-check files.
+
+* the FMU Compliance Checker (``fmuCheck.linux64``): exit status 0, no warning, error or fatal
+  line in its log, its summary counts 0, and its output CSV equal to ``<Model>_ref.csv`` within
+  what its time drift explains (below);
+* the Reference-FMUs' simulator (``fmusim``): exit status 0, no log line, and its output CSV equal
+  to ``<Model>_ref.csv`` to the precision it prints with.
+
+The tests run only when the environment variable ``CONTACTFMU_FMI_TOOLS`` names a folder holding
+both executables (CI sets it); otherwise every test here is skipped with a reason naming the
+variable. Both tools are C programs, not Python hosts: they run with the environment
+``contactfmu.hostenv`` gives a non-Python host (libpython preloaded, a python3 of this version
+first on PATH; README "Non-Python hosts").
+
+Measured with fmuCheck (HEAD c704b98 on FMI Library 2.0.3) and fmusim v0.0.39:
+
+* fmuCheck advances its time by adding the step (t = 0.050000000000000405 where n*h = 0.05),
+  sets the inputs interpolated at that time and passes it to fmi2DoStep. Its time column is
+  written with 17 digits, so the drift dt = max|t_check - t_ref| is measured from the file:
+  7.8e-16 s (1000 steps to 1 s), 1.8e-15 s (ElastoGap, 1000 steps to 0.1 s), 3.3e-13 s
+  (MassWithStopAndFriction, 5000 steps to 5 s); bounded by n_steps*eps*t_stop (each addition
+  rounds by at most eps*t/2). Every Real output y then differs from the reference by
+  0.69 .. 1.01 times max|dy/dt|*dt + 4*eps*max|y| at most (the largest of each FMU; worst
+  Sine.y, 5.3e-15 for 5.3e-15; MassWithStopAndFriction.s 4.6e-12); the tolerance is twice
+  that. Discrete outputs are equal except where the experiment sits on a switching threshold
+  exactly at a grid point (EXPECTED_EVENT_SHIFTS).
+* fmusim replays the inputs on the exact grid and writes "%.16g": every value (time included,
+  all 11 FMUs, 138 604 values) equals the reference printed with 16 significant digits, i.e.
+  the FMU computes bit for bit what the project's master computes. Largest relative difference
+  5.4e-16; the tolerance is the bound of 16-digit printing plus one rounding on reading,
+  5e-16 + 2**-53 = 6.1e-16.
+"""
+import csv
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fmpy import read_model_description
+
+from contactfmu import crosscheck, hostenv
+from contactfmu.fmus import SLAVES
+
+ENV_VAR = "CONTACTFMU_FMI_TOOLS"
+FMUCHECK = "fmuCheck.linux64"
+FMUSIM = "fmusim"
+
+
+def _tools():
+    """(folder, None) when the variable names a folder with both tools, else (None, reason)."""
+    folder = os.environ.get(ENV_VAR)
+    if not folder:
+        return None, (f"{ENV_VAR} is not set: set it to a folder holding {FMUCHECK} and {FMUSIM} "
+                      f"to run the FMU Compliance Checker and fmusim on every FMU")
+    missing = [n for n in (FMUCHECK, FMUSIM) if not os.access(os.path.join(folder, n), os.X_OK)]
+    if missing:
+        return None, f"{ENV_VAR}={folder} holds no executable {' or '.join(missing)}"
+    return Path(folder), None
+
+
+TOOLS, SKIP_REASON = _tools()
+pytestmark = pytest.mark.skipif(TOOLS is None, reason=SKIP_REASON or "")
+
+# Findings of the tools that are known and explained: {regular expression: reason}. A log line
+# matching one does not fail the test; the test is reported as xfail with the line and reason.
+KNOWN_FINDINGS = {
+    r"FMU does not utilize provided instance name":
+        "known open issue #16: the C status shim logs its own messages (fmi2_status_shim.c, "
+        "shim_log) under the instance name 'contactfmu' instead of the host's instance name",
+}
+
+# fmuCheck's time drift moves a discrete output by one step where the experiment's input sits on
+# a switching threshold exactly at a grid point: {model: ({output: [times]}, reason)}.
+EXPECTED_EVENT_SHIFTS = {
+    "ElastoGap": ({"contact": [0.0501]},
+                  "flange_b.s = 0.05*sin(2*pi*t/0.1) m reaches the contact threshold s_rel0 = 0 exactly "
+                  "at the grid point t = 0.05 s: the reference sets s = +6.1e-18 m there (no contact "
+                  "in the step to 0.0501), fmuCheck interpolates the input at its t = "
+                  "0.050000000000000405 s, s = -1.3e-15 m, and the contact starts one step earlier"),
+}
+
+FMUSIM_RTOL = 5e-16 + 2.0 ** -53     # "%.16g" rounds by <= 5e-16 relative, reading it back by <= 2**-53
+FMUCHECK_DRIFT_FACTOR = 2.0          # measured error / (rate*drift + 4*eps*range) <= 1.01
+
+
+# ---- fixtures and helpers ----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def cross_check(fmu_dir, tmp_path_factory):
+    """{model: its cross-check directory}, written for the freshly built FMUs."""
+    out = tmp_path_factory.mktemp("cross-check")
+    dirs = crosscheck.write_all([fmu_dir / f"{m}.fmu" for m in SLAVES], out, progress=None)
+    return {d.name: d for d in dirs}
+
+
+@pytest.fixture(scope="module")
+def host_env():
+    return hostenv.environment()
+
+
+def experiment(d):
+    """(opt {key: text}, step [s] as float, the input file or None) of a cross-check directory."""
+    opt = dict(line.split(",", 1) for line in (d / f"{d.name}_ref.opt").read_text().splitlines() if line.strip())
+    opt = {k.strip(): v.strip() for k, v in opt.items()}
+    inputs = d / f"{d.name}_in.csv"
+    return opt, float(opt["StepSize"]), inputs if inputs.exists() else None
+
+
+def read_csv(path):
+    """(column names, float array); Booleans as 0/1 (true/false accepted)."""
+    with open(path, newline="") as f:
+        rows = [r for r in csv.reader(f) if r]
+    conv = {"true": 1.0, "false": 0.0}
+    return rows[0], np.array([[conv[x] if x in conv else float(x) for x in r] for r in rows[1:]])
+
+
+def on_reference_grid(path, ref_names, ref, step):
+    """The rows of a tool's output CSV at the reference's communication points, its columns in the
+    reference's order (tools order the columns by type; the reference keeps every k-th point when
+    its CSV would exceed 1 MB)."""
+    names, out = read_csv(path)
+    assert set(names) == set(ref_names), f"{path.name}: columns {names} != {ref_names}"
+    out = out[:, [names.index(n) for n in ref_names]]
+    k = np.rint(out[:, 0] / step).astype(int)
+    assert np.array_equal(k, np.arange(len(out))), f"{path.name}: not one row per communication point"
+    k_ref = np.rint(ref[:, 0] / step).astype(int)
+    assert k_ref[-1] == len(out) - 1, f"{path.name} ends at {out[-1, 0]}, the reference at {ref[-1, 0]}"
+    return out[k_ref]
+
+
+def output_types(fmu):
+    return {v.name: v.type for v in read_model_description(str(fmu)).modelVariables if v.causality == "output"}
+
+
+def run(cmd, env, cwd):
+    return subprocess.run([str(c) for c in cmd], env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+# fmuCheck's log: "[LEVEL][MODULE] message" (levels FATAL ERROR WARNING INFO VERBOSE DEBUG),
+# messages of the FMU "\t[FMU][category][FMU status:Status] message"; other lines continue one.
+LOG_LINE = re.compile(r"^\[(FATAL|ERROR|WARNING|INFO|VERBOSE|DEBUG)\]\[([A-Z0-9]+)\] ")
+FMU_LINE = re.compile(r"^\s*\[FMU\](?:\[[^\]]*\])?\[FMU status:(\w+)\] ")
+
+
+def fmucheck_findings(log):
+    """The lines of fmuCheck's log at warning level or above, and FMU messages with a status other
+    than OK."""
+    findings = []
+    for line in log.splitlines():
+        m = LOG_LINE.match(line)
+        if m and m.group(1) in ("FATAL", "ERROR", "WARNING"):
+            findings.append(line)
+        m = FMU_LINE.match(line)
+        if m and m.group(1) not in ("OK", "Pending"):
+            findings.append(line.strip())
+    return findings
+
+
+def fmucheck_summary(log):
+    """{what: count} of the summary fmuCheck prints at the end of its log."""
+    counts = {}
+    for key, pattern in (("fmu", r"FMU reported:\s+(\d+) warning\(s\) and error\(s\)"),
+                         ("warnings", r"Checker reported:\s+(\d+) Warning\(s\)"),
+                         ("errors", r"Checker reported:\s+\d+ Warning\(s\)\s+(\d+) Error\(s\)"),
+                         ("fatal", r"(\d+) Fatal error\(s\) occurred")):
+        m = re.search(pattern, log)
+        counts[key] = int(m.group(1)) if m else (0 if key == "fatal" else None)
+    return counts
+
+
+def fmucheck_command(d, workdir):
+    opt, _, inputs = experiment(d)
+    return ([TOOLS / FMUCHECK, "-h", opt["StepSize"], "-s", opt["StopTime"]]
+            + (["-i", inputs] if inputs else [])
+            + ["-o", workdir / "out.csv", "-n", "0", "-l", "4", "-t", workdir, d / f"{d.name}.fmu"])
+
+
+def fmusim_command(d, workdir):
+    opt, _, inputs = experiment(d)
+    return ([TOOLS / FMUSIM, "--interface-type", "cs", "--start-time", opt["StartTime"],
+             "--stop-time", opt["StopTime"]]
+            + (["--input-file", inputs] if inputs else [])
+            + ["--output-interval", opt["StepSize"], "--output-file", workdir / "out.csv", d / f"{d.name}.fmu"])
+
+
+@pytest.fixture(scope="module")
+def fmucheck_runs(cross_check, host_env, tmp_path_factory):
+    """fmuCheck on one model, run once per model: (CompletedProcess, output CSV)."""
+    done = {}
+
+    def get(model):
+        if model not in done:
+            workdir = tmp_path_factory.mktemp(f"fmucheck-{model}")
+            done[model] = run(fmucheck_command(cross_check[model], workdir), host_env, workdir), workdir / "out.csv"
+        return done[model]
+    return get
+
+
+# ---- FMU Compliance Checker ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("model", list(SLAVES))
+def test_fmucheck_passes_without_warnings(fmucheck_runs, cross_check, model):
+    proc, _ = fmucheck_runs(model)
+    log = proc.stderr
+    findings = fmucheck_findings(log)
+    known = [(line, reason) for line in findings for pattern, reason in KNOWN_FINDINGS.items()
+             if re.search(pattern, line)]
+    unexpected = [line for line in findings if line not in {k for k, _ in known}]
+    assert proc.returncode == 0, f"{FMUCHECK} exit {proc.returncode}\n{log}\n{proc.stdout}"
+    assert not proc.stdout.strip(), proc.stdout         # the log and its summary go to stderr, the CSV to -o
+    assert not unexpected, f"{FMUCHECK} on {model}:\n" + "\n".join(unexpected)
+    summary = fmucheck_summary(log)
+    known_fmu = sum(1 for line, _ in known if FMU_LINE.match(line))
+    known_checker = len(known) - known_fmu
+    assert summary == {"fmu": known_fmu, "warnings": 0, "errors": known_checker, "fatal": 0}, log
+    stop = float(experiment(cross_check[model])[0]["StopTime"])
+    assert f"Simulation finished successfully at time {stop:g}" in log, log
+    if known:
+        pytest.xfail("; ".join(f"{line!r}: {reason}" for line, reason in known))
+
+
+@pytest.mark.parametrize("model", list(SLAVES))
+def test_fmucheck_output_matches_the_reference(fmucheck_runs, cross_check, model):
+    proc, out_csv = fmucheck_runs(model)
+    assert proc.returncode == 0, proc.stderr
+    d = cross_check[model]
+    opt, step, _ = experiment(d)
+    names, ref = read_csv(d / f"{model}_ref.csv")
+    out = on_reference_grid(out_csv, names, ref, step)
+    types = output_types(d / f"{model}.fmu")
+
+    # the time drift, and its bound: each addition t + h rounds by at most eps*t/2
+    drift = np.abs(out[:, 0] - ref[:, 0]).max()
+    n_steps = round((float(opt["StopTime"]) - float(opt["StartTime"])) / step)
+    assert drift <= n_steps * np.finfo(float).eps * float(opt["StopTime"]), f"time drift {drift:.3g} s"
+
+    # discrete outputs: equal, except the explained event shifts
+    shifted = {}
+    for j, name in enumerate(names[1:], 1):
+        if types[name] != "Real":
+            rows = np.nonzero(out[:, j] != ref[:, j])[0]
+            if len(rows):
+                shifted[name] = [round(float(t), 12) for t in ref[rows, 0]]
+    expected, reason = EXPECTED_EVENT_SHIFTS.get(model, ({}, ""))
+    assert shifted == expected, (f"{model}: discrete outputs differ from the reference at {shifted} "
+                                 f"(explained and expected: {expected} {reason})")
+
+    # Real outputs, except at the rows of those shifts: within the drift times the signal's rate
+    keep = ~np.isin(np.round(ref[:, 0], 12), [t for ts in shifted.values() for t in ts])
+    worst = []
+    for j, name in enumerate(names[1:], 1):
+        if types[name] != "Real":
+            continue
+        rate = np.abs(np.diff(ref[:, j]) / np.diff(ref[:, 0])).max()
+        scale = np.abs(ref[:, j]).max()
+        tol = FMUCHECK_DRIFT_FACTOR * (rate * drift + 4 * np.finfo(float).eps * scale)
+        err = np.abs(out[keep, j] - ref[keep, j]).max()
+        worst.append((err / tol if tol else (np.inf if err else 0.0), name, err, tol))
+    ratio, name, err, tol = max(worst)
+    assert ratio <= 1.0, (f"{model}.{name} differs from the reference by {err:.3g}, more than {tol:.3g} "
+                          f"({FMUCHECK_DRIFT_FACTOR:g} x (max|d{name}/dt| x time drift {drift:.3g} s "
+                          f"+ 4 eps x max|{name}|))")
+
+
+def test_fmucheck_without_libpython_gets_the_fmus_reason(cross_check, host_env, tmp_path):
+    """Without libpython in the process the FMU refuses to instantiate and says why, through the
+    host's logger."""
+    env = {k: v for k, v in host_env.items() if k != "LD_PRELOAD"}
+    proc = run(fmucheck_command(cross_check["Spring"], tmp_path), env, tmp_path)
+    assert proc.returncode != 0
+    findings = fmucheck_findings(proc.stderr)
+    assert any("[FMU status:Fatal]" in f and "undefined symbol: _Py_NoneStruct" in f for f in findings), proc.stderr
+    assert "[FATAL][FMUCHK] Could not instantiate the model" in findings, proc.stderr
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason=KNOWN_FINDINGS[r"FMU does not utilize provided instance name"])
+def test_fmucheck_shim_messages_carry_the_instance_name(cross_check, host_env, tmp_path):
+    """The only messages the status shim logs itself in a compliance check are those of a failed
+    start (no libpython): fmuCheck compares their instance name with the one it gave
+    ("Test FMI 2.0 CS"). strict: when #16 is fixed this test passes and the marker must go."""
+    env = {k: v for k, v in host_env.items() if k != "LD_PRELOAD"}
+    proc = run(fmucheck_command(cross_check["Spring"], tmp_path), env, tmp_path)
+    if "[FMU status:Fatal]" not in proc.stderr:                 # not an AssertionError: fails, not xfail
+        pytest.fail(f"the shim logged no message, nothing to check:\n{proc.stderr}")
+    bad = [f for f in fmucheck_findings(proc.stderr) if "instance name" in f]
+    assert not bad, "\n".join(bad)
+
+
+# ---- fmusim (Reference-FMUs) ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("model", list(SLAVES))
+def test_fmusim_reproduces_the_reference(cross_check, host_env, tmp_path, model):
+    d = cross_check[model]
+    proc = run(fmusim_command(d, tmp_path), host_env, tmp_path)
+    assert proc.returncode == 0, f"{FMUSIM} exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    logged = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+    assert not logged, "\n".join(logged)
+    _, step, _ = experiment(d)
+    names, ref = read_csv(d / f"{model}_ref.csv")
+    out = on_reference_grid(tmp_path / "out.csv", names, ref, step)
+    rel = np.abs(out - ref) / np.where(ref == 0, np.inf, np.abs(ref))
+    bad = np.abs(out - ref) > FMUSIM_RTOL * np.abs(ref)
+    i, j = np.unravel_index(np.argmax(np.where(ref == 0, np.abs(out), rel)), ref.shape)
+    assert not bad.any(), (f"{model}: {bad.sum()} values differ from the reference by more than "
+                           f"{FMUSIM_RTOL:.2g} relative; worst {names[j]} at t = {ref[i, 0]}: {out[i, j]!r} "
+                           f"vs {ref[i, j]!r}")
+    printed = np.vectorize(lambda x: float(f"{x:.16g}"))(ref)
+    assert np.array_equal(out, printed), f"{model}: not the reference printed with 16 digits"
