@@ -63,7 +63,7 @@ def run(out="results", step=1e-3, fmu_dir=None):
         if prefix == "friction":
             signals += [f"{stop}.Ff", f"{stop}.sf"]
         result, w, _ = examples.simulate(build_system(fmu, prefix, **case), out, NAME + prefix, stop_time=STOP_TIME,
-                                         step=step, output_interval=max(step, 1e-3), outputs=signals)
+                                         step=step, outputs=signals)   # every step: impulse is per step
         columns.update({n: result[n] for n in signals})
         wall += w
     result = Result(["time"] + list(columns), np.column_stack([result.time] + list(columns.values())))
@@ -82,37 +82,93 @@ def apexes(s):
 
 
 def plot(result, path, step):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """3 columns (rigid, elastic, friction case) of 3 rows: position, internal force Fi, and the
+    impulses of the rigid impacts (rigid) resp. the stop state (elastic) resp. the friction state."""
+    import numpy as np
+    from matplotlib.lines import Line2D
 
-    fig, axes = plt.subplots(2, 3, figsize=(14, 6.5), sharex=True)
-    titles = {"": "rigid stop, ci = 0.8", "elastic": "elastic stop, k1 = 1e5, b1 = 20",
-              "friction": "backlash +-0.1 m, stick-slip friction, 15 N sine"}
+    def states(ax, time, values, codes):
+        """An integer state over time on evenly spaced levels labelled by `codes` {value: label}."""
+        codes = {**{int(v): f"{int(v)}" for v in np.unique(values[np.isfinite(values)])}, **codes}
+        order = sorted(codes)
+        level = np.array([order.index(int(v)) if int(v) in codes else np.nan for v in values])
+        ax.step(time, level, where="post", lw=1.0, color="C3")
+        ax.set_yticks(range(len(order)), [codes[c] for c in order], fontsize=8)
+        ax.set_ylim(-0.5, len(order) - 0.5)
+
+    fig, axes = examples.figure(3, 3, figsize=(15, 9.5), sharex=True, height_ratios=[3, 3, 2])
+    ci = CASES[""]["params"]["ci"]
+    el, fr = CASES["elastic"]["params"], CASES["friction"]["params"]
+    titles = {"": f"rigid stop (ci = {ci:g}): {H:g} m drop, {G:g} N",
+              "elastic": f"elastic stop (k1 = {el['k1']:g} N/m, b1 = {el['b1']:g} N.s/m): same drop",
+              "friction": f"backlash -{fr['l2']:g} to {fr['l1']:g} m (rigid stops, ci = {fr['ci']:g}), "
+                          f"{CASES['friction']['amplitude']:g} N sine,\n"
+                          f"stick-slip friction (Fst = {fr['Fst']:g} N, Fsl = {fr['Fsl']:g} N)"}
     for col, prefix in enumerate(CASES):
         mass, stop = names(prefix)
+        params = CASES[prefix]["params"]
+        # row 1: position, with the stop(s) and, for the rigid case, the analytic apex heights
         ax = axes[0, col]
-        ax.plot(result.time, result[f"{mass}.s"], label=f"{mass}.s [m]")
-        if not prefix:                                   # analytic apex heights H*ci^(2k)
-            for k in range(1, 4):
-                ax.axhline(-H * 0.64 ** k, color="grey", lw=0.6, ls=":")
-        ax.set_title(titles[prefix])
-        ax.legend(fontsize=8)
-        ax.grid(True, alpha=0.3)
-        ax = axes[1, col]
-        ax.plot(result.time, result[f"{stop}.Fi"], label=f"{stop}.Fi [N] (impacts excluded)")
-        ax2 = ax.twinx()
-        ax2.step(result.time, result[f"{stop}.stop"], where="post", color="C3", lw=0.8, label=f"{stop}.stop")
+        ax.plot(result.time, result[f"{mass}.s"], lw=1.4, label=f"{mass}.s")
+        ax.axhline(params["l1"], color="grey", lw=1.0, ls="-.", label=f"end stop 1 (s = l1 = {params['l1']:g} m)")
         if prefix == "friction":
-            ax2.step(result.time, result[f"{stop}.sf"], where="post", color="C2", lw=0.8, label=f"{stop}.sf")
-        ax2.legend(fontsize=8, loc="upper right")
-        ax.legend(fontsize=8, loc="upper left")
+            ax.axhline(-params["l2"], color="grey", lw=1.0, ls="--",
+                       label=f"end stop 2 (s = -l2 = {-params['l2']:g} m)")
+        if not prefix:
+            for k in range(1, 4):
+                ax.axhline(-H * ci ** (2 * k), color="black", lw=0.8, ls=":",
+                           label=f"analytic apex heights -H*ci^(2k), k = 1..3" if k == 1 else None)
+        ax.set_ylabel(f"position {mass}.s [m]")
+        ax.set_title(titles[prefix], fontsize=10)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.04), ncol=2, borderaxespad=0.0)
+        # row 2: internal force (impacts excluded)
+        ax = axes[1, col]
+        ax.plot(result.time, result[f"{stop}.Fi"], lw=1.2, color="C0")
+        if prefix == "friction":
+            for level, style in ((params["Fst"], ":"), (params["Fsl"], "--")):
+                for sign in (1, -1):
+                    ax.axhline(sign * level, color="grey", lw=0.8, ls=style)
+            ax.legend(handles=[Line2D([], [], color="grey", lw=0.8, ls=":", label="+-Fst (static)"),
+                               Line2D([], [], color="grey", lw=0.8, ls="--", label="+-Fsl (sliding)")],
+                      fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.04), ncol=2, borderaxespad=0.0)
+            ax.set_ylabel(f"{stop}.Fi (= Ff here) [N]")
+        else:
+            ax.set_ylabel(f"{stop}.Fi [N]")
+        if not prefix:                                   # the rigid stop's permanent contact
+            at_stop = result[f"{stop}.stop"] == 1
+            if at_stop.any():
+                ax.axvspan(result.time[at_stop][0], result.time[-1], color="C3", alpha=0.12, lw=0,
+                           label="stop = 1: permanent contact")
+                ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.04), borderaxespad=0.0)
+        ax.set_title("internal force Fi = Fstop + Ff, impacts excluded", fontsize=9)
+        ax.grid(True, alpha=0.3)
+        # row 3: what distinguishes the case
+        ax = axes[2, col]
+        if not prefix:
+            impulse = result[f"{stop}.impulse"]
+            hit = impulse != 0.0
+            ax.vlines(result.time[hit], 0.0, impulse[hit], color="C0", lw=1.2)
+            ax.plot(result.time[hit], impulse[hit], "o", color="C0", ms=4, label="located impacts")
+            expected = [(1 + ci) * ci ** k * math.sqrt(2 * G * H) for k in range(int(hit.sum()))]
+            ax.plot(result.time[hit], expected, "x", color="black", ms=6, label="analytic (1+ci)*ci^k*sqrt(2gH)")
+            ax.set_ylabel(f"{stop}.impulse [N.s]")
+            ax.set_title("impulses of the impacts", fontsize=9)
+            ax.legend(fontsize=7, loc="upper right")
+        elif prefix == "elastic":
+            codes = {0: "0 free", 1: "1 at stop 1", 11: "11 detaching"}
+            states(ax, result.time, result[f"{stop}.stop"], codes)
+            ax.set_ylabel(f"{stop}.stop [-]")
+            ax.set_title("stop state", fontsize=9)
+        else:
+            states(ax, result.time, result[f"{stop}.sf"], {-1: "-1 slides, dv < 0", 0: "0 stuck",
+                                                            1: "1 slides, dv > 0"})
+            ax.set_ylabel(f"{stop}.sf [-]")
+            ax.set_title("friction state (the stop is only touched in impacts)", fontsize=9)
         ax.set_xlabel("time [s]")
         ax.grid(True, alpha=0.3)
-    fig.suptitle(f"EndStop FMU co-simulations (communication step {step:g} s)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    fig.suptitle(f"EndStop FMU co-simulations: 1 kg mass, stop 1 at s = l1 (communication step {step:g} s)")
+    examples.save(fig, path)
 
 
 def check_rigid(result):

@@ -80,27 +80,43 @@ def check_events(result):
 
 
 def plot(result, path, step):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """stop1's friction force over its velocity (the Stribeck curve) and stop2's position over time
+    with its located events and the Dymola reference's event instants (if the table is there)."""
+    import numpy as np
+    from matplotlib.lines import Line2D
 
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
+    fig, (ax1, ax2) = examples.figure(1, 2, figsize=(12, 5.4), width_ratios=[1, 1.25])
     ax1.plot(result["stop1.v"], result["stop1.f"], ".", ms=2)
-    ax1.set_xlabel("stop1.v [m/s]")
-    ax1.set_ylabel("stop1.f [N]")
-    ax1.set_title("Stribeck curve: friction force over velocity")
+    ax1.set_xlabel("velocity stop1.v [m/s]")
+    ax1.set_ylabel("friction force stop1.f [N]")
+    ax1.set_title("stop1: friction force over velocity (Stribeck curve;\nthe vertical line at v = 0 is sticking)",
+                  fontsize=10)
     ax1.grid(True, alpha=0.3)
-    ax2.plot(result.time, result["stop2.s"])
-    ax2.axhline(-0.4, color="grey", ls="--", lw=0.8, label="left stop of the centre (smin + L/2)")
+    ax2.plot(result.time, result["stop2.s"], lw=1.4, color="C0")
+    handles = [Line2D([], [], lw=1.4, color="C0", label="stop2.s, FMU co-simulation")]
+    located = event_times(result)
+    if located:
+        ax2.plot(located, np.interp(located, result.time, result["stop2.s"]), "o", mfc="none", color="C3", ms=6)
+        handles.append(Line2D([], [], ls="none", marker="o", mfc="none", color="C3", ms=6,
+                              label="events located by the FMU (stop2.lastEventTime)"))
+    try:
+        reference = [t for _, t in dymola_events()]
+    except examples.ReferenceMissing:
+        reference = []
+    for t in reference:
+        ax2.axvline(t, color="black", ls="--", lw=0.7)
+    if reference:
+        handles.append(Line2D([], [], color="black", ls="--", lw=0.7, label="Dymola reference event instants"))
+    ax2.axhline(-0.4, color="grey", ls=":", lw=1.0)
+    handles.append(Line2D([], [], color="grey", ls=":", lw=1.0, label="centre at the left stop (smin + L/2 = -0.4 m)"))
     ax2.set_xlabel("time [s]")
-    ax2.set_ylabel("stop2.s [m]")
-    ax2.set_title("stop2: hits its stop, oscillates, sticks")
-    ax2.legend(fontsize=8)
+    ax2.set_ylabel("position stop2.s [m]")
+    ax2.set_title("stop2: hits its left stop, oscillates, sticks", fontsize=10)
     ax2.grid(True, alpha=0.3)
+    ax2.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2,
+               borderaxespad=0.0)
     fig.suptitle(f"MSL Friction example (stop1, stop2) from FMUs (communication step {step:g} s)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    examples.save(fig, path)
 
 
 def main(argv=None):

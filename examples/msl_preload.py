@@ -81,26 +81,25 @@ def run(out="results", step=DEFAULT_STEP, fmu_dir=None, stop=100.0, check=False)
 
 
 def plot(result, path, step):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.5))
-    ax1.plot(result["force.f"], result["spool.s"] * 1e3)
-    ax1.set_xlabel("force.f [N]")
-    ax1.set_ylabel("spool.s [mm]")
-    ax1.set_title("preload characteristic: spool.s over force.f")
+    """spool.s over force.f (the preload characteristic) and the contacts' s_rel over time, with
+    the gaps s_rel0 below which an ElastoGap is in contact."""
+    fig, (ax1, ax2) = examples.figure(1, 2, figsize=(12, 5.2))
+    ax1.plot(result["force.f"], result["spool.s"] * 1e3, lw=1.4)
+    ax1.set_xlabel("drive force force.f [N]")
+    ax1.set_ylabel("spool position spool.s [mm]")
+    ax1.set_title("preload characteristic: spool.s over force.f", fontsize=10)
     ax1.grid(True, alpha=0.3)
     for name in ("innerContactA.s_rel", "innerContactB.s_rel", "outerContactB.s_rel"):
-        ax2.plot(result.time, result[name] * 1e3, label=name)
+        ax2.plot(result.time, result[name] * 1e3, lw=1.4, label=name)
+    ax2.axhline(1.0, color="black", ls=":", lw=1.0, label="inner contacts: s_rel0 = 1 mm")
+    ax2.axhline(1.5, color="grey", ls="-.", lw=1.0, label="outer contacts: s_rel0 = 1.5 mm")
     ax2.set_xlabel("time [s]")
-    ax2.set_ylabel("s_rel [mm]")
-    ax2.legend(fontsize=8)
+    ax2.set_ylabel("relative position s_rel [mm]")
+    ax2.set_title("ElastoGap contacts (in contact while s_rel < s_rel0)", fontsize=10)
     ax2.grid(True, alpha=0.3)
-    fig.suptitle(f"MSL PreLoad from FMUs (communication step {step:g} s)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    ax2.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, borderaxespad=0.0)
+    fig.suptitle(f"MSL PreLoad from FMUs, 0 to {result.time[-1]:g} s (communication step {step:g} s)")
+    examples.save(fig, path)
 
 
 def main(argv=None):

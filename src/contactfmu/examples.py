@@ -123,29 +123,117 @@ def summarize(name, result, step, wall, out, *sections):
     return 0 if ok else 1
 
 
-def plot(result, path, panels, title, ref=None):
-    """Plot panels [(ylabel, [signals])] against time, with the reference dashed if given."""
+# --- plots -------------------------------------------------------------------------------------
+# Conventions of every example's PNG: each axes labelled with quantity and unit (twin axes too),
+# legends outside the data (right of or below the axes, or a figure legend), results solid and
+# references black dashed on top (named after their source), constrained layout, PNG at DPI.
+
+DPI = 120
+REFERENCE_STYLE = dict(color="black", ls="--", lw=1.0, zorder=3)   # a reference curve: dashed, on top
+QUANTITIES = {          # signal name suffix -> (quantity, unit) for axis labels of the shared plot()
+    "s": ("position", "m"), "s_rel": ("relative position", "m"),
+    "v": ("velocity", "m/s"), "v_rel": ("relative velocity", "m/s"),
+    "a": ("acceleration", "m/s2"), "f": ("force", "N"), "F": ("force", "N"),
+}
+
+
+def pyplot():
+    """matplotlib.pyplot on the non-interactive Agg backend."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(panels), 1, figsize=(9, 3.2 * len(panels)), sharex=True, squeeze=False)
+    return plt
+
+
+def figure(nrows=1, ncols=1, **kwargs):
+    """plt.subplots with the constrained layout (nothing clipped, legends outside get room)."""
+    return pyplot().subplots(nrows, ncols, layout="constrained", **kwargs)
+
+
+def legend_right(ax, handles=None, **kwargs):
+    """The legend of ax to the right of its axes box, outside the data."""
+    if handles is not None:
+        kwargs["handles"] = handles
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8, **kwargs)
+
+
+def legend_below(fig, handles, ncol=None, **kwargs):
+    """One figure legend below all axes (constrained layout makes room for it)."""
+    return fig.legend(handles=handles, loc="outside lower center", ncol=ncol or len(handles), fontsize=8, **kwargs)
+
+
+def save(fig, path, dpi=DPI):
+    """Write the figure as PNG and close it; returns path."""
+    fig.savefig(path, dpi=dpi)
+    pyplot().close(fig)
+    return path
+
+
+def quantity(name):
+    """(quantity, unit) of a signal from its name's last part (mass.s -> position, m), or None."""
+    return QUANTITIES.get(name.rsplit(".", 1)[-1])
+
+
+def _split_by_unit(ylabel, signals):
+    """[(ylabel, signals)]: the panel as is if its signals share one unit, else one panel per
+    variable labelled "<quantity> <variable> [<unit>]" (an axis never mixes m and m/s)."""
+    units = {(quantity(n) or (None, None))[1] for n in signals}
+    if len(units) <= 1:
+        unit = units.pop() if units else None
+        return [(f"{ylabel} [{unit}]" if unit and "[" not in ylabel else ylabel, signals)]
+    groups = {}
+    for name in signals:
+        groups.setdefault(name.rsplit(".", 1)[-1] if quantity(name) else None, []).append(name)
+    return [(f"{quantity(names[0])[0]} {var} [{quantity(names[0])[1]}]" if var else ylabel, names)
+            for var, names in groups.items()]
+
+
+def plot(result, path, panels, title, ref=None, ref_label="Dymola reference", tol=2e-3):
+    """Plot panels [(ylabel, [signals])] against time, one axes per panel (a panel whose signals
+    have different units is split, one axes per quantity), each with its legend to the right.
+    With a reference `ref` (a Result): its signals black dashed on top, and a last panel of
+    |result - reference| / range(reference) (log scale) with the tube's half-height `tol`."""
+    import numpy as np
+    from matplotlib.lines import Line2D
+
+    panels = [p for ylabel, signals in panels for p in _split_by_unit(ylabel, signals)]
+    compared = [n for _, signals in panels for n in signals if ref is not None and n in ref]
+    rows = len(panels) + bool(compared)
+    fig, axes = figure(rows, 1, figsize=(10, 0.9 + 2.4 * rows), sharex=True, squeeze=False)
     for ax, (ylabel, signals) in zip(axes[:, 0], panels):
         for name in signals:
-            line, = ax.plot(result.time, result[name], label=name)
-            if ref is not None and name in ref:
-                ax.plot(ref.time, ref[name], "--", color=line.get_color(), lw=1, alpha=0.7,
-                        label=f"{name} (reference)")
+            ax.plot(result.time, result[name], lw=1.6, label=name)
+            if name in compared:
+                ax.plot(ref.time, ref[name], **REFERENCE_STYLE)
+        handles, _ = ax.get_legend_handles_labels()
+        if any(n in compared for n in signals):
+            handles.append(Line2D([], [], label=ref_label, **REFERENCE_STYLE))
         ax.set_ylabel(ylabel)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8, ncol=2)
+        legend_right(ax, handles)
+    if compared:
+        ax = axes[-1, 0]
+        floor, top = 1e-9, 10 * tol
+        for name in compared:
+            scale = max(np.ptp(ref[name]), abs(np.min(ref[name])), 1e-12)     # as the tube's dy = tol*scale
+            deviation = np.abs(result[name] - np.interp(result.time, ref.time, ref[name])) / scale
+            ax.plot(result.time, np.maximum(deviation, floor), lw=1.0, label=name)
+            top = max(top, 3 * np.nanmax(deviation, initial=0.0))
+        ax.axhline(tol, color="black", ls=":", lw=1.2, label=f"{tol:g}: tube half-height")
+        ax.set_yscale("log")
+        ax.set_ylim(floor, top)
+        ax.set_ylabel("|FMU - reference| / range [-]")
+        ax.set_title(f"deviation from the {ref_label} (range: max(max - min, |min|) of the reference signal, "
+                     f"as in the tube; floor {floor:g})", fontsize=9)
+        ax.grid(True, which="major", alpha=0.3)
+        legend_right(ax)
     axes[-1, 0].set_xlabel("time [s]")
+    if ref is not None:
+        title += f"\nsolid: FMU co-simulation, dashed: {ref_label}"
     fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, path)
 
 
 def run_main(main):
