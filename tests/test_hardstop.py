@@ -1,5 +1,6 @@
 """TranslationalHardstop FMU: the MapleSim documentation (seed 002) and issue 5's acceptance cases."""
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -167,11 +168,74 @@ def test_documented_defaults_stop_a_1kg_mass_at_1m_per_s(fmu_dir, step, v0):
     assert np.sum(F) * step == pytest.approx(side * 1.0, rel=1e-6)  # the impulse stops it: m*v0
 
 
+REMEDY = ("Remedy: give m_a/m_b (the masses at the flanges) or a communication step below 2*m/d (= 2e-10 s for "
+          "m = 1 kg; at h = 0.001 s only for m > h*d/2 = 5e+06 kg)")
+
+
 def test_documented_defaults_without_the_inertia_fail_loudly_not_silently(fmu_dir):
-    """The FMU description says so: with m_a = m_b = 0 the sampled law cannot hold c = d = 1e10."""
+    """The FMU description says so: with m_a = m_b = 0 the sampled law cannot hold c = d = 1e10.
+    The hardstop, whose force overflows, is the element that fails (not the wall its force would
+    reach), naming the output, its value, the inputs that produced it and the remedy."""
     with pytest.raises(CosimError) as exc:
         impact(fmu_dir, 1e-3, 1.0, stop_time=0.2)
-    assert "non-finite" in str(exc.value).lower() or "Non-finite" in str(exc.value)
+    text = str(exc.value)
+    head, log = text.split("\nFMU log:\n")
+    assert head.startswith("hardstop (TranslationalHardstop.fmu): fmi2GetReal failed at t = "), text
+    assert "wall" not in text
+    (status, message), = [line.strip().split(" ", 1) for line in log.splitlines()]
+    assert status == "[3]"
+    assert message.startswith("TranslationalHardstop: non-finite outputs "), message
+    assert re.search(r"\bflange_b\.f = -?inf\b", message) and re.search(r"\bF = -?inf\b", message), message
+    assert re.search(r"from the inputs flange_a\.s = 0\.0, flange_a\.v = 0\.0, flange_a\.a = 0\.0, "
+                     r"flange_b\.s = \S+e\+\d+, flange_b\.v = \S+e\+\d+, flange_b\.a = \S+; ", message), message
+    assert "the outputs keep their values from the last successful fmi2DoStep (the start values before " \
+           "it). " + REMEDY in message
+    assert message.endswith("the element does not know m without m_a/m_b.")
+
+
+def test_non_finite_force_fails_the_getter_with_the_remedy_and_keeps_the_previous_outputs(stop):
+    """An fmi2GetReal that computes the force: fmi2Error, the message, and the outputs of the last
+    successful step stay readable; the instance is in error state, so its next fmi2DoStep fails too."""
+    s = at(stop(), 0.6, 0.1, base=0.0)                             # defaults c = d = 1e10, in contact
+    assert s.get("F") == pytest.approx(1e10 * 0.1 + 1e10 * 0.1)
+    s.fmu.doStep(0.0, 1e-3)
+    before = s.get("flange_a.f", "flange_b.f", "F", "s_rel", "v_rel")
+    s.set(flange_b__v=1e300)                                       # d*v_rel overflows
+    with pytest.raises(FMICallException) as exc:
+        s.fmu.getReal(s.vr(["F"]))
+    assert exc.value.status == 3
+    (message,) = s.errors()
+    assert message.startswith("TranslationalHardstop: non-finite outputs flange_a.f = -inf, flange_b.f = inf, "
+                              "F = inf, der(flange_a.f) = "), message
+    assert "at t = 0.001 s (fmi2GetReal), from the inputs flange_a.s = 0.0, flange_a.v = -0.2, " \
+           "flange_a.a = 0.1, flange_b.s = 0.6, flange_b.v = 1e+300, flange_b.a = 0.1; the outputs keep their " \
+           "values from the last successful fmi2DoStep (the start values before it). Remedy: give m_a/m_b (the " \
+           "masses at the flanges) or a communication step below 2*m/d (= 2e-10 s for m = 1 kg; at h = 0.001 s " \
+           "only for m > h*d/2 = 5e+06 kg)" in message, message
+    assert s.get("flange_a.f", "flange_b.f", "F", "s_rel", "v_rel") == before   # previous outputs readable
+    with pytest.raises(FMICallException) as exc:
+        s.fmu.doStep(1e-3, 1e-3)
+    assert exc.value.status == 3
+    assert s.errors()[-1].startswith("doStep refused: the instance is in error state (TranslationalHardstop: "
+                                     "non-finite outputs")
+
+
+def test_non_finite_force_fails_do_step(stop):
+    s = at(stop(c=1e3, d=10.0), 0.6, 0.1)
+    s.fmu.doStep(0.0, 1e-3)
+    before = s.get("F", "s_rel", "v_rel")
+    s.set(flange_b__s=1e306)                                       # c*(s_rel - b/2) overflows
+    with pytest.raises(FMICallException) as exc:
+        s.fmu.doStep(1e-3, 1e-3)
+    assert exc.value.status == 3
+    (message,) = s.errors()
+    assert message.startswith("TranslationalHardstop: non-finite outputs flange_a.f = -inf, flange_b.f = inf, "
+                              "F = inf at t = 0.002 s (fmi2DoStep), from the inputs "), message
+    assert "flange_b.s = 1e+306" in message
+    assert "Remedy: give m_a/m_b (the masses at the flanges) or a communication step below 2*m/d (= 0.2 s for " \
+           "m = 1 kg; at h = 0.001 s only for m > h*d/2 = 0.005 kg) and well below sqrt(m/c) (= 0.0316 s for " \
+           "m = 1 kg)." in message
+    assert s.get("F", "s_rel", "v_rel") == before
 
 
 def test_two_moving_bodies_conserve_momentum_and_meet_plastically(fmu_dir):

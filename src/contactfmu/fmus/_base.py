@@ -10,8 +10,18 @@ A slave declares its FMI variables as a table (``VARIABLES``) of :class:`Var` ro
 * parameter checks when initialization ends: a value outside the declared range, or refused
   by the slave's ``check()``, ends initialization with fmi2Error and a logged message that
   names the parameter, its value and the valid range;
+* parameters are checked before anything uses them: while they are invalid, outputs are not
+  computed (a getter during initialization returns them unchanged instead of dividing by a zero
+  mass), and fmi2ExitInitializationMode reports them;
 * non-finite inputs are refused with a logged message naming the variable (the previous value
   is kept, the FMU's status shim returns fmi2Error to the host);
+* outputs must be finite: every Real output and published derivative after each doStep, and
+  every Real value a getter delivers (computed from the inputs just set, for feed-through). A
+  non-finite one makes that call return fmi2Error with a logged message naming the outputs, their
+  values, the present inputs and the slave's ``remedy()`` hint; the outputs are restored to their
+  (finite) values after the last successful doStep and the instance is in error state. So the element that produced the value is
+  the one that fails, not the neighbour it would reach. The cost on the hot path is one
+  math.isfinite over the sum of the values at hand;
 * first-order input and output derivatives (FMI canInterpolateInputs and
   maxOutputDerivativeOrder = 1): an input's derivative is kept in ``der_<attr>`` and reset to
   zero whenever its value is set; an output declared with ``derivative=True`` publishes
@@ -22,7 +32,8 @@ A slave declares its FMI variables as a table (``VARIABLES``) of :class:`Var` ro
 No Python exception ever reaches pythonfmu: pythonfmu turns it into fmi2Fatal, drops the
 message and destroys the instance. Every entry point here catches, logs and reports the error
 through the pending status (value reference ``STATUS_VR``) that the FMU's C status shim reads
-after fmi2ExitInitializationMode, fmi2DoStep and fmi2SetFMUstate.
+after fmi2ExitInitializationMode, fmi2DoStep and fmi2SetFMUstate; a getter that logged an error
+returns fmi2Error too (the shim counts the error messages logged during the call).
 
 Only the Python standard library and pythonfmu are imported: this file runs inside the FMU.
 """
@@ -37,6 +48,7 @@ from xml.etree.ElementTree import Element, SubElement
 from pythonfmu import Fmi2Slave
 from pythonfmu.enums import Fmi2Status
 
+_isfinite = math.isfinite
 STATUS_VR = 1073741823  # reserved value reference read by the status shim; not a model variable
 DERIVATIVE_VR = 536870912  # vr + DERIVATIVE_VR: first derivative of variable vr (shim maps
 #                            fmi2SetRealInputDerivatives / fmi2GetRealOutputDerivatives to it)
@@ -139,6 +151,16 @@ def interface_outputs(depends):
 FORCE_INPUTS_PER_FLANGE = 4  # <flange>.f, .f2, .f3, .f4
 
 
+def _tuple_getter(names):
+    """obj -> tuple of the named attributes (attrgetter of one name returns the bare value)."""
+    if len(names) > 1:
+        return operator.attrgetter(*names)
+    if names:
+        one = operator.attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    return lambda obj: ()
+
+
 def force_inputs(flange):
     """Names of the force inputs of an inertial flange: <flange>.f and the numbered extra inputs
     <flange>.f2 .. .f4, summed by the body. A master that sums the forces of a node (the project's)
@@ -152,11 +174,6 @@ _FORCE_ATTRS = {fl: operator.attrgetter(*(n.replace(".", "_") for n in force_inp
                 for fl in ("flange", "flange_a", "flange_b")}
 _FORCE_RATE_ATTRS = {fl: operator.attrgetter(*("der_" + n.replace(".", "_") for n in force_inputs(fl)))
                      for fl in ("flange", "flange_a", "flange_b")}
-
-
-def _as_tuple(value):
-    """attrgetter of one name returns the value itself, of several a tuple."""
-    return value if isinstance(value, tuple) else (value,)
 
 
 def force_in_flange(flange):
@@ -185,11 +202,54 @@ def flange_motion_outputs(depends):
     ]
 
 
+def sampled_law_remedy(c, d, step_size, inertia=None):
+    """Remedy hint of a compliant element that outputs its law (stiffness c, damping d) at the
+    sampled inputs, for ``remedy()``. The master holds that force over the step (or makes it
+    linear); against a body of mass m the damper alone is then unstable above h = 2*m/d
+    (|1 - h*d/m| > 1), and the spring needs h*sqrt(c/m) well below 1. The element does not know
+    m unless told: ``inertia`` = (parameters, what they are), e.g. ("m_a/m_b", "the masses at the
+    flanges"); None for an element without them."""
+    bounds = []
+    if d > 0.0:
+        bound = f"below 2*m/d (= {2.0 / d:.3g} s for m = 1 kg"
+        if step_size:
+            bound += f"; at h = {step_size:.3g} s only for m > h*d/2 = {0.5 * step_size * d:.3g} kg"
+        bounds.append(bound + ")")
+    if c > 0.0:
+        bounds.append(f"well below sqrt(m/c) (= {1.0 / math.sqrt(c):.3g} s for m = 1 kg)")
+    if not bounds:
+        return ""
+    step = "a communication step " + " and ".join(bounds)
+    limits = (["the damper alone is unstable above h = 2*m/d"] if d > 0.0 else []) + \
+        (["the spring needs h*sqrt(c/m) well below 1"] if c > 0.0 else [])
+    why = (f"the element outputs its law (c = {c:.6g} N/m, d = {d:.6g} N.s/m) at the sampled inputs, the master "
+           f"holds that force over the step, and against a mass m {' and '.join(limits)}")
+    if inertia:
+        names, meaning = inertia
+        return (f"Remedy: give {names} ({meaning}) or {step}. With {names} = 0 {why}; the element does not know m "
+                f"without {names}.")
+    return (f"Remedy: {step}, m being the mass the element moves, or a master that couples the element "
+            f"implicitly through its interface.c/interface.d outputs (contactfmu: scheme=\"implicit\"). "
+            f"{why[0].upper()}{why[1:]}.")
+
+
+def inertial_remedy(m):
+    """Remedy hint of a body (Mass, MassWithStopAndFriction) whose motion came out non-finite
+    from finite force inputs, for ``remedy()``."""
+    return (f"Remedy: the force inputs are too large for the mass m = {m!r} kg over the step; they come from the "
+            f"elements on its flanges: a stiff compliant element that outputs its law at the sampled inputs (e.g. "
+            f"TranslationalHardstop, ElastoGap or EndStop without the masses at its flanges) is unstable at a step "
+            f"large for its stiffness: give that element the masses at its flanges (m_a/m_b, m1/m2) or use a "
+            f"smaller communication step.")
+
+
 class ContactSlave(Fmi2Slave):
     """Base class: subclasses set VARIABLES, description, default_experiment and implement
     ``step(t, h)``; optionally ``check()`` (extra parameter rules), ``initialize(t0)`` and
     ``compute_outputs()`` (outputs from the current inputs and state; called lazily when an
-    output is read after inputs changed, so feed-through outputs are current before doStep)."""
+    output is read after inputs changed, so feed-through outputs are current before doStep;
+    never with invalid parameters) and ``remedy(step_size)`` (what the user can do when an
+    output came out non-finite)."""
 
     VARIABLES = ()
     description = ""
@@ -224,6 +284,8 @@ class ContactSlave(Fmi2Slave):
             if var.derivative or (self.INPUT_DERIVATIVES and var.causality == "input" and var.type == "Real"):
                 setattr(self, "der_" + var.attr, 0.0)
         self.time = 0.0
+        self._good = self._checked_values(self)  # outputs that passed the finiteness check last
+        self._step_size = None  # of the last doStep (for remedy hints)
         self._status = OK
         self._failed = ""
         self._stale = True  # inputs changed since compute_outputs
@@ -247,12 +309,16 @@ class ContactSlave(Fmi2Slave):
         cls._by_vr = {v.vr: v for v in table}
         cls._params = [v for v in table if v.causality == "parameter"]
         cls._outputs = [v for v in table if v.causality == "output"]
-        cls._real_outputs = [v.attr for v in table if v.causality == "output" and v.type == "Real"]
+        real_outputs = [v for v in table if v.causality == "output" and v.type == "Real"]
+        # Real outputs and published derivatives: (attribute, FMI name), checked to be finite
+        cls._checked = [(v.attr, v.name) for v in real_outputs] + \
+                       [("der_" + v.attr, f"der({v.name})") for v in real_outputs if v.derivative]
+        cls._real_inputs = [(v.attr, v.name) for v in table if v.causality == "input" and v.type == "Real"]
         cls._get_attrs = {kind: {v.vr: v.attr for v in table if v.type == kind}
                           for kind in ("Real", "Integer", "Boolean")}
         cls._fast_get = {}  # (kind, vrs) -> attrgetter of those variables, or False (full path)
         cls._step_uses_outputs = cls.STEP_USES_OUTPUTS and cls.step is not ContactSlave.step
-        cls._real_output_values = operator.attrgetter(*cls._real_outputs) if cls._real_outputs else None
+        cls._checked_values = staticmethod(_tuple_getter([attr for attr, _ in cls._checked]))
         return table
 
     # ---- hooks -----------------------------------------------------------------------------
@@ -269,6 +335,11 @@ class ContactSlave(Fmi2Slave):
 
     def step(self, t, h):
         """Advance the internal state over [t, t + h]; stateless elements need nothing here."""
+
+    def remedy(self, step_size):
+        """Hint appended to the message of a non-finite output: what the user can change (e.g.
+        sampled_law_remedy for a compliant element). step_size: of the last doStep, or None."""
+        return ""
 
     def build_parameters(self):
         """The parameters as one physics object (None: the slave has none); see parameters()."""
@@ -329,22 +400,28 @@ class ContactSlave(Fmi2Slave):
     def enter_initialization_mode(self):
         pass
 
+    def _invalid_parameters(self):
+        """[(var, value, rule)] of the parameters outside their declared range, else those the
+        slave's check() refuses (check() may rely on the ranges)."""
+        bad = []
+        for var in self._params:
+            value = getattr(self, var.attr)
+            if var.type == "Real" and not math.isfinite(value):
+                bad.append((var, value, "must be a finite number"))
+            elif var.min is not None and (value < var.min or (var.min_exclusive and value == var.min)):
+                bad.append((var, value, f"valid range {var.valid_range()}"))
+            elif var.max is not None and value > var.max:
+                bad.append((var, value, f"valid range {var.valid_range()}"))
+        if not bad:
+            by_name = {v.name: v for v in self._params}
+            for name, value, rule in self.check():
+                bad.append((by_name.get(name) or Var(name, "Real", "", "", None, None, ""), value, rule))
+        return bad
+
     def exit_initialization_mode(self):
         try:
             self._begin()
-            bad = []
-            for var in self._params:
-                value = getattr(self, var.attr)
-                if var.type == "Real" and not math.isfinite(value):
-                    bad.append((var, value, "must be a finite number"))
-                elif var.min is not None and (value < var.min or (var.min_exclusive and value == var.min)):
-                    bad.append((var, value, f"valid range {var.valid_range()}"))
-                elif var.max is not None and value > var.max:
-                    bad.append((var, value, f"valid range {var.valid_range()}"))
-            by_name = {v.name: v for v in self._params}
-            if not bad:
-                for name, value, rule in self.check():
-                    bad.append((by_name.get(name) or Var(name, "Real", "", "", None, None, ""), value, rule))
+            bad = self._invalid_parameters()
             for var, value, rule in bad:
                 self._error(f"Invalid parameter {var.name} = {value!r}{var.unit_text()}: {rule}")
             if bad:
@@ -356,6 +433,39 @@ class ContactSlave(Fmi2Slave):
         except Exception:
             self._crash("fmi2ExitInitializationMode")
 
+    def _compute(self):
+        """compute_outputs(), unless a parameter is invalid before initialization ends: then the
+        outputs keep their values (nothing divides by a zero mass) and fmi2ExitInitializationMode
+        reports the parameter."""
+        if self._initialized or not self._invalid_parameters():
+            self.compute_outputs()
+            self._stale = False
+
+    def _refuse_nonfinite(self, call):
+        """If a Real output (or published derivative) is not finite: log it with the inputs that
+        produced it and the slave's remedy, restore the outputs that last passed the check, put
+        the instance in error state and return True. False if all are finite (a batch of finite
+        values can still sum to infinity)."""
+        bad = [(name, x) for (attr, name), x in zip(self._checked, self._checked_values(self))
+               if not math.isfinite(x)]
+        if not bad:
+            return False
+        for (attr, _), x in zip(self._checked, self._good):
+            setattr(self, attr, x)
+        self._stale = False
+        outputs = ", ".join(f"{name} = {x!r}" for name, x in bad)
+        inputs = ", ".join(f"{name} = {getattr(self, attr)!r}" for attr, name in self._real_inputs)
+        message = (f"{self.modelName}: non-finite output{'s' if len(bad) > 1 else ''} {outputs} at t = "
+                   f"{self.time!r} s ({call})" + (f", from the inputs {inputs}" if inputs else "")
+                   + "; the outputs keep their values from the last successful fmi2DoStep (the start values "
+                     "before it).")
+        try:
+            hint = self.remedy(self._step_size)
+        except Exception:
+            hint = ""
+        self._error(message + (" " + hint if hint else ""))
+        return True
+
     def do_step(self, current_time, step_size):
         try:
             self._begin()
@@ -366,19 +476,17 @@ class ContactSlave(Fmi2Slave):
             if not step_size > 0.0:
                 self._error(f"Invalid communication step size {step_size!r} s: must be > 0")
                 return False
+            self._step_size = step_size
             if self._stale and self._step_uses_outputs:
-                self.compute_outputs()
+                self._compute()
             self.step(current_time, step_size)
             self.time = current_time + step_size
             self.compute_outputs()
             self._stale = False
-            values = self._real_output_values
-            if values is not None and not math.isfinite(sum(_as_tuple(values(self)))):
-                for attr in self._real_outputs:  # (a finite sum can also overflow: then none is found)
-                    if not math.isfinite(getattr(self, attr)):
-                        self._error(f"doStep at t = {current_time!r} s produced a non-finite output "
-                                    f"{attr} = {getattr(self, attr)!r}")
-                        return False
+            # every output finite after the step; else fmi2Error naming it (previous outputs restored)
+            values = self._checked_values(self)
+            if _isfinite(sum(values)) or not self._refuse_nonfinite("fmi2DoStep"):
+                self._good = values
             return self._status == OK
         except Exception:
             self._crash("fmi2DoStep")
@@ -389,11 +497,15 @@ class ContactSlave(Fmi2Slave):
 
     # ---- getters and setters ---------------------------------------------------------------
 
-    def _get(self, vrs, kind, convert, default):
-        if self._stale:
+    def _get(self, vrs, kind, convert, default, call):
+        """Values of a getter; a Real value that is not finite (an output computed from the
+        present inputs) is refused: fmi2Error, and the outputs of the last successful doStep are
+        returned (one math.isfinite over the sum of the batch when all is well)."""
+        if self._stale and (kind != "Integer" or STATUS_VR not in vrs):  # the shim's status query computes nothing
             try:
-                self.compute_outputs()
-                self._stale = False
+                if self._initialized or not self._invalid_parameters():  # (see _compute)
+                    self.compute_outputs()
+                    self._stale = False
             except Exception:
                 self._crash("compute_outputs")
         key = (kind, tuple(vrs))
@@ -401,11 +513,28 @@ class ContactSlave(Fmi2Slave):
         if fast is None:  # first request of these variables: plain model variables only?
             attrs = self._get_attrs[kind]
             fast = bool(vrs) and all(vr in attrs for vr in vrs) and (
-                len(vrs), operator.attrgetter(*(attrs[vr] for vr in vrs)))
+                len(vrs), operator.attrgetter(*(attrs[vr] for vr in vrs)), kind == "Real")
             self._fast_get[key] = fast
         if fast:
-            n, getter = fast
-            return [convert(x) for x in getter(self)] if n > 1 else [convert(getter(self))]
+            n, getter, real = fast
+            if n > 1:
+                values = getter(self)
+                if real and not _isfinite(sum(values)) and self._refuse_nonfinite(call):
+                    values = getter(self)
+                return [convert(x) for x in values]
+            value = getter(self)
+            if real and not _isfinite(value) and self._refuse_nonfinite(call):
+                value = getter(self)
+            return [convert(value)]
+        values = self._values(vrs, kind, convert, default)
+        if kind == "Real" and not _isfinite(sum(values)) and self._refuse_nonfinite(
+                "fmi2GetRealOutputDerivatives" if max(vrs) >= DERIVATIVE_VR else call):
+            values = self._values(vrs, kind, convert, default)
+        return values
+
+    def _values(self, vrs, kind, convert, default):
+        """Values of a getter, one by one: the status (STATUS_VR), output derivatives (vr +
+        DERIVATIVE_VR), wrong value references (an error, default value)."""
         values = []
         for vr in vrs:
             var = self._by_vr.get(vr)
@@ -432,21 +561,21 @@ class ContactSlave(Fmi2Slave):
 
     def get_real(self, vrs):
         try:
-            return self._get(vrs, "Real", float, 0.0)
+            return self._get(vrs, "Real", float, 0.0, "fmi2GetReal")
         except Exception:
             self._crash("fmi2GetReal")
             return [0.0] * len(vrs)
 
     def get_integer(self, vrs):
         try:
-            return self._get(vrs, "Integer", int, 0)
+            return self._get(vrs, "Integer", int, 0, "fmi2GetInteger")
         except Exception:
             self._crash("fmi2GetInteger")
             return [0] * len(vrs)
 
     def get_boolean(self, vrs):
         try:
-            return self._get(vrs, "Boolean", bool, False)
+            return self._get(vrs, "Boolean", bool, False, "fmi2GetBoolean")
         except Exception:
             self._crash("fmi2GetBoolean")
             return [False] * len(vrs)

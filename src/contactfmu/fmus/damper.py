@@ -2,7 +2,7 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import linear
-from ._base import ContactSlave, interface_outputs, motion_in_flange, out, parameter
+from ._base import ContactSlave, interface_outputs, motion_in_flange, out, parameter, sampled_law_remedy
 
 MOTION = ("flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v")
 VELOCITIES = ("flange_a.v", "flange_b.v")
@@ -36,3 +36,6 @@ class Damper(ContactSlave):
         self.publish_force(linear.damper_force(self.v_rel, self.d),
                            linear.force_rate(self.v_rel, self.flange_b_a - self.flange_a_a, 0.0, self.d))
         self.lossPower = self.f * self.v_rel
+
+    def remedy(self, step_size):
+        return sampled_law_remedy(0.0, self.d, step_size)

@@ -3,7 +3,7 @@ from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import elastogap
 from ..physics.contact_motion import Coupler, reduced_mass, stiffness_number
-from ._base import ContactSlave, inp, interface_outputs, motion_in_flange, out, parameter
+from ._base import ContactSlave, inp, interface_outputs, motion_in_flange, out, parameter, sampled_law_remedy
 
 MOTION = ("flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v")
 POSITIONS = ("flange_a.s", "flange_b.s")
@@ -27,8 +27,9 @@ class ElastoGap(ContactSlave):
         "(f = 2*f_c), bounded to -f_c on a fast separation (f = 0)), for their reduced mass and the other "
         "forces on them (their relative acceleration over the last step minus this element's share), and "
         "holds over the next step the force that keeps the bodies on that motion (contact_motion.couple, as "
-        "TranslationalHardstop): restitution and contact time are then exact at any step size in any "
-        "fixed-step master. f and the flange forces are this held force; f_c, f_d and lossPower stay the law "
+        "TranslationalHardstop): restitution and contact time are then exact at any step size in a "
+        "Gauss-Seidel master, which sets the inputs before each step (a Jacobi master such as libcosim or "
+        "ecos, whose inputs are one step old, is not supported yet: the coupling gains energy there). f and the flange forces are this held force; f_c, f_d and lossPower stay the law "
         "at the inputs. stateSelect (a Modelica translator directive choosing "
         "s_rel, v_rel as states) has no meaning in a co-simulation unit and is left out.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=0.1, step_size=1e-4)
@@ -119,3 +120,9 @@ class ElastoGap(ContactSlave):
     def step(self, t, h):
         if self._coupler is not None:
             self._coupler.commit(h, self._predict)
+
+    def remedy(self, step_size):
+        if self._coupler is not None:
+            return ""
+        inertia = ("m_a/m_b", "the masses at the flanges; n = 1") if self.n == 1.0 else None
+        return sampled_law_remedy(self._f_ref() / self.s_ref, self.d, step_size, inertia)

@@ -3,7 +3,7 @@ from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import endstop
 from ..physics.contact_motion import advance_shadow, couple, planning_step, reduced_mass, stiffness_number
-from ._base import ContactSlave, inp, out, parameter
+from ._base import ContactSlave, inp, out, parameter, sampled_law_remedy
 
 MOTION = ("ctr1.x", "ctr1.v", "ctr2.x", "ctr2.v")
 POSITIONS = ("ctr1.x", "ctr2.x")
@@ -45,7 +45,9 @@ class EndStop(ContactSlave):
         "element runs its own relative motion in closed form (impacts, contact changes and stick-slip located, "
         "the other forces on the bodies measured from their velocities) and holds over each step the force "
         "that brings the bodies onto it (impacts: the impulse spread over the steps around it; impulse output "
-        "= impulse of the impacts in the last step). A Rigid End Stop and stick-slip friction need m1 or m2; "
+        "= impulse of the impacts in the last step), exact in a Gauss-Seidel master, which sets the inputs "
+        "before each step (a Jacobi master such as libcosim or ecos, whose inputs are one step old, is not "
+        "supported yet: the bounces gain energy there). A Rigid End Stop and stick-slip friction need m1 or m2; "
         "an Elastic End Stop without them outputs its law at the inputs (states updated at communication "
         "points) with the exact first derivative. adv = false uses the advanced settings' defaults.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
@@ -215,3 +217,9 @@ class EndStop(ContactSlave):
     def step(self, t, h):
         self._last_h, self._last_dv, self._last_F = h, self.dv, self.ctr1_F
         self._shadow, self._sx, self._sv, self._sfree, self._state, self._sf = self._pending
+
+    def remedy(self, step_size):
+        if self._mu != 0.0:
+            return ""
+        return sampled_law_remedy(max(self.k1, self.k2), max(self.b1, self.b2), step_size,
+                                  ("m1/m2", "the masses at ctr1/ctr2"))

@@ -2,7 +2,8 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import rigid
-from ._base import ContactSlave, flange_motion_outputs, force_in_flange, force_inputs, out, parameter
+from ._base import (ContactSlave, flange_motion_outputs, force_in_flange, force_inputs, inertial_remedy, out,
+                    parameter)
 
 
 class Mass(ContactSlave):
@@ -48,3 +49,6 @@ class Mass(ContactSlave):
         a = rigid.acceleration(self.m, -self.cut_force("flange_a") - self.cut_force("flange_b"))
         jerk = (-self.cut_force_rate("flange_a") - self.cut_force_rate("flange_b")) / self.m
         self.s, self.v = rigid.advance(self.s, self.v, a, h, jerk)
+
+    def remedy(self, step_size):
+        return inertial_remedy(self.m)

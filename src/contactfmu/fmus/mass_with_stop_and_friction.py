@@ -2,7 +2,8 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import mass_with_stop_and_friction as mwsf
-from ._base import ContactSlave, flange_motion_outputs, force_in_flange, force_inputs, out, parameter
+from ._base import (ContactSlave, flange_motion_outputs, force_in_flange, force_inputs, inertial_remedy, out,
+                    parameter)
 
 FORCES = force_inputs("flange_a") + force_inputs("flange_b")
 
@@ -122,3 +123,6 @@ class MassWithStopAndFriction(ContactSlave):
         self.s, self.v, self.internal_mode, self.h_int = body.s, body.v, body.mode, body.h_int
         if self.event_log:
             self.lastEventTime = self.event_log[-1][0]
+
+    def remedy(self, step_size):
+        return inertial_remedy(self.m)

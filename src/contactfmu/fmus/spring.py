@@ -2,7 +2,7 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import linear
-from ._base import ContactSlave, interface_outputs, motion_in_flange, out, parameter
+from ._base import ContactSlave, interface_outputs, motion_in_flange, out, parameter, sampled_law_remedy
 
 POSITIONS = ("flange_a.s", "flange_b.s")
 
@@ -32,3 +32,6 @@ class Spring(ContactSlave):
         self.s_rel = self.flange_b_s - self.flange_a_s
         self.publish_force(linear.spring_force(self.s_rel, self.c, self.s_rel0),
                            linear.force_rate(self.flange_b_v - self.flange_a_v, 0.0, self.c, 0.0))
+
+    def remedy(self, step_size):
+        return sampled_law_remedy(self.c, 0.0, step_size)

@@ -2,7 +2,7 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import linear
-from ._base import ContactSlave, interface_outputs, motion_in_flange, out, parameter
+from ._base import ContactSlave, interface_outputs, motion_in_flange, out, parameter, sampled_law_remedy
 
 MOTION = ("flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v")
 VELOCITIES = ("flange_a.v", "flange_b.v")
@@ -39,3 +39,6 @@ class SpringDamper(ContactSlave):
         self.publish_force(linear.spring_damper_force(self.s_rel, self.v_rel, self.c, self.d, self.s_rel0),
                            linear.force_rate(self.v_rel, self.flange_b_a - self.flange_a_a, self.c, self.d))
         self.lossPower = self.d * self.v_rel * self.v_rel
+
+    def remedy(self, step_size):
+        return sampled_law_remedy(self.c, self.d, step_size)

@@ -3,7 +3,7 @@ from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import hardstop
 from ..physics.contact_motion import Coupler, reduced_mass, stiffness_number
-from ._base import ContactSlave, interface_outputs, motion_in_flange, out, parameter
+from ._base import ContactSlave, interface_outputs, motion_in_flange, out, parameter, sampled_law_remedy
 
 MOTION = ("flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v")
 POSITIONS = ("flange_a.s", "flange_b.s")
@@ -31,8 +31,12 @@ class TranslationalHardstop(ContactSlave):
         "step inside a contact a step resolves; otherwise (hit or release within two steps, or a contact "
         "too stiff for the step) the force that brings the bodies where the law puts them two steps "
         "ahead (deadbeat, re-planned each step). Impacts are then stopped at the stop without "
-        "penetration or energy gain at any step size, in any fixed-step master (the force is held; its "
-        "derivative output is 0). m_a, m_b must be the true inertias (measured at the defaults, 1 kg, 1 ms: 0.67 to 1.11 times the true mass still stop it within 2.5e-5 m; 1.25 times gains energy). F is this held force, so F = flange_b.f always holds. The first step "
+        "penetration or energy gain at any step size in a Gauss-Seidel master, which sets the inputs "
+        "before each step (the force is held; its derivative output is 0); a Jacobi master (libcosim, "
+        "ecos), whose inputs are one step old, is not supported yet: the coupling gains energy there. "
+        "m_a, m_b must be the true inertias (measured at the defaults, 1 kg, 1 ms: 0.67 to 1.11 times "
+        "the true mass still stop it, penetration up to 1.6e-4 m; from 1.15 times the coupling gains "
+        "energy). F is this held force, so F = flange_b.f always holds. The first step "
         "plans with the DefaultExperiment step size and no other forces. stateSelect (a Modelica "
         "translator directive preferring s_rel, v_rel as states) has no meaning in a co-simulation unit "
         "and is left out; s_nominal is kept for compatibility only.")
@@ -100,3 +104,8 @@ class TranslationalHardstop(ContactSlave):
     def step(self, t, h):
         if self._coupler is not None:
             self._coupler.commit(h, self._predict)
+
+    def remedy(self, step_size):
+        if self._coupler is not None:
+            return ""
+        return sampled_law_remedy(self.c, self.d, step_size, ("m_a/m_b", "the masses at the flanges"))

@@ -15,6 +15,10 @@
  *    slave base, not a model variable) and return fmi2Error when the slave flagged one;
  *  - fmi2SetReal returns fmi2Error when a value is NaN or infinite (the slave logs the
  *    variable's name and keeps its previous value, so nothing is lost);
+ *  - fmi2GetReal/Integer/Boolean return fmi2Error when the slave logged an error during the
+ *    call (e.g. a value it would deliver came out non-finite: the slave logs which and returns
+ *    the outputs of its last successful step instead); the shim counts the error messages
+ *    passing its logger, so this costs nothing on the path of a getter that succeeds;
  *  - fmi2SetRealInputDerivatives and fmi2GetRealOutputDerivatives (first order), which
  *    pythonfmu does not implement, are mapped to the slave's derivative slots at value
  *    reference vr + CONTACTFMU_DERIVATIVE_VR (see the slave base);
@@ -70,6 +74,7 @@ typedef struct {
     fmi2CallbackFunctions host;
     fmi2CallbackFunctions mine;
     int loggingOn;
+    unsigned long errors; /* messages of status fmi2Error or worse the slave logged so far */
 } Shim;
 
 /* ---- the inner library ------------------------------------------------------------- */
@@ -151,7 +156,9 @@ static void shim_logger(fmi2ComponentEnvironment env, fmi2String instanceName, f
                         fmi2String category, fmi2String message, ...)
 {
     Shim* s = (Shim*)env;
-    if (!s || !s->host.logger) return;
+    if (!s) return;
+    if (status >= fmi2Error) s->errors++;
+    if (!s->host.logger) return;
     if (status == fmi2OK && !s->loggingOn) return;
     s->host.logger(s->host.componentEnvironment, instanceName, status,
                    category ? category : "logAll", "%s", message ? message : "");
@@ -250,12 +257,20 @@ EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component c)
 EXPORT fmi2Status fmi2Terminate(fmi2Component c) { SHIM(c); return p_fmi2Terminate(s->inner); }
 EXPORT fmi2Status fmi2Reset(fmi2Component c) { SHIM(c); return p_fmi2Reset(s->inner); }
 
+/* A getter's status: fmi2Error if the slave logged an error during the call (the values are then
+   the slave's fallback, still readable), else the inner status. */
+#define GETTER(s, call) do { \
+        unsigned long before = (s)->errors; \
+        fmi2Status status = (call); \
+        return status <= fmi2Warning && (s)->errors != before ? fmi2Error : status; \
+    } while (0)
+
 EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Real value[])
-{ SHIM(c); return p_fmi2GetReal(s->inner, vr, nvr, value); }
+{ SHIM(c); GETTER(s, p_fmi2GetReal(s->inner, vr, nvr, value)); }
 EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Integer value[])
-{ SHIM(c); return p_fmi2GetInteger(s->inner, vr, nvr, value); }
+{ SHIM(c); GETTER(s, p_fmi2GetInteger(s->inner, vr, nvr, value)); }
 EXPORT fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Boolean value[])
-{ SHIM(c); return p_fmi2GetBoolean(s->inner, vr, nvr, value); }
+{ SHIM(c); GETTER(s, p_fmi2GetBoolean(s->inner, vr, nvr, value)); }
 EXPORT fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2String value[])
 { SHIM(c); return p_fmi2GetString(s->inner, vr, nvr, value); }
 
