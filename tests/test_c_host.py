@@ -88,3 +88,22 @@ def test_host_settings_name_this_python():
     assert os.path.isfile(os.path.join(s["PATH"], "python3"))
     text = hostenv.shell_text()
     assert f'export LD_PRELOAD="{s["LD_PRELOAD"]}' in text and f'export PATH="{s["PATH"]}:$PATH"' in text
+
+
+def test_c_host_gets_an_error_from_the_element_whose_force_is_not_finite(host, fmu_dir, tmp_path):
+    """A hardstop sampled at a speed whose law force overflows (d*v = 1e10 * 1e300): the FMU's own
+    call returns fmi2Error in a C host too, with the outputs, inputs and remedy in its log."""
+    md = read_model_description(str(fmu_dir / "TranslationalHardstop.fmu"))
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    unzip = tmp_path / "fmu"
+    with zipfile.ZipFile(fmu_dir / "TranslationalHardstop.fmu") as z:
+        z.extractall(unzip)
+    inputs = tmp_path / "inputs.txt"
+    inputs.write_text("0 0.1 1.0\n0.001 0.6 1e300\n0.002 0.6 1e300\n")     # default b = 1 m: stop at 0.5 m
+    run = subprocess.run([str(host), "-i", f"{vr['flange_b.s']},{vr['flange_b.v']}", "-o", f"r{vr['F']}",
+                          str(unzip), md.coSimulation.modelIdentifier, md.guid, "0", "0.003", "0.001", str(inputs),
+                          str(tmp_path / "out.csv")], env=hostenv.environment(), capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert "non-finite output" in run.stderr and "F = inf" in run.stderr
+    assert "flange_b.v = 1e+300" in run.stderr and "Remedy: give m_a/m_b" in run.stderr

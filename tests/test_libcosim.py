@@ -151,3 +151,19 @@ def test_an_ssp_without_step_size_is_refused_before_libcosim_sees_it(tmp_path):
                    '<ssd:DefaultExperiment startTime="0" stopTime="1"/></ssd:SystemStructureDescription>')
     with pytest.raises(CosimError, match="no osp:FixedStepAlgorithm step size"):
         run_ssp(path, [])
+
+
+def test_libcosim_reports_the_element_whose_force_is_not_finite(fmu_dir, capfd):
+    """TranslationalHardstop at its defaults without m_a/m_b, 1 kg hit at 1 m/s, 1 ms: in libcosim
+    too the hardstop's own call fails, logging its outputs, inputs and the remedy."""
+    s = System()
+    s.add("wall", fmu_dir / "Fixed.fmu")
+    s.add("hardstop", fmu_dir / "TranslationalHardstop.fmu")
+    s.add("mass", fmu_dir / "Mass.fmu", m=1.0, s_start=0.49, v_start=1.0)
+    s.connect("wall.flange", "hardstop.flange_a")
+    s.connect("hardstop.flange_b", "mass.flange_a")
+    with pytest.raises(CosimError, match="libcosim failed before t = 0.5 s"):
+        run_system(s, ["mass.s"], 0.5, 1e-3)
+    log = capfd.readouterr()
+    text = log.out + log.err
+    assert "TranslationalHardstop: non-finite output" in text and "Remedy: give m_a/m_b" in text
