@@ -121,6 +121,24 @@ INNER_FUNCTIONS(DECLARE)
 static void* inner_library = NULL;
 static char load_error[8192] = "";
 
+/* pythonfmu 0.7.0 keeps its interpreter state in a namespace-scope std::shared_ptr (pyState) and
+   releases it from an ELF destructor, finalizePythonInterpreter(), which does pyState = nullptr.
+   At process exit the shared_ptr's own static destructor (an exit handler) runs first and frees
+   the state; the ELF destructor then runs in _dl_fini and releases the freed control block a
+   second time: a write into freed heap memory (valgrind: "Invalid read ... in
+   finalizePythonInterpreter ... block free'd in __run_exit_handlers"), seen as an abort at exit
+   ("corrupted double-linked list") in a few runs in a hundred. The shim calls the library's
+   finalizePythonInterpreter() itself from an exit handler registered after the library was
+   loaded, so it runs before the static destructor: the state is released once, while alive, and
+   both later releases see an empty pointer. The shim is made resident (RTLD_NODELETE) so that
+   this happens at exit only, not when a host unloads the FMU's library. */
+static void (*p_finalize_python)(void) = NULL;
+
+static void release_python_state(void)
+{
+    if (p_finalize_python) p_finalize_python();
+}
+
 /* Load <this library's path without ".so">_pythonfmu.so once. */
 static int load_inner(void)
 {
@@ -148,6 +166,9 @@ static int load_inner(void)
     if (!p_##name) { snprintf(load_error, sizeof load_error, "contactfmu shim: %s misses %s", path, #name); return 0; }
     INNER_FUNCTIONS(RESOLVE)
     inner_library = lib;
+    p_finalize_python = (void (*)(void))dlsym(lib, "finalizePythonInterpreter");
+    if (p_finalize_python && dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE))
+        atexit(release_python_state);
     return 1;
 }
 
