@@ -20,7 +20,9 @@ EXAMPLES = {
     "msl_elastogap": ([], "tube vs Dymola reference (2e-3): PASSED (4 of 4 passed)"),
     "msl_friction": ([], "event times vs Dymola reference: PASSED (8 of 8 passed)"),
     "elastogap_demo": ([], "tube vs the monolithic ElastoGap solution: PASSED (1 of 1 passed)"),
-    "hardstop": ([], "tube vs monolithic reference (scipy Radau, same law): PASSED (4 of 4 passed)"),
+    "hardstop": ([], "tube vs monolithic reference (scipy Radau, same law): PASSED (4 of 4 passed)",
+                 "largest penetration beyond a stop vs the monolithic reference: PASSED (2 of 2 passed)",
+                 "Acceptable while it stays within the position\ntube's half-height dy"),
     "endstop": ([], "rigid stop vs the analytic bounce: PASSED (8 of 8 passed)"),
     "msl_preload": (["--stop", "0.3", "--check"], "(scipy, --check): PASSED (7 of 7 passed)"),
 }
@@ -89,11 +91,12 @@ def test_the_main_job_runs_in_a_copy_with_nothing_beside_it(clone):
 def test_every_example_runs_in_the_copy_and_passes_its_reference(clone, example):
     if not (clone / "fmus" / "Mass.fmu").is_file():
         pytest.skip("the main job did not build the FMUs (see the test above)")
-    options, verdict = EXAMPLES[example]
+    options, *verdicts = EXAMPLES[example]
     out = clone / "out" / example
     proc = run(clone, f"examples/{example}.py", "--out", out, *options)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert verdict in proc.stdout, proc.stdout
+    for verdict in verdicts:
+        assert verdict in proc.stdout, proc.stdout
     assert "FAILED" not in proc.stdout
     assert list(out.glob("*.csv")) and list(out.glob("*.png"))
 
