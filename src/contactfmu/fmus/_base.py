@@ -503,9 +503,7 @@ class ContactSlave(Fmi2Slave):
         returned (one math.isfinite over the sum of the batch when all is well)."""
         if self._stale and (kind != "Integer" or STATUS_VR not in vrs):  # the shim's status query computes nothing
             try:
-                if self._initialized or not self._invalid_parameters():  # (see _compute)
-                    self.compute_outputs()
-                    self._stale = False
+                self._compute()
             except Exception:
                 self._crash("compute_outputs")
         key = (kind, tuple(vrs))
