@@ -119,6 +119,13 @@ from {pkg}.fmus.{module} import {cls}
 # result of PyModule_GetDict). Without this balancing reference, a second instance of the same
 # FMU in one process finds a freed module dictionary.
 ctypes.pythonapi.Py_IncRef(ctypes.py_object(globals()))
+
+# It also inserts the FMU's resources folder at the front of sys.path at every fmi2Instantiate:
+# keep one entry, or the host's sys.path grows by one per instance (and a failing import in the
+# host walks them all).
+import sys  # noqa: E402
+if sys.path and sys.path[0] in sys.path[1:]:
+    del sys.path[0]
 '''
 
 

@@ -52,6 +52,27 @@ SCHEMES = ("gauss-seidel", "jacobi", "implicit")
 
 _LOGS = {}          # FMI instance name -> list of (status, message) of the running system
 _CALLBACKS = []
+_EXTRACTED = {}     # (FMU path, mtime, size) -> its unzip directory, for the life of the process
+_EXTRACT_ROOT = []  # the folder of those directories (created on first use)
+
+
+def _unzipped(path):
+    """The FMU's unzip directory, extracted once per process and FMU file version. pythonfmu's
+    library can never be unloaded (GNU-unique symbols), so every fresh extraction would load
+    another copy of it (about 300 kB, kept until the process ends); an unchanged FMU reuses
+    the copy already loaded. The directories are removed when the process exits."""
+    from fmpy import extract
+
+    st = os.stat(path)
+    key = (os.path.realpath(path), st.st_mtime_ns, st.st_size)
+    if key not in _EXTRACTED:
+        if not _EXTRACT_ROOT:
+            import atexit
+
+            _EXTRACT_ROOT.append(tempfile.mkdtemp(prefix="contactfmu_"))
+            atexit.register(shutil.rmtree, _EXTRACT_ROOT[0], True)
+        _EXTRACTED[key] = extract(path, unzipdir=os.path.join(_EXTRACT_ROOT[0], str(len(_EXTRACTED))))
+    return _EXTRACTED[key]
 
 
 def _callbacks():
@@ -246,16 +267,11 @@ class System:
     # ---- running ---------------------------------------------------------------------------
 
     def _instantiate(self, start_time, stop_time):
-        from fmpy import extract
         from fmpy.fmi2 import FMU2Slave
 
-        self._tmp = tempfile.mkdtemp(prefix="contactfmu_")
-        unzipped = {}
         cb = _callbacks()
         for inst in self.instances.values():
-            if inst.path not in unzipped:
-                unzipped[inst.path] = extract(inst.path, unzipdir=os.path.join(self._tmp, str(len(unzipped))))
-            inst.unzipdir = unzipped[inst.path]
+            inst.unzipdir = _unzipped(inst.path)
             inst.log = []
             _LOGS[inst.name] = inst.log
             inst.slave = FMU2Slave(guid=inst.md.guid, unzipDirectory=inst.unzipdir,
@@ -522,7 +538,6 @@ class System:
                 except Exception:
                     pass
                 inst.slave = None
-        shutil.rmtree(getattr(self, "_tmp", ""), ignore_errors=True)
 
 
 class _Progress:
