@@ -244,6 +244,7 @@ class _Raw:
         self.slave.enterInitializationMode()
         self.slave.exitInitializationMode()
         self.vr = {v.name: v.valueReference for v in self.md.modelVariables}
+        self.t = 0.0    # the FMU's time: each loop continues from it (FMUs refuse another communication point)
 
     def loop(self, inputs, outputs, rows, h, n):
         """Seconds per step of: set inputs, doStep, get outputs."""
@@ -256,7 +257,7 @@ class _Raw:
         vo = (fmi2ValueReference * no)(*[self.vr[x] for x in outputs])
         out = (fmi2Real * no)()
         bufs = [(fmi2Real * ni)(*row) for row in rows]
-        m, t = len(bufs), 0.0
+        m, t = len(bufs), self.t
         start = time.perf_counter()
         for k in range(n):
             if ni:
@@ -265,6 +266,7 @@ class _Raw:
                 raise RuntimeError(f"doStep failed at t = {t}")
             get_real(c, vo, no, out)
             t += h
+        self.t = t
         return (time.perf_counter() - start) / n
 
     def free(self):

@@ -1,7 +1,18 @@
+import os
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# property-based tests (tests/test_properties.py): "ci", the default, runs a fixed seed and a few
+# examples per FMU in the test suite; "nightly" many random examples:
+#     python -m pytest tests/test_properties.py --hypothesis-profile=nightly
+settings.register_profile("ci", max_examples=12, derandomize=True, deadline=None, database=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile("nightly", max_examples=1500, deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.load_profile(os.environ.get("CONTACTFMU_HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))

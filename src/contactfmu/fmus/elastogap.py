@@ -44,8 +44,7 @@ class ElastoGap(ContactSlave):
                   min=0.0, min_exclusive=True),
         parameter("f_ref", 0.0, "N", "Advanced (MSL 4.1): spring force at the reference compression s_ref; "
                                      "0 (default) means c*s_ref, the MSL binding", min=0.0),
-        parameter("s_nominal", 1e-4, "m", "Nominal value of s_rel (MSL: scaling for the solver; kept for compatibility: the FMU has no solver states to scale)", min=0.0,
-                  min_exclusive=True),
+        parameter("s_nominal", 1e-4, "m", "Nominal value of s_rel (MSL: scaling for the solver; kept for compatibility: the FMU has no solver states to scale)", min=0.0),
         parameter("m_a", 0.0, "kg", "Co-simulation: inertia attached at flange_a (0: fixed, or not known when "
                                     "m_b is 0 too); with m_a = m_b = 0 the force is the law at the inputs",
                   min=0.0),

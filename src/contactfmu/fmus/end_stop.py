@@ -193,7 +193,7 @@ class EndStop(ContactSlave):
         else:
             self.Fstop = self.Fs + self.Fd
         self.Fi = self.Fstop + self.Ff
-        self.Pl = self.Ff * w
+        self.Pl = self.Ff * self.dv   # documented Pl = Ff*dv, with the dv output (= ctr1.v - ctr2.v)
 
     def _sampled(self, p):
         """No inertia given (elastic only): the law at the inputs, states updated at the points."""

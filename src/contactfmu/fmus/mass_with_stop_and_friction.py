@@ -40,8 +40,7 @@ class MassWithStopAndFriction(ContactSlave):
         parameter("F_Coulomb", 5.0, "N", "Constant friction: Coulomb force", min=0.0),
         parameter("F_Stribeck", 10.0, "N", "Stribeck effect", min=0.0),
         parameter("fexp", 2.0, "s/m", "Exponential decay", min=0.0),
-        parameter("v_small", 1e-3, "m/s", "Relative velocity near to zero (see model info text)", min=0.0,
-                  min_exclusive=True),
+        parameter("v_small", 1e-3, "m/s", "Relative velocity near to zero (see model info text)", min=0.0),
         parameter("useHeatPort", False, None, "= true, if heatPort is enabled (heatPort.Q_flow = -lossPower)"),
         parameter("s_start", 0.0, "m", "Initial absolute position of the centre (MSL s(start = s_start); "
                   "must lie within [smin, smax])"),
@@ -119,7 +118,13 @@ class MassWithStopAndFriction(ContactSlave):
 
     def step(self, t, h):
         body = mwsf.Body(self.parameters(), self.s, self.v, self.internal_mode, self.event_log, self.h_int)
-        body.step(t, h, -self.cut_force("flange_a") - self.cut_force("flange_b"), -self.cut_force_rate("flange_a") - self.cut_force_rate("flange_b"))
+        try:
+            body.step(t, h, -self.cut_force("flange_a") - self.cut_force("flange_b"),
+                      -self.cut_force_rate("flange_a") - self.cut_force_rate("flange_b"))
+        except mwsf.StepBudgetExceeded as exc:   # the state stays at the start of the step
+            self._error(f"MassWithStopAndFriction: {exc} (the friction law is too stiff for the integrator: "
+                        f"F_prop/m = {self.F_prop / self.m:.3g} 1/s)")
+            return
         self.s, self.v, self.internal_mode, self.h_int = body.s, body.v, body.mode, body.h_int
         if self.event_log:
             self.lastEventTime = self.event_log[-1][0]

@@ -48,7 +48,7 @@ class TranslationalHardstop(ContactSlave):
         parameter("d", 1e10, "N.s/m", "Damping constant (damper force not bounded)", min=0.0),
         parameter("s_nominal", 1e-4, "m", "Nominal value of s_rel (MapleSim: scaling for the solver; kept for "
                                           "compatibility, a co-simulation unit has no states to scale)",
-                  min=0.0, min_exclusive=True),
+                  min=0.0),
         parameter("m_a", 0.0, "kg", "Co-simulation: inertia attached at flange_a (0: fixed, or not known when "
                                     "m_b is 0 too); with m_a = m_b = 0 the force is the law at the inputs",
                   min=0.0),

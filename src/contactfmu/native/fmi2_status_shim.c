@@ -4,21 +4,22 @@
  * Why it exists. pythonfmu's native library can only report fmi2OK, fmi2Discard (do_step
  * returned False) or fmi2Fatal (any Python exception, which also destroys the Python
  * instance), and it forwards log messages only when the host switched debug logging on.
- * The FMI 2.0 contract of this project needs more: invalid parameters end initialization
- * with fmi2Error and a message, non-finite inputs are refused with fmi2Error, and error
- * messages reach the host whatever its logging setting. This file, written for contactfmu,
- * forwards every FMI 2.0 call to pythonfmu's library (shipped next to it as
- * <modelIdentifier>_pythonfmu.so) and adds exactly that:
+ * The FMI 2.0 contract of this project needs more: a call that fails returns fmi2Error with a
+ * message (invalid parameters, a refused value or value reference, a non-finite output, a
+ * refused doStep or FMU state), and error messages reach the host whatever its logging
+ * setting. This file, written for contactfmu, forwards every FMI 2.0 call to pythonfmu's
+ * library (shipped next to it as <modelIdentifier>_pythonfmu.so) and adds exactly that:
  *
- *  - fmi2ExitInitializationMode and fmi2DoStep ask the Python slave for its pending status
- *    (fmi2GetInteger on the reserved value reference CONTACTFMU_STATUS_VR, answered by the
- *    slave base, not a model variable) and return fmi2Error when the slave flagged one;
- *  - fmi2SetReal returns fmi2Error when a value is NaN or infinite (the slave logs the
- *    variable's name and keeps its previous value, so nothing is lost);
- *  - fmi2GetReal/Integer/Boolean return fmi2Error when the slave logged an error during the
- *    call (e.g. a value it would deliver came out non-finite: the slave logs which and returns
- *    the outputs of its last successful step instead); the shim counts the error messages
- *    passing its logger, so this costs nothing on the path of a getter that succeeds;
+ *  - one rule for the status of every call: fmi2Error if the Python slave logged a message of
+ *    status fmi2Error (or worse) during the call, else pythonfmu's status. The slave logs every
+ *    failure it refuses or suffers (see the slave base, _base.py); the shim counts the error
+ *    messages passing its logger, so this costs nothing on the path of a call that succeeds;
+ *  - fmi2DeSerializeFMUstate returns fmi2Error (and no state) for bytes that are not a state of
+ *    this FMU: the slave decodes them into a state marked invalid, which serializes as a NUL
+ *    byte followed by the reason; the shim logs that reason (fmi2SerializeFMUstate of such a
+ *    state fails likewise). FMU state pointers must not be NULL;
+ *  - fmi2Reset brings the time back to the start: pythonfmu re-creates the Python instance,
+ *    and the shim repeats the last fmi2SetupExperiment for it (a host may call it again);
  *  - fmi2SetRealInputDerivatives and fmi2GetRealOutputDerivatives (first order), which
  *    pythonfmu does not implement, are mapped to the slave's derivative slots at value
  *    reference vr + CONTACTFMU_DERIVATIVE_VR (see the slave base);
@@ -31,14 +32,12 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
-#define CONTACTFMU_STATUS_VR 1073741823u
 #define CONTACTFMU_DERIVATIVE_VR 536870912u /* first derivative of variable vr: vr + this offset */
 
 typedef void* fmi2Component;
@@ -75,6 +74,10 @@ typedef struct {
     fmi2CallbackFunctions mine;
     int loggingOn;
     unsigned long errors; /* messages of status fmi2Error or worse the slave logged so far */
+    int setup;            /* the last fmi2SetupExperiment, repeated after fmi2Reset */
+    fmi2Boolean toleranceDefined, stopTimeDefined;
+    fmi2Real tolerance, startTime, stopTime;
+    char name[128];       /* instance name, for the shim's own messages */
 } Shim;
 
 /* ---- the inner library ------------------------------------------------------------- */
@@ -188,18 +191,18 @@ static void shim_logger(fmi2ComponentEnvironment env, fmi2String instanceName, f
 static void shim_log(Shim* s, fmi2Status status, const char* category, const char* message)
 {
     if (s && s->host.logger)
-        s->host.logger(s->host.componentEnvironment, "contactfmu", status, category, "%s", message);
+        s->host.logger(s->host.componentEnvironment, s->name[0] ? s->name : "contactfmu", status, category, "%s",
+                       message);
 }
 
-/* The Python slave's pending status (fmi2OK, fmi2Discard or fmi2Error). */
-static fmi2Status pending_status(Shim* s)
-{
-    const fmi2ValueReference vr = CONTACTFMU_STATUS_VR;
-    fmi2Integer value = fmi2OK;
-    if (p_fmi2GetInteger(s->inner, &vr, 1, &value) > fmi2Warning) return fmi2Error;
-    if (value < fmi2OK || value > fmi2Fatal) return fmi2Error;
-    return (fmi2Status)value;
-}
+/* The status of a forwarded call: fmi2Error if the slave logged an error during it (a refused
+   value, value reference, step or state, a non-finite output, a failed step), else the inner
+   library's status (fmi2Discard: do_step returned False without an error). */
+#define FORWARD(s, call) do { \
+        unsigned long before_ = (s)->errors; \
+        fmi2Status status_ = (call); \
+        return status_ < fmi2Error && (s)->errors != before_ ? fmi2Error : status_; \
+    } while (0)
 
 #define SHIM(c) Shim* s = (Shim*)(c); if (!s) return fmi2Error;
 
@@ -216,6 +219,7 @@ EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, 
     if (!s) return NULL;
     if (functions) s->host = *functions;
     s->loggingOn = loggingOn;
+    if (instanceName) snprintf(s->name, sizeof s->name, "%s", instanceName);
     if (!load_inner()) {
         shim_log(s, fmi2Fatal, "logStatusFatal", load_error);
         free(s);
@@ -257,83 +261,141 @@ EXPORT fmi2Status fmi2SetupExperiment(fmi2Component c, fmi2Boolean toleranceDefi
                                       fmi2Real startTime, fmi2Boolean stopTimeDefined, fmi2Real stopTime)
 {
     SHIM(c);
-    return p_fmi2SetupExperiment(s->inner, toleranceDefined, tolerance, startTime, stopTimeDefined, stopTime);
+    unsigned long before = s->errors;
+    fmi2Status status = p_fmi2SetupExperiment(s->inner, toleranceDefined, tolerance, startTime, stopTimeDefined,
+                                              stopTime);
+    if (status < fmi2Error && s->errors != before) return fmi2Error;
+    if (status <= fmi2Warning) {
+        s->setup = 1;
+        s->toleranceDefined = toleranceDefined; s->tolerance = tolerance; s->startTime = startTime;
+        s->stopTimeDefined = stopTimeDefined; s->stopTime = stopTime;
+    }
+    return status;
 }
 
 EXPORT fmi2Status fmi2EnterInitializationMode(fmi2Component c)
-{
-    SHIM(c);
-    return p_fmi2EnterInitializationMode(s->inner);
-}
-
+{ SHIM(c); FORWARD(s, p_fmi2EnterInitializationMode(s->inner)); }
 EXPORT fmi2Status fmi2ExitInitializationMode(fmi2Component c)
+{ SHIM(c); FORWARD(s, p_fmi2ExitInitializationMode(s->inner)); }
+EXPORT fmi2Status fmi2Terminate(fmi2Component c) { SHIM(c); FORWARD(s, p_fmi2Terminate(s->inner)); }
+
+EXPORT fmi2Status fmi2Reset(fmi2Component c)
 {
     SHIM(c);
-    fmi2Status status = p_fmi2ExitInitializationMode(s->inner);
-    if (status > fmi2Warning) return status;
-    fmi2Status pending = pending_status(s);
-    return pending > status ? pending : status;
+    unsigned long before = s->errors;
+    fmi2Status status = p_fmi2Reset(s->inner); /* a new Python instance: time 0 */
+    if (status <= fmi2Warning && s->setup)
+        status = p_fmi2SetupExperiment(s->inner, s->toleranceDefined, s->tolerance, s->startTime,
+                                       s->stopTimeDefined, s->stopTime);
+    return status < fmi2Error && s->errors != before ? fmi2Error : status;
 }
-
-EXPORT fmi2Status fmi2Terminate(fmi2Component c) { SHIM(c); return p_fmi2Terminate(s->inner); }
-EXPORT fmi2Status fmi2Reset(fmi2Component c) { SHIM(c); return p_fmi2Reset(s->inner); }
-
-/* A getter's status: fmi2Error if the slave logged an error during the call (the values are then
-   the slave's fallback, still readable), else the inner status. */
-#define GETTER(s, call) do { \
-        unsigned long before = (s)->errors; \
-        fmi2Status status = (call); \
-        return status <= fmi2Warning && (s)->errors != before ? fmi2Error : status; \
-    } while (0)
 
 EXPORT fmi2Status fmi2GetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Real value[])
-{ SHIM(c); GETTER(s, p_fmi2GetReal(s->inner, vr, nvr, value)); }
+{ SHIM(c); FORWARD(s, p_fmi2GetReal(s->inner, vr, nvr, value)); }
 EXPORT fmi2Status fmi2GetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Integer value[])
-{ SHIM(c); GETTER(s, p_fmi2GetInteger(s->inner, vr, nvr, value)); }
+{ SHIM(c); FORWARD(s, p_fmi2GetInteger(s->inner, vr, nvr, value)); }
 EXPORT fmi2Status fmi2GetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2Boolean value[])
-{ SHIM(c); GETTER(s, p_fmi2GetBoolean(s->inner, vr, nvr, value)); }
+{ SHIM(c); FORWARD(s, p_fmi2GetBoolean(s->inner, vr, nvr, value)); }
 EXPORT fmi2Status fmi2GetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, fmi2String value[])
-{ SHIM(c); return p_fmi2GetString(s->inner, vr, nvr, value); }
+{ SHIM(c); FORWARD(s, p_fmi2GetString(s->inner, vr, nvr, value)); }
 
 EXPORT fmi2Status fmi2SetReal(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Real value[])
-{
-    SHIM(c);
-    fmi2Status status = p_fmi2SetReal(s->inner, vr, nvr, value);
-    if (status > fmi2Warning) return status;
-    for (size_t i = 0; i < nvr; i++)
-        if (!isfinite(value[i])) return fmi2Error; /* the slave logged the name and kept the old value */
-    return status;
-}
+{ SHIM(c); FORWARD(s, p_fmi2SetReal(s->inner, vr, nvr, value)); }
 EXPORT fmi2Status fmi2SetInteger(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Integer value[])
-{ SHIM(c); return p_fmi2SetInteger(s->inner, vr, nvr, value); }
+{ SHIM(c); FORWARD(s, p_fmi2SetInteger(s->inner, vr, nvr, value)); }
 EXPORT fmi2Status fmi2SetBoolean(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2Boolean value[])
-{ SHIM(c); return p_fmi2SetBoolean(s->inner, vr, nvr, value); }
+{ SHIM(c); FORWARD(s, p_fmi2SetBoolean(s->inner, vr, nvr, value)); }
 EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueReference vr[], size_t nvr, const fmi2String value[])
-{ SHIM(c); return p_fmi2SetString(s->inner, vr, nvr, value); }
+{ SHIM(c); FORWARD(s, p_fmi2SetString(s->inner, vr, nvr, value)); }
+
+/* ---- FMU state ----------------------------------------------------------------------- */
+
+static fmi2Status no_state(Shim* s, const char* function)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s: the FMU state is NULL", function);
+    shim_log(s, fmi2Error, "logStatusError", msg);
+    return fmi2Error;
+}
+
+/* If the slave marked `state` invalid (it serializes as a NUL byte and the reason), log the
+   reason and return 1. Costs two serializations of a valid state: only after a deserialization. */
+static int invalid_state(Shim* s, fmi2FMUstate state)
+{
+    size_t size = 0;
+    char first = 1;
+    if (p_fmi2SerializedFMUstateSize(s->inner, state, &size) > fmi2Warning || size == 0) return 0;
+    if (p_fmi2SerializeFMUstate(s->inner, state, &first, 1) > fmi2Warning || first != '\0') return 0;
+    char* text = (char*)malloc(size + 1);
+    if (text && p_fmi2SerializeFMUstate(s->inner, state, text, size) <= fmi2Warning) {
+        text[size] = '\0';
+        shim_log(s, fmi2Error, "logStatusError", text + 1);
+    } else {
+        shim_log(s, fmi2Error, "logStatusError", "invalid FMU state");
+    }
+    free(text);
+    return 1;
+}
 
 EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate* state)
-{ SHIM(c); return p_fmi2GetFMUstate(s->inner, state); }
+{
+    SHIM(c);
+    if (!state) return no_state(s, "fmi2GetFMUstate");
+    FORWARD(s, p_fmi2GetFMUstate(s->inner, state));
+}
 EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate state)
 {
     SHIM(c);
-    fmi2Status status = p_fmi2SetFMUstate(s->inner, state);
-    if (status > fmi2Warning) return status;
-    fmi2Status pending = pending_status(s);
-    return pending > status ? pending : status;
+    if (!state) return no_state(s, "fmi2SetFMUstate");
+    FORWARD(s, p_fmi2SetFMUstate(s->inner, state));
 }
 EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate* state)
-{ SHIM(c); return p_fmi2FreeFMUstate(s->inner, state); }
+{
+    SHIM(c);
+    if (!state || !*state) return fmi2OK; /* freeing nothing is allowed */
+    FORWARD(s, p_fmi2FreeFMUstate(s->inner, state));
+}
 EXPORT fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate state, size_t* size)
-{ SHIM(c); return p_fmi2SerializedFMUstateSize(s->inner, state, size); }
+{
+    SHIM(c);
+    if (!state || !size) return no_state(s, "fmi2SerializedFMUstateSize");
+    FORWARD(s, p_fmi2SerializedFMUstateSize(s->inner, state, size));
+}
 EXPORT fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate state, fmi2Byte bytes[], size_t size)
-{ SHIM(c); return p_fmi2SerializeFMUstate(s->inner, state, bytes, size); }
+{
+    SHIM(c);
+    if (!state) return no_state(s, "fmi2SerializeFMUstate");
+    unsigned long before = s->errors;
+    fmi2Status status = p_fmi2SerializeFMUstate(s->inner, state, bytes, size);
+    if (status > fmi2Warning) return status;
+    if (size > 0 && bytes[0] == '\0' && invalid_state(s, state)) return fmi2Error;
+    return s->errors != before ? fmi2Error : status;
+}
 EXPORT fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte bytes[], size_t size, fmi2FMUstate* state)
-{ SHIM(c); return p_fmi2DeSerializeFMUstate(s->inner, bytes, size, state); }
+{
+    SHIM(c);
+    if (!state || (!bytes && size)) return no_state(s, "fmi2DeSerializeFMUstate");
+    unsigned long before = s->errors;
+    fmi2Status status = p_fmi2DeSerializeFMUstate(s->inner, bytes, size, state);
+    if (status > fmi2Warning) return status;
+    if (!*state || invalid_state(s, *state)) {
+        if (*state) p_fmi2FreeFMUstate(s->inner, state);
+        *state = NULL;
+        return fmi2Error;
+    }
+    return s->errors != before ? fmi2Error : status;
+}
 
 EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference vUnknown[], size_t nUnknown,
                                                const fmi2ValueReference vKnown[], size_t nKnown,
                                                const fmi2Real dvKnown[], fmi2Real dvUnknown[])
-{ SHIM(c); return p_fmi2GetDirectionalDerivative(s->inner, vUnknown, nUnknown, vKnown, nKnown, dvKnown, dvUnknown); }
+{
+    SHIM(c);
+    FORWARD(s, p_fmi2GetDirectionalDerivative(s->inner, vUnknown, nUnknown, vKnown, nKnown, dvKnown, dvUnknown));
+}
+
+/* ---- first-order input and output derivatives ------------------------------------------ */
+
 static int derivative_refs(Shim* s, const char* what, const fmi2ValueReference vr[], size_t nvr,
                            const fmi2Integer order[], fmi2ValueReference* out)
 {
@@ -358,7 +420,7 @@ EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueRe
     if (nvr > 64) return fmi2SetRealInputDerivatives(c, vr, 64, order, value) > fmi2Warning ? fmi2Error :
                          fmi2SetRealInputDerivatives(c, vr + 64, nvr - 64, order + 64, value + 64);
     if (!derivative_refs(s, "fmi2SetRealInputDerivatives", vr, nvr, order, refs)) return fmi2Error;
-    return fmi2SetReal(c, refs, nvr, value);
+    FORWARD(s, p_fmi2SetReal(s->inner, refs, nvr, value));
 }
 
 EXPORT fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
@@ -369,32 +431,27 @@ EXPORT fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueR
     if (nvr > 64) return fmi2GetRealOutputDerivatives(c, vr, 64, order, value) > fmi2Warning ? fmi2Error :
                          fmi2GetRealOutputDerivatives(c, vr + 64, nvr - 64, order + 64, value + 64);
     if (!derivative_refs(s, "fmi2GetRealOutputDerivatives", vr, nvr, order, refs)) return fmi2Error;
-    fmi2Status status = p_fmi2GetReal(s->inner, refs, nvr, value);
-    if (status > fmi2Warning) return status;
-    fmi2Status pending = pending_status(s);
-    return pending > status ? pending : status;
+    FORWARD(s, p_fmi2GetReal(s->inner, refs, nvr, value));
 }
+
+/* ---- stepping ---------------------------------------------------------------------------- */
 
 EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint, fmi2Real communicationStepSize,
                              fmi2Boolean noSetFMUStatePriorToCurrentPoint)
 {
     SHIM(c);
-    fmi2Status status = p_fmi2DoStep(s->inner, currentCommunicationPoint, communicationStepSize,
-                                     noSetFMUStatePriorToCurrentPoint);
-    if (status != fmi2Discard) return status;
-    /* do_step returned False: a refused step (discard) or an error the slave flagged */
-    fmi2Status pending = pending_status(s);
-    return pending == fmi2Error ? fmi2Error : fmi2Discard;
+    FORWARD(s, p_fmi2DoStep(s->inner, currentCommunicationPoint, communicationStepSize,
+                            noSetFMUStatePriorToCurrentPoint));
 }
-EXPORT fmi2Status fmi2CancelStep(fmi2Component c) { SHIM(c); return p_fmi2CancelStep(s->inner); }
+EXPORT fmi2Status fmi2CancelStep(fmi2Component c) { SHIM(c); FORWARD(s, p_fmi2CancelStep(s->inner)); }
 
 EXPORT fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind k, fmi2Status* v)
-{ SHIM(c); return p_fmi2GetStatus(s->inner, k, v); }
+{ SHIM(c); FORWARD(s, p_fmi2GetStatus(s->inner, k, v)); }
 EXPORT fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind k, fmi2Real* v)
-{ SHIM(c); return p_fmi2GetRealStatus(s->inner, k, v); }
+{ SHIM(c); FORWARD(s, p_fmi2GetRealStatus(s->inner, k, v)); }
 EXPORT fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind k, fmi2Integer* v)
-{ SHIM(c); return p_fmi2GetIntegerStatus(s->inner, k, v); }
+{ SHIM(c); FORWARD(s, p_fmi2GetIntegerStatus(s->inner, k, v)); }
 EXPORT fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind k, fmi2Boolean* v)
-{ SHIM(c); return p_fmi2GetBooleanStatus(s->inner, k, v); }
+{ SHIM(c); FORWARD(s, p_fmi2GetBooleanStatus(s->inner, k, v)); }
 EXPORT fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind k, fmi2String* v)
-{ SHIM(c); return p_fmi2GetStringStatus(s->inner, k, v); }
+{ SHIM(c); FORWARD(s, p_fmi2GetStringStatus(s->inner, k, v)); }

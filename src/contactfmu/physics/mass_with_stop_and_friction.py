@@ -22,9 +22,10 @@ F(t) = F0 + dF*(t - t_n) over a step (held force when dF = 0).
 """
 import math
 
-from .ode import Event, integrate
+from .ode import Event, StepBudgetExceeded, integrate  # noqa: F401 (StepBudgetExceeded: raised by step())
 
 UNKNOWN, FREE, FORWARD, STUCK, BACKWARD = 3, 2, 1, 0, -1
+STEP_BUDGET = 20000  # integrator steps per communication step (a safety net: a smooth friction ODE needs tens)
 
 
 class Parameters:
@@ -135,6 +136,7 @@ class Body:
 
         s, v, mode = self.s, self.v, self.mode
         guard = 0
+        budget = [STEP_BUDGET]   # integrator steps for the whole communication step (bounded time)
         while True:
             before = mode
             mode, start_f, start_b = settle(p, s, v, mode, force(t))
@@ -175,8 +177,14 @@ class Body:
             if mode == FREE or not forward:
                 events.append(Event((lambda tt, y: y[0] - p.lo), -1, "left stop"))
             t, y, ev, self.h_int = integrate(rhs, t, [s, v], t_end, events, rtol=rtol, atol=atol,
-                                             h=self.h_int, max_step=h)
+                                             h=self.h_int, max_step=h, budget=budget)
             s, v = y
+            if not math.isfinite(s + v):
+                break            # the motion overflowed (forces near the largest float): reported as non-finite outputs
+            if not p.lo <= s <= p.hi:
+                # a stop passed within one shortest integrator step (a force rate beyond what the
+                # time resolution can locate): the stops are hard, the impact happened in that step
+                ev = Event(None, 0, "right stop" if s > p.hi else "left stop")
             if ev is None:
                 continue
             if ev.name == "stuck":

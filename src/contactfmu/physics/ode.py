@@ -54,14 +54,21 @@ def _crosses(g0, g1, direction):
 
 
 def _stages(rhs, t, y, f, h):
-    """One Dormand-Prince step: (stage derivatives, 5th-order solution, error estimate)."""
+    """One Dormand-Prince step: (stage derivatives, 5th-order solution, error estimate).
+
+    The increments are summed as (h*a_ij)*k_j, not h*(a_ij*k_j summed): the sum of the stage
+    derivatives alone can overflow (|f| near the largest float) where every increment over a short
+    step is small, and the step-size control could then never find a step that makes progress."""
     n = len(y)
     k = [f]
     for i in range(1, 7):
-        yi = [y[j] + h * sum(_A[i][m] * k[m][j] for m in range(i)) for j in range(n)]
+        ha = [h * a for a in _A[i]]
+        yi = [y[j] + sum(ha[m] * k[m][j] for m in range(i)) for j in range(n)]
         k.append(rhs(t + _C[i] * h, yi))
-    y_new = [y[j] + h * sum(_B[m] * k[m][j] for m in range(6)) for j in range(n)]
-    e = [h * sum(_E[m] * k[m][j] for m in range(7)) for j in range(n)]
+    hb = [h * b for b in _B]
+    he = [h * e for e in _E]
+    y_new = [y[j] + sum(hb[m] * k[m][j] for m in range(6)) for j in range(n)]
+    e = [sum(he[m] * k[m][j] for m in range(7)) for j in range(n)]
     return k, y_new, e
 
 
@@ -73,39 +80,73 @@ def _stages2(rhs, t, y, f, h):
     for i in range(1, 7):
         s0 = s1 = 0.0
         for a, km in zip(_A[i], k):
-            s0 += a * km[0]
-            s1 += a * km[1]
-        k.append(rhs(t + _C[i] * h, [y0 + h * s0, y1 + h * s1]))
+            ha = h * a
+            s0 += ha * km[0]
+            s1 += ha * km[1]
+        k.append(rhs(t + _C[i] * h, [y0 + s0, y1 + s1]))
     b0 = b1 = e0 = e1 = 0.0
     for b, e, km in zip(_B, _E, k):
-        b0 += b * km[0]
-        b1 += b * km[1]
-        e0 += e * km[0]
-        e1 += e * km[1]
-    return k, [y0 + h * b0, y1 + h * b1], [h * e0, h * e1]
+        hb, he = h * b, h * e
+        b0 += hb * km[0]
+        b1 += hb * km[1]
+        e0 += he * km[0]
+        e1 += he * km[1]
+    return k, [y0 + b0, y1 + b1], [e0, e1]
+
+
+class StepBudgetExceeded(RuntimeError):
+    """integrate() needed more steps than its budget allowed (a problem too stiff for an explicit
+    method at the tolerances): raised so that a call returns in bounded time."""
+
+
+_TINY = 5e-324  # the smallest float
+
+
+def _finite(values):
+    return math.isfinite(sum(values))
 
 
 def integrate(rhs, t0, y0, t_end, events=(), rtol=1e-10, atol=1e-12, h=None, max_step=math.inf,
-              t_tol=1e-13):
+              t_tol=1e-13, budget=None):
     """Integrate y' = rhs(t, y) from t0 to t_end, stopping at the first event.
 
     Returns (t, y, event, h_next): the end time (t_end or the event time), the state there, the
     Event that stopped the integration (or None) and a step size to continue with. An event
-    whose function is exactly 0 at t0 does not trigger again at t0 (it must cross)."""
+    whose function is exactly 0 at t0 does not trigger again at t0 when it moves away from the
+    crossing (direction 0: it must cross); a directional one that moves past 0 triggers there.
+
+    Bounded time whatever the numbers: a step is never shorter than h_min = 1e-15*max(1, |t|)
+    (so that t advances), a step whose error estimate is not finite is rejected like a too large
+    one, and a solution that overflows (no finite step of h_min, or a non-finite derivative)
+    ends the integration at once with that non-finite state (event None), for the caller to
+    report. budget: None, or a one-element list [steps left] shared by several calls: each
+    attempted step uses one; StepBudgetExceeded when none is left."""
     y = list(y0)
     t = t0
     span = t_end - t0
     if span <= 0.0:
         return t0, y, None, h
     f = rhs(t, y)
+    if not _finite(f):
+        return t, [v * math.nan if math.isfinite(v) else v for v in f], None, h
+    h_min = 1e-15 * max(1.0, abs(t0), abs(t_end))
     if h is None or not h > 0.0:
         scale = max(max(abs(v) for v in y), 1e-6)
         fmax = max(max(abs(v) for v in f), 1e-12)
-        h = min(0.01 * scale / fmax, span)
-    h = min(h, max_step, span)
-    g_prev = [e.g(t, y) for e in events]
+        h = 0.01 * scale / fmax
+    h = min(max(h, h_min), max_step, span)
+    # a directional event exactly at 0 at t0 counts as on the side it crosses from: it triggers as
+    # soon as the function is past 0 (e.g. a breakaway whose velocity turns back at once), and
+    # not if it moves away from the crossing (an event just handled does not trigger again)
+    g_prev = [(-_TINY * e.direction if g == 0.0 else g) for e, g in ((e, e.g(t, y)) for e in events)]
     n = len(y)
     while t < t_end:
+        if budget is not None:
+            if budget[0] <= 0:
+                raise StepBudgetExceeded(
+                    f"the integration did not reach t = {t_end!r} s: step budget used up at t = {t!r} s with the "
+                    f"state {y!r} and its derivative {f!r} (too stiff for the explicit integrator at rtol = {rtol!r})")
+            budget[0] -= 1
         last = False
         if t + h >= t_end or t_end - (t + h) < 1e-12 * max(1.0, abs(t_end)):
             h = t_end - t
@@ -115,9 +156,13 @@ def integrate(rhs, t0, y0, t_end, events=(), rtol=1e-10, atol=1e-12, h=None, max
         for j in range(n):
             sc = atol + rtol * max(abs(y[j]), abs(y_new[j]))
             err = max(err, abs(e_vec[j]) / sc)
-        if err > 1.0 and h > 1e-15 * max(1.0, abs(t)):
-            h *= max(0.2, 0.9 * err ** -0.2)
+        if not (_finite(e_vec) and _finite(y_new)):
+            err = math.inf                       # (max() would drop a nan)
+        if not err <= 1.0 and h > h_min:        # too large, or not finite (nan: not <= 1)
+            h = max(h * (max(0.2, 0.9 * err ** -0.2) if math.isfinite(err) else 0.2), h_min)
             continue
+        if not (_finite(y_new) and _finite(k[6])):  # overflow even over the shortest step
+            return t + h, y_new if not _finite(y_new) else [v * math.nan for v in y_new], None, h
         t_new = t + h
         f_new = k[6]  # FSAL: rhs at (t_new, y_new)
         g_new = [e.g(t_new, y_new) for e in events]
@@ -128,6 +173,8 @@ def integrate(rhs, t0, y0, t_end, events=(), rtol=1e-10, atol=1e-12, h=None, max
                 lo, hi = t, t_new
                 while hi - lo > t_tol * max(1.0, abs(hi)):
                     mid = 0.5 * (lo + hi)
+                    if not lo < mid < hi:
+                        break
                     gm = e.g(mid, _hermite(t, y, f, t_new, y_new, f_new, mid))
                     if _crosses(g_prev[i], gm, e.direction):
                         hi = mid
@@ -136,7 +183,7 @@ def integrate(rhs, t0, y0, t_end, events=(), rtol=1e-10, atol=1e-12, h=None, max
                 if hit is None or hi < hit[0]:
                     hit = (hi, e)
         h_next = h * min(5.0, max(0.2, 0.9 * err ** -0.2)) if err > 0 else 5.0 * h
-        h_next = min(h_next, max_step)
+        h_next = min(max(h_next, h_min), max_step)
         if hit is not None:
             te, ev = hit
             return te, _hermite(t, y, f, t_new, y_new, f_new, te), ev, h_next
