@@ -19,9 +19,9 @@ step that follows brings the bodies exactly to a target state two steps ahead.
 
 Standard library only: this module runs inside the FMUs.
 """
+import itertools
 import math
-
-_BISECTIONS = 90  # horizon * 2**-90: below 1e-27 s for any communication step
+import struct
 
 
 class Piece:
@@ -49,7 +49,7 @@ class Piece:
                 self.om = math.sqrt(-disc)
             else:
                 self.kind = "critical"
-        elif d > 0.0:
+        elif d != 0.0:                         # (d < 0: a falling friction characteristic's band)
             self.kind = "damper"
             self.k = d / mu
             self.winf = g / self.k
@@ -103,7 +103,7 @@ class Piece:
             den = (alpha - beta * self.k) * (self.w0 - self.winf)
             if den != 0.0:
                 ratio = -alpha * self.winf / den
-                if 0.0 < ratio < 1.0:
+                if ratio > 0.0:                # (k < 0: a growing exponential, ratio > 1)
                     times.append(-math.log(ratio) / self.k)
         elif kind == "over":
             # f' = P exp(r1 t) + Q exp(r2 t)
@@ -121,34 +121,60 @@ class Piece:
             big_d = (f2 + 0.5 * self.s2 * f1) / self.om
             theta = math.atan2(-f1, big_d) % math.pi
             period = math.pi / self.om
-            t = theta / self.om
-            while t < horizon and len(times) < 100000:
-                times.append(t)
-                t += period
+            return _periodic(theta / self.om, period, horizon)
         return [t for t in times if 0.0 < t < horizon]
+
+
+def _periodic(first, period, horizon):
+    """first, first + period, ... in (0, horizon), lazily: a fast oscillation has millions of
+    turning points over a long horizon, and a crossing is usually found within the first few."""
+    k = 0
+    while True:
+        t = first + k * period
+        if not t < horizon:
+            return
+        if t > 0.0:
+            yield t
+        k += 1
+
+
+def _bisect(outside, lo, hi):
+    """The earliest float in (lo, hi] at which outside() holds, outside(hi) being true and
+    outside(lo) false: bisection on the binary representation of the (non-negative) times, which
+    reaches adjacent floats in at most 64 halvings wherever the crossing is (a crossing 1e-200 s
+    after the start of a horizon of 1 s is located to its own float precision)."""
+    ilo, ihi = _bits(lo), _bits(hi)
+    while ihi - ilo > 1:
+        imid = (ilo + ihi) // 2
+        if outside(_float(imid)):
+            ihi = imid
+        else:
+            ilo = imid
+    return _float(ihi)
+
+
+def _bits(t):
+    return struct.unpack("<q", struct.pack("<d", t))[0]
+
+
+def _float(i):
+    return struct.unpack("<d", struct.pack("<q", i))[0]
 
 
 def first_crossing(piece, alpha, beta, level, inside, horizon):
     """First time in (0, horizon] at which inside*(alpha*x + beta*w - level) < 0, i.e. the motion
     leaves the region where that expression is >= 0 (inside = +1) or <= 0 (inside = -1); None if it
     stays. The returned time is the earliest computed instant strictly outside (the crossing to
-    within horizon*2**-90)."""
+    to within one float)."""
     def outside(t):
         x, w = piece.state(t)
-        return inside * (alpha * x + beta * w - level) < 0.0
+        value = (alpha * x if alpha else 0.0) + (beta * w if beta else 0.0) - level
+        return not inside * value >= 0.0      # nan (a motion that overflowed) counts as outside
 
     lo = 0.0
-    for hi in piece.turning_points(alpha, beta, horizon) + [horizon]:
+    for hi in itertools.chain(piece.turning_points(alpha, beta, horizon), (horizon,)):
         if outside(hi):
-            for _ in range(_BISECTIONS):
-                mid = 0.5 * (lo + hi)
-                if not lo < mid < hi:
-                    break
-                if outside(mid):
-                    hi = mid
-                else:
-                    lo = mid
-            return hi
+            return _bisect(outside, lo, hi)
         lo = hi
     return None
 
@@ -231,8 +257,17 @@ def couple(x, w, mu, g, h, shadow, predict, stiff, state=None):
     (x1, w1, *_), (x2, w2, *_) = prediction[0]
     onset = prediction[1]
     if stiff or (onset is not None and onset > 0.0):
-        return mu * (g - deadbeat_acceleration(x, w, x2, w2, h)), shadow
-    return mu * (g - (w1 - w) / h), shadow
+        a = deadbeat_acceleration(x, w, x2, w2, h)
+        noise = _EPS4 * (abs(x2) + abs(x) + 1.5 * h * abs(w) + 0.5 * h * abs(w2)) / (h * h)
+    else:
+        a = (w1 - w) / h
+        noise = _EPS4 * (abs(w1) + abs(w)) / h
+    # a force within the rounding of the velocity arithmetic is 0: a free motion (the law
+    # transmits nothing) gives exactly 0, not +-1e-13 N (which a law that only pushes must never show)
+    return (0.0 if abs(g - a) <= noise + _EPS4 * abs(g) else mu * (g - a)), shadow
+
+
+_EPS4 = 4.0 * 2.0 ** -52
 
 
 MAX_SEGMENTS = 10000
@@ -246,6 +281,8 @@ def follow(x, w, mu, g, times, classify, law):
     classify(x, w) -> region; law(region) -> (c, d, xe, exits, transmits): the region's linear law
     (F = c*(x - xe) + d*w) and the linear conditions (alpha, beta, level, inside) whose violation
     (first_crossing) ends it; the next region is classify() of the state just past the crossing."""
+    if not math.isfinite(x + w + g):   # overflowed inputs: non-finite results, reported by the FMU
+        return [(math.nan, math.nan)] * len(times), 0.0, 0
     out, onset, changes, t, k = [], None, 0, 0.0, 0
     region = classify(x, w)
     for _ in range(MAX_SEGMENTS):

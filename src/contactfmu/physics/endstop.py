@@ -30,6 +30,9 @@ not among the seeds nor publicly available; this reading is documented in the FM
     kindF 2, stick-slip: sliding Ff = Fsl*sign(dv); stuck (dv = 0) while |mu*g| <= Fst, Ff =
        mu*g; breaks away beyond Fst, and sliding starts at the break-away instant.
 """
+import bisect
+import functools
+import itertools
 import math
 
 from .contact_motion import Piece, first_crossing
@@ -152,6 +155,112 @@ def continuous_friction_slope(dv, p):
     return (continuous_friction(dv + step, p) - continuous_friction(dv - step, p)) / (2.0 * step)
 
 
+BAND_TOL = 1e-6     # largest deviation of the interpolated continuous friction from the law, / max(Fst, Fsl)
+BAND_DEPTH = 16     # finest band: 2**-16 of the transition (or of the decaying tail)
+
+
+def friction_bands(p):
+    """(nodes, values): the continuous friction law (kindF = 1) as a continuous piecewise linear
+    function of dv through (nodes[i], values[i]) (ascending, odd), constant beyond the outer
+    nodes; within BAND_TOL*max(Fst, Fsl) of the law (adaptive bisection of the transition
+    |dv| <= dvL and of the tail, which is cut where (Fst - Fsl)*exp(1 - |dv|/dvL) is below that).
+    Continuous, so that the velocity of a free motion under it is monotone (a scalar autonomous
+    ODE): each band's end is crossed at most once per flight."""
+    return _friction_bands(p.Fst, p.Fsl, p.dvL, p.kindTrans, p.eps_sigma, p.eps_tau)
+
+
+@functools.lru_cache(maxsize=64)
+def _friction_bands(Fst, Fsl, dvL, kindTrans, eps_sigma, eps_tau):
+    p = Parameters(friction=True, kindF=CONTINUOUS, Fst=Fst, Fsl=Fsl, dvL=dvL, kindTrans=kindTrans,
+                   eps_sigma=eps_sigma, eps_tau=eps_tau)
+    scale = max(abs(Fst), abs(Fsl))
+    if not (scale > 0.0 and math.isfinite(scale) and dvL > 0.0 and math.isfinite(dvL)):
+        return (0.0,), (0.0,)
+    tol = BAND_TOL * scale
+
+    def level(u):
+        return continuous_friction(u * dvL, p)
+
+    us = [0.0]
+
+    def refine(a, b, fa, fb, depth, min_depth):
+        m = 0.5 * (a + b)
+        fm = level(m)
+        split = depth < min_depth
+        if not split and depth < BAND_DEPTH:
+            for q in (0.25, 0.5, 0.75):
+                uq = a + q * (b - a)
+                fq = fm if q == 0.5 else level(uq)
+                if abs(fq - (fa + q * (fb - fa))) > tol:
+                    split = True
+                    break
+        if split:
+            refine(a, m, fa, fm, depth + 1, min_depth)
+            refine(m, b, fm, fb, depth + 1, min_depth)
+        else:
+            us.append(b)
+
+    refine(0.0, 1.0, 0.0, level(1.0), 0, 4)
+    excess = abs(Fst - Fsl)
+    if excess > tol:
+        end = 1.0 + math.log(excess / tol)
+        refine(1.0, end, level(1.0), level(end), 0, 2)
+    nodes, values = [], []
+    for u in us:
+        wn = u * dvL
+        if math.isfinite(wn) and (not nodes or wn > nodes[-1]):
+            nodes.append(wn)
+            values.append(continuous_friction(wn, p))
+    nodes = [-n for n in reversed(nodes[1:])] + nodes
+    values = [-v for v in reversed(values[1:])] + values
+    # drop nodes between collinear bands (dv = 0, where the odd law's two bands are one line)
+    i = 1
+    while i < len(nodes) - 1:
+        left = (values[i] - values[i - 1]) / (nodes[i] - nodes[i - 1])
+        right = (values[i + 1] - values[i]) / (nodes[i + 1] - nodes[i])
+        if left == right:
+            del nodes[i], values[i]
+        else:
+            i += 1
+    return tuple(nodes), tuple(values)
+
+
+def interpolated_friction(dv, bands):
+    """The piecewise linear friction of friction_bands at dv."""
+    nodes, values = bands
+    j = bisect.bisect_right(nodes, dv)
+    if j == 0:
+        return values[0]
+    if j == len(nodes):
+        return values[-1]
+    slope = (values[j] - values[j - 1]) / (nodes[j] - nodes[j - 1])
+    return values[j - 1] + slope * (dv - nodes[j - 1])
+
+
+def _band(bands, stop, x, w, mu, g, p):
+    """(F0, slope, guards) of the friction band the motion (x, w) is in (at a node: the band it
+    moves into, by the sign of its acceleration there): Ff = F0 + slope*dv within it, left when
+    dv crosses one of its ends (event "band")."""
+    nodes, values = bands
+    j = bisect.bisect_right(nodes, w)
+    if j > 0 and w == nodes[j - 1]:
+        acc = mu * g - _stop_force(stop, x, w, p) - values[j - 1]
+        if acc < 0.0:
+            j -= 1
+    guards = []
+    if j > 0:
+        guards.append((0.0, 1.0, nodes[j - 1], 1, "band"))
+    if j < len(nodes):
+        guards.append((0.0, 1.0, nodes[j], -1, "band"))
+    if j == 0:
+        return values[0], 0.0, guards
+    if j == len(nodes):
+        return values[-1], 0.0, guards
+    lo, hi = nodes[j - 1], nodes[j]
+    slope = (values[j] - values[j - 1]) / (hi - lo)
+    return values[j - 1] - slope * lo, slope, guards
+
+
 def transmits(stop, p):
     """Does the element transmit a force in this state (a contact, or friction)?"""
     return p.friction or stop in (STOP1, STOP2, BOTH)
@@ -161,22 +270,32 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
     """The element's relative motion from (dx, dv) in state (stop, sf) under the held relative
     acceleration g, for the reduced mass mu, at the ascending times. Closed form per state
     (contact_motion.Piece), transitions located (contact_motion.first_crossing). Continuous
-    friction enters as its value at the start plus, linearized, its damping part (so that a
-    steep transition cannot destabilize the prediction)."""
+    friction (kindF = 1) enters as its continuous piecewise linear interpolant (friction_bands):
+    within each velocity band a linear damper, solved exactly however stiff (a 1 g mass on the
+    friction's slope of 2e4 N.s/m near dv = 0 has a time constant of 5e-8 s), the crossing of a
+    band's end located like any other transition; a motion that settles at the friction's
+    equilibrium velocity approaches it within its band without further events."""
     pred = Prediction()
+    if not math.isfinite(dx + dv + g):
+        # the relative motion or the other forces overflowed (inputs near the largest float): no
+        # motion to predict; non-finite results, which the FMU reports as such (fmi2Error)
+        pred.states = [(math.nan, math.nan, stop, sf) for _ in times]
+        pred.onset = 0.0
+        return pred
     t, k = 0.0, 0
     x, w = dx, dv
-    fric0, damp = 0.0, 0.0
-    if p.friction and p.kindF == CONTINUOUS:
-        damp = max(continuous_friction_slope(dv, p), 0.0)
-        fric0 = continuous_friction(dv, p) - damp * dv
+    continuous = p.friction and p.kindF == CONTINUOUS
+    bands = friction_bands(p) if continuous else None
     stop, sf = _settle(stop, sf, x, w, mu, g, p)
     for _ in range(MAX_SEGMENTS):
         if pred.onset is None and transmits(stop, p):
             pred.onset = t
+        fric0, damp, band_guards = 0.0, 0.0, ()
+        if continuous and not (p.mode == RIGID and stop != FREE):
+            fric0, damp, band_guards = _band(bands, stop, x, w, mu, g, p)
         piece, guards = _piece(stop, sf, x, w, mu, g - fric0 / mu, damp, p)
         best = None
-        for alpha, beta, level, inside, event in guards:
+        for alpha, beta, level, inside, event in itertools.chain(guards, band_guards):
             tc = first_crossing(piece, alpha, beta, level, inside, times[-1] - t)
             if tc is not None and (best is None or tc < best[0]):
                 best = (tc, event)
@@ -191,9 +310,86 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
         t += tc
         pred.changes += 1
         stop, sf, x, w = _event(event, stop, sf, x, w, mu, p, pred, t)
+        if event in ("hit1", "hit2") and stop == FREE and not continuous and k < len(times):
+            series = _bounce_series(event, w, mu, g - fric0 / mu, p, times[k] - t)
+            if series is not None:                 # the bounces up to the next output time, summed
+                dt, w, impulse, impacts, permanent = series
+                t += dt
+                pred.impulse += impulse
+                pred.impacts += impacts
+                pred.changes += impacts
+                if permanent:
+                    stop, w = (STOP1 if event == "hit1" else STOP2), 0.0
         stop, sf = _settle(stop, sf, x, w, mu, g, p)
     raise RuntimeError(f"EndStop prediction did not finish: more than {MAX_SEGMENTS} state changes within "
                        f"{times[-1]} s (eps_dv = {p.eps_dv} too small for a bouncing contact?)")
+
+
+def _bounce_series(event, u, mu, g, p, span):
+    """Bounces of a rigid stop under constant accelerations, summed in closed form.
+
+    Just after an impact at stop 1 (event hit1) the motion leaves with the rebound velocity u
+    (< 0; stop 2 mirrored). If the flight decelerates it at a constant a_away > 0 and, from the
+    apex on, accelerates it back at a constant a_back > 0 without reaching the other stop (no
+    friction; or stick-slip friction sliding out and back, |mu*g| > Fst so it does not stick at the
+    apex), each bounce repeats the previous one scaled: rebound speeds |u|*r^k with r =
+    ci*sqrt(a_back/a_away), cycle times |u|*r^k*tau, tau = 1/a_away + 1/sqrt(a_away*a_back). The
+    geometric series ends at finite time: the n-th impact's rebound |u|*r^n <= eps_dv makes the
+    contact permanent (eps_dv = 0: the accumulation point |u|*tau/(1 - r)).
+
+    Returns None if the bounces are not such a series, or not one cycle ends within span (the
+    time to the next output: the caller simulates the bounce in progress); else (dt, w, impulse,
+    impacts, permanent) after the complete cycles within span: their duration, the rebound
+    velocity then (0 when the contact became permanent), the sum of their impulses and count."""
+    if p.mode != RIGID or p.preloaded or (p.friction and p.kindF != STICK_SLIP) or u == 0.0:
+        return None
+    side = 1.0 if event == "hit1" else -1.0      # direction into the stop
+    if side * u >= 0.0:
+        return None
+    a_away = a_back = side * g
+    if p.friction:
+        if abs(mu * g) <= p.Fst or p.Fsl < 0.0:
+            return None                          # sticks at the apex: an ordinary event ends the bouncing
+        a_away += p.Fsl / mu
+        a_back -= p.Fsl / mu
+    if not (0.0 < a_away < math.inf and 0.0 < a_back < math.inf):
+        return None
+    speed = abs(u)
+    if speed * (speed / a_away) >= 2.0 * (p.l1 + p.l2):
+        return None                              # the apex reaches the other stop
+    ratio = math.sqrt(a_back / a_away)
+    r = p.restitution * ratio
+    if not r < 1.0:
+        return None
+    tau = 1.0 / a_away + 1.0 / (math.sqrt(a_away) * math.sqrt(a_back))
+    # n: impacts until the rebound is within eps_dv (permanent contact); inf for eps_dv = 0
+    if r == 0.0:
+        n = 1.0
+    elif p.eps_dv > 0.0:
+        n = max(1.0, math.ceil(math.log(p.eps_dv / speed) / math.log(r))) if speed > p.eps_dv else 1.0
+    else:
+        n = math.inf
+    # m: complete cycles within span; cycles(m) = speed*tau*(1 - r^m)/(1 - r)
+    limit = speed * tau / (1.0 - r)
+    if span >= limit:
+        m = math.inf
+    else:
+        q = 1.0 - span / limit                  # r^m >= q
+        m = math.floor(math.log(q) / math.log(r)) if r > 0.0 else 1.0
+        while m > 0 and speed * tau * (1.0 - r ** m) / (1.0 - r) > span:
+            m -= 1                               # rounding of the logarithms
+    m = min(m, n)
+    if m < 1:
+        return None
+    permanent = m >= n
+    rm = 0.0 if m == math.inf else r ** m
+    dt = speed * tau * (1.0 - rm) / (1.0 - r)
+    impacts = m if m != math.inf else 1e9        # eps_dv = 0: infinitely many; counted as a large number
+    impulse = side * mu * (1.0 + p.restitution) * ratio * speed * (1.0 - rm) / (1.0 - r)
+    if permanent and n != math.inf:
+        impulse -= side * mu * p.restitution * ratio * speed * r ** (n - 1)   # the last impact is plastic
+    w = 0.0 if permanent else -side * speed * rm
+    return dt, w, impulse, int(impacts), permanent
 
 
 def _rigid_hold(stop, mu, g, p):
