@@ -165,9 +165,9 @@ def test_rigid_both_sides_is_a_rigid_connection(fmu_dir):
     assert r["endstop.Fi"] == pytest.approx(5.0 * np.sin(2 * np.pi * (r.time - 1e-3)), abs=0.05)
 
 
-def friction_run(fmu_dir, step, kindF, amplitude=0.0, T=0.4, **params):
+def friction_run(fmu_dir, step, kindF, amplitude=0.0, T=0.4, outputs=OUT, **params):
     params = {"l1": 0.5, "l2": 0.5, "friction": True, "kindF": kindF, "Fst": 10.0, "Fsl": 8.0, **params}
-    return system(fmu_dir, amplitude=amplitude, v0=1.0, **params).simulate(T, step, outputs=OUT)
+    return system(fmu_dir, amplitude=amplitude, v0=1.0, **params).simulate(T, step, outputs=outputs)
 
 
 @pytest.mark.parametrize("step", [1e-3, 1e-4])
@@ -288,3 +288,57 @@ def test_stop_2_mirrors_stop_1(fmu_dir):
     assert np.all(r["endstop.Fi"] <= 1e-9)
     mirrored = hit(fmu_dir, 1e-4, k1=1e4, b1=400.0, m1=1.0)
     assert r["mass.v"][-1] == pytest.approx(-mirrored["mass.v"][-1], rel=1e-9)
+
+
+@pytest.mark.parametrize("kindF", [1, 2])
+def test_power_loss_is_ff_times_dv_with_the_attached_mass(fmu_dir, kindF):
+    """Documented Pl = Ff*dv, also when the element runs its own motion (m1 > 0): the outputs of
+    the same step, at every step, sliding, sticking and at the stops."""
+    r = friction_run(fmu_dir, 1e-3, kindF, amplitude=15.0, T=2.0, m1=1.0, mode=1, l1=0.1, l2=0.1,
+                     outputs=None)
+    ff, dv, pl = r["endstop.Ff"], r["endstop.dv"], r["endstop.Pl"]
+    assert np.max(np.abs(ff)) > 5.0 and np.max(np.abs(dv)) > 0.1          # it slides and rubs
+    assert np.array_equal(pl, ff * dv)
+
+
+# ---- continuous friction against a tiny mass (stiff friction law) ------------------------------------------
+
+def test_continuous_friction_bands_interpolate_the_law():
+    """friction_bands: continuous, odd, within BAND_TOL of the law (a little more between the checked points)."""
+    for kindTrans in (1, 2):
+        p = endstop.Parameters(friction=True, kindF=1, Fst=10.0, Fsl=8.0, dvL=1e-3, kindTrans=kindTrans)
+        bands = endstop.friction_bands(p)
+        nodes, values = bands
+        assert list(nodes) == sorted(nodes) and len(nodes) < 1000
+        assert all(v == -w for v, w in zip(values, reversed(values)))
+        worst = max(abs(endstop.interpolated_friction(dv, bands) - endstop.continuous_friction(dv, p))
+                    for dv in np.linspace(-0.05, 0.05, 20001))
+        assert worst < 2 * endstop.BAND_TOL * 10.0 + (0.1 if kindTrans == 2 else 0.0)   # tanh: jump at dvL
+
+
+def test_tiny_mass_dragged_by_continuous_friction_settles_at_once():
+    """m = 1 g at dv = -1 m/s, rigid stops 1 cm away: the friction (8 N above dvL) stops the relative
+    motion after 1.25e-4 s and 6.25e-5 m and keeps it at dv = 0 (was: the friction linearized at the
+    start, held, drove dv to +12 m/s into stop 1, then 10000 plastic impacts and an error)."""
+    import time
+    p = endstop.Parameters(l1=0.01, l2=0.01, mode=1, kind=1, friction=True, kindF=1, Fst=10.0, Fsl=8.0, dvL=1e-3,
+                           eps_Fi=0.0)
+    t0 = time.process_time()
+    pred = endstop.predict(0.0, -1.0, endstop.FREE, 0, 1e-3, 0.0, (1e-4, 1e-3, 2e-3), p)
+    assert time.process_time() - t0 < 0.1
+    (x1, w1, *_), (x2, w2, s2, _), (x3, w3, *_) = pred.states
+    assert -1.0 < w1 < -0.1                                     # still sliding at 1e-4 s
+    assert w2 == w3 and abs(w2) < 1e-12 and s2 == endstop.FREE and pred.impacts == 0
+    assert x2 == pytest.approx(-1.0 / (2 * 8000.0), rel=1e-3) and x3 == pytest.approx(x2, abs=1e-15)
+
+
+@pytest.mark.parametrize("push", [2.0, -9.0, 9.99])
+def test_tiny_mass_under_a_force_below_static_friction_slides_at_the_equilibrium_velocity(push):
+    """A held force mu*g below Fst: the relative velocity settles where the friction balances it
+    (on the rising branch, |dv| < dvL), without events once there."""
+    p = endstop.Parameters(l1=1.0, l2=1.0, mode=1, friction=True, kindF=1, Fst=10.0, Fsl=8.0, dvL=1e-3)
+    mu = 1e-3
+    pred = endstop.predict(0.0, 0.5, endstop.FREE, 0, mu, push / mu, (1e-3, 2e-3), p)
+    w = pred.states[-1][1]
+    assert pred.states[0][1] == pytest.approx(w, rel=1e-9)
+    assert abs(w) < 1e-3 and endstop.continuous_friction(w, p) == pytest.approx(push, abs=2e-3)
