@@ -155,7 +155,7 @@ def continuous_friction_slope(dv, p):
     return (continuous_friction(dv + step, p) - continuous_friction(dv - step, p)) / (2.0 * step)
 
 
-BAND_TOL = 1e-6     # largest deviation of the interpolated continuous friction from the law, / max(Fst, Fsl)
+BAND_TOL = 1e-4     # largest deviation of the interpolated continuous friction from the law, / max(Fst, Fsl)
 BAND_DEPTH = 16     # finest band: 2**-16 of the transition (or of the decaying tail)
 
 
@@ -163,7 +163,7 @@ def friction_bands(p):
     """(nodes, values): the continuous friction law (kindF = 1) as a continuous piecewise linear
     function of dv through (nodes[i], values[i]) (ascending, odd), constant beyond the outer
     nodes; within BAND_TOL*max(Fst, Fsl) of the law (adaptive bisection of the transition
-    |dv| <= dvL and of the tail, which is cut where (Fst - Fsl)*exp(1 - |dv|/dvL) is below that).
+    |dv| <= dvL and of the tail, which is cut where (Fst - Fsl)*exp(1 - |dv|/dvL) < 1e-12*max(Fst, Fsl)).
     Continuous, so that the velocity of a free motion under it is monotone (a scalar autonomous
     ODE): each band's end is crossed at most once per flight."""
     return _friction_bands(p.Fst, p.Fsl, p.dvL, p.kindTrans, p.eps_sigma, p.eps_tau)
@@ -202,9 +202,9 @@ def _friction_bands(Fst, Fsl, dvL, kindTrans, eps_sigma, eps_tau):
 
     refine(0.0, 1.0, 0.0, level(1.0), 0, 4)
     excess = abs(Fst - Fsl)
-    if excess > tol:
-        end = 1.0 + math.log(excess / tol)
-        refine(1.0, end, level(1.0), level(end), 0, 2)
+    if excess > 1e-12 * scale:   # the tail, up to where it is Fsl to 1e-12 (the outer bands are constant)
+        end = 1.0 + math.log(excess / (1e-12 * scale))
+        refine(1.0, end, level(1.0), level(end), 0, 3)
     nodes, values = [], []
     for u in us:
         wn = u * dvL

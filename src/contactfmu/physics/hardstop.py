@@ -64,7 +64,7 @@ def _region(x, w, g, half):
     return FREE
 
 
-def predict(x, w, mu, g, times, b, c, d):
+def predict(x, w, mu, g, times, b, c, d, exact=False):
     """Motion of the relative coordinate under the law, for the reduced mass mu and the other
     relative acceleration g (held), at the ascending times: returns ([(x, w) at each time], onset,
     changes); onset is the first time a stop is in contact (0 if in contact at the start, None if
@@ -78,4 +78,4 @@ def predict(x, w, mu, g, times, b, c, d):
         UPPER: (c, d, half, ((1.0, 0.0, half, 1),), True),
         LOWER: (c, d, -half, ((1.0, 0.0, -half, -1),), True),
     }
-    return follow(x, w, mu, g, times, lambda x, w: _region(x, w, g, half), laws.__getitem__)
+    return follow(x, w, mu, g, times, lambda x, w: _region(x, w, g, half), laws.__getitem__, exact)
