@@ -65,11 +65,7 @@ pytestmark = pytest.mark.skipif(TOOLS is None, reason=SKIP_REASON or "")
 
 # Findings of the tools that are known and explained: {regular expression: reason}. A log line
 # matching one does not fail the test; the test is reported as xfail with the line and reason.
-KNOWN_FINDINGS = {
-    r"FMU does not utilize provided instance name":
-        "known open issue #16: the C status shim logs its own messages (fmi2_status_shim.c, "
-        "shim_log) under the instance name 'contactfmu' instead of the host's instance name",
-}
+KNOWN_FINDINGS = {}   # none left (the shim's own messages carry the host's instance name)
 
 # fmuCheck's time drift moves a discrete output by one step where the experiment's input sits on
 # a switching threshold exactly at a grid point: {model: ({output: [times]}, reason)}.
@@ -275,12 +271,10 @@ def test_fmucheck_without_libpython_gets_the_fmus_reason(cross_check, host_env, 
     assert "[FATAL][FMUCHK] Could not instantiate the model" in findings, proc.stderr
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason=KNOWN_FINDINGS[r"FMU does not utilize provided instance name"])
 def test_fmucheck_shim_messages_carry_the_instance_name(cross_check, host_env, tmp_path):
     """The only messages the status shim logs itself in a compliance check are those of a failed
     start (no libpython): fmuCheck compares their instance name with the one it gave
-    ("Test FMI 2.0 CS"). strict: when #16 is fixed this test passes and the marker must go."""
+    ("Test FMI 2.0 CS") and finds no mismatch."""
     env = {k: v for k, v in host_env.items() if k != "LD_PRELOAD"}
     proc = run(fmucheck_command(cross_check["Spring"], tmp_path), env, tmp_path)
     if "[FMU status:Fatal]" not in proc.stderr:                 # not an AssertionError: fails, not xfail

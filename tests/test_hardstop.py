@@ -326,6 +326,7 @@ RATTLES = [  # (x0, w0, mu, times, b, c, d): underdamped stiff stops, no other f
     (-0.1, 0.0, 0.5, (0.05, 0.1), 0.0853, 2.8e9, 1.81),         # ~3100
     (0.0, 3.0, 1.0, (0.1, 0.25), 0.01, 1e7, 5.0),
     (0.0, -30.0, 2.0, (0.01, 0.0137, 0.5), 0.02, 1e8, 20.0),    # outputs in mid-rattle, and after it has slowed
+    (0.0, 5.0, 1.0, (0.03, 0.05), 0.01, 1e8, 0.0),              # undamped: periodic
 ]
 
 
