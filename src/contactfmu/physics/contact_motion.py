@@ -286,6 +286,7 @@ _EPS4 = 4.0 * 2.0 ** -52
 MAX_SEGMENTS = 10000     # segments simulated one by one (cycle skipping keeps a rattle far below this)
 EXACT_CHANGES = 2000     # contact changes simulated exactly before a rattle under g != 0 is followed by its envelope
 ENVELOPE_STEP = 0.02     # largest relative change of the rattle's speed per envelope skip (g != 0)
+_UNDAMPED = 1e-12        # a cycle's speed ratio this close to 1 is 1 (an undamped law, measured to rounding)
 _SAME = 1e-8             # two cycles agree: their ratio, contact time and flight measure to this relative tolerance
 
 
@@ -379,6 +380,8 @@ def _cycles(records, history, g, span, changes):
     c0, c1 = r1[6] - r0[6], r2[6] - r1[6]
     f0, f1 = r1[7] - r0[7], r2[7] - r1[7]
     rho0, rho1 = u1 / u0, u2 / u1
+    # undamped (d = 0): the speed returns to rounding; exactly periodic
+    rho0, rho1 = (1.0 if abs(rho0 - 1.0) <= _UNDAMPED else rho0), (1.0 if abs(rho1 - 1.0) <= _UNDAMPED else rho1)
     if g == 0.0:
         if not (_close(rho0, rho1) and _close(c0, c1) and _close(f0 * u0, f1 * u1)):
             return None
@@ -413,21 +416,27 @@ def _skip_envelope(u, rho0, rho1, tau0, tau1, span, cycle_changes):
     """g != 0: the envelope of the rattle. From the exit at speed u*rho1 (cycles 0 and 1 measured
     from u/rho0 and u), cycle j leaves at u*rho1^(j+2) and takes tau1*q^(j+1), q = rho1^p with the
     duration's power p of the speed fitted to the two cycles; at most as many cycles as change the
-    speed by ENVELOPE_STEP, and S(m + 1) <= span."""
-    if not (0.0 < rho1 < 1.0 and 0.0 < rho0 and tau0 > 0.0 and tau1 > 0.0):
+    speed by ENVELOPE_STEP, and S(m + 1) <= span. Undamped (rho = 1, the same duration twice): the
+    motion is periodic, and the whole periods up to span are skipped."""
+    if not (0.0 < rho1 <= 1.0 and 0.0 < rho0 and tau0 > 0.0 and tau1 > 0.0):
         return None
-    if abs(rho1 - rho0) > 0.1 * abs(1.0 - rho1):
-        return None                                        # the ratio drifts: not a smooth envelope yet
-    p = math.log(tau1 / tau0) / math.log(rho0) if rho0 != 1.0 else 0.0
-    q = rho1 ** p
+    if rho1 == 1.0:
+        if rho0 != 1.0 or not _close(tau0, tau1):
+            return None
+        q = 1.0                                            # undamped: a periodic motion
+    else:
+        if abs(rho1 - rho0) > 0.1 * abs(1.0 - rho1) or rho0 == 1.0:
+            return None                                    # the ratio drifts: not a smooth envelope yet
+        q = rho1 ** (math.log(tau1 / tau0) / math.log(rho0))
 
     def duration(m):
         if q == 1.0:
             return m * tau1 * q
         return tau1 * q * _expm1(m * math.log(q)) / (q - 1.0)
 
-    limit = max(1, int(math.log1p(ENVELOPE_STEP) / abs(math.log(rho1))))
-    m = min(limit, _largest(lambda m: duration(m + 1) <= span))
+    m = _largest(lambda m: duration(m + 1) <= span)
+    if rho1 != 1.0:
+        m = min(m, max(1, int(math.log1p(ENVELOPE_STEP) / abs(math.log(rho1)))))
     if m < 1:
         return None
     return duration(m), rho1 ** m, m * cycle_changes
