@@ -95,6 +95,25 @@ def test_inertia_aware_elastogap_keeps_the_restitution_at_any_step(fmu_dir, h):
     assert abs(plain / E_REF["restitution"] - 1) > 0.02   # plain coupling: > 2% off at these steps
 
 
+@pytest.mark.parametrize("h", [1e-4, E_REF["contact_time"] / 2])
+def test_inertia_aware_elastogap_transmits_the_law_impulse_and_pulls_on_one_step_at_most(fmu_dir, h):
+    """The held force is a coupling force (documented): summed over the steps it transmits the
+    law's impulse m*(1 + e)*v0, and where it pulls to land the bodies on the law's motion it does
+    so on one step of the impact; the law outputs f_c + f_d never pull."""
+    s = System(interpolate_inputs=False)
+    s.add("wall", fmu_dir / "Fixed.fmu")
+    s.add("gap", fmu_dir / "ElastoGap.fmu", c=1e5, d=20.0, m_b=1.0)
+    s.add("mass", fmu_dir / "Mass.fmu", m=1.0, s_start=1.234567e-3, v_start=-1.0)
+    s.connect("wall.flange", "gap.flange_a")
+    s.connect("gap.flange_b", "mass.flange_a")
+    r = s.simulate(0.04, h, outputs=["gap.f", "gap.f_c", "gap.f_d"])
+    f = np.asarray(r["gap.f"])
+    impulse = -f[:-1].sum() * h     # f at t_k is held over [t_k, t_k + h]
+    assert impulse == pytest.approx(1.0 + E_REF["restitution"], rel=1e-9)
+    assert (f > 0.0).sum() <= 1
+    assert np.all(np.asarray(r["gap.f_c"]) + np.asarray(r["gap.f_d"]) <= 0.0)
+
+
 def test_inertia_aware_elastogap_needs_the_linear_law(fmu_dir):
     with pytest.raises(CosimError, match=r"Invalid parameter n = 1\.5.*needs n = 1"):
         split(fmu_dir, 1e-3, m_b=1.0, n=1.5)
