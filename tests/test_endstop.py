@@ -118,10 +118,12 @@ def test_elastic_stop_without_damping_has_the_analytic_contact_time(fmu_dir, wit
     r = hit(fmu_dir, step, k1=1e4, b1=0.0, **({"m1": 1.0} if with_mass else {}))
     at_stop = r.time[r["endstop.stop"] == 1]
     assert at_stop[-1] - at_stop[0] == pytest.approx(math.pi / 100, abs=2 * step)
-    assert r["mass.v"][-1] == pytest.approx(-1.0, rel=1e-6 if with_mass else 1e-3)
+    # measured: 2.8e-15 relative with m1, 4.2e-7 without (the law sampled at 1e-5 s)
+    assert r["mass.v"][-1] == pytest.approx(-1.0, rel=1e-12 if with_mass else 5e-6)
     inside = r["endstop.stop"] == 1
-    # the spring force of the element's own motion; with m1 the bodies follow it within 1e-3 of the peak
-    tol = 1e-9 if not with_mass else 1e-3 * 1e4 * np.max(r["endstop.dx"])
+    # the spring force of the element's own motion; with m1 the bodies follow it within 1e-4 of the peak
+    # (measured 8.2e-4 N of a 100 N peak)
+    tol = 1e-9 if not with_mass else 1e-4 * 1e4 * np.max(r["endstop.dx"])
     assert r["endstop.Fs"][inside] == pytest.approx(1e4 * r["endstop.dx"][inside], abs=tol)
 
 
@@ -162,7 +164,9 @@ def test_rigid_both_sides_is_a_rigid_connection(fmu_dir):
     r = system(fmu_dir, amplitude=5.0, v0=0.0, mode=1, l1=-0.01, l2=-0.01, m1=1.0).simulate(1.0, 1e-3, outputs=OUT)
     assert set(r["endstop.stop"]) == {3}
     assert np.max(np.abs(r["mass.s"])) < 1e-7          # the bodies follow the connection (other force lags a step)
-    assert r["endstop.Fi"] == pytest.approx(5.0 * np.sin(2 * np.pi * (r.time - 1e-3)), abs=0.05)
+    # Fi is the mean of the applied force over the last step, 5*sin(2 pi (t - h/2)) to O(h^2): measured
+    # 2.5e-5 N after the first point (was compared with sin(2 pi (t - h)) within 0.05 N)
+    assert r["endstop.Fi"][1:] == pytest.approx(5.0 * np.sin(2 * np.pi * (r.time[1:] - 0.5e-3)), abs=2.5e-4)
 
 
 def friction_run(fmu_dir, step, kindF, amplitude=0.0, T=0.4, outputs=OUT, **params):
@@ -192,7 +196,9 @@ def test_stick_slip_breaks_away_above_the_static_force(fmu_dir):
     settled = stuck & np.roll(stuck, 1) & np.roll(stuck, 2)
     assert np.all(np.abs(r["mass.v"][settled]) < 2e-4)
     held = r["endstop.Ff"][stuck]
-    assert np.max(np.abs(held)) > 5.0                      # static friction carries the force up to Fst
+    # static friction carries the force up to Fst: measured max 9.955 N (Fst less the force's rise over the
+    # one-step lag, at most 15*2*pi*h = 0.094 N); holding only 0.85*Fst would give 8.5 N
+    assert np.max(np.abs(held)) > 9.5
 
 
 def test_continuous_friction_law():
@@ -211,7 +217,8 @@ def test_continuous_friction_law():
 @pytest.mark.parametrize("step", [1e-3, 1e-4])
 def test_continuous_friction_decelerates_the_mass(fmu_dir, step):
     r = friction_run(fmu_dir, step, 1, m1=1.0)
-    assert r["mass.s"][-1] == pytest.approx(0.0625, abs=1e-6)            # Fsl dominates above dvL
+    # Fsl dominates above dvL: measured 5.6e-8 m (1 ms), 5.0e-8 m (0.1 ms) off
+    assert r["mass.s"][-1] == pytest.approx(0.0625, abs=6e-7)
     assert abs(r["mass.v"][-1]) < 1e-3
     assert np.all(r["endstop.Ff"] * r["mass.v"] >= -1e-12)               # dissipative: Pl >= 0
 
