@@ -35,7 +35,7 @@ class TranslationalHardstop(ContactSlave):
         "before each step (the force is held; its derivative output is 0); a Jacobi master (libcosim, "
         "ecos), whose inputs are one step old, is not supported yet: the coupling gains energy there. "
         "m_a, m_b must be the true inertias (measured at the defaults, 1 kg, 1 ms: 0.67 to 1.11 times "
-        "the true mass still stop it, penetration up to 1.6e-4 m; from 1.15 times the coupling gains "
+        "the true mass still stop it, penetration up to 1.64e-4 m; from 1.15 times the coupling gains "
         "energy). F is this held force, so F = flange_b.f always holds. The first step "
         "plans with the DefaultExperiment step size and no other forces. stateSelect (a Modelica "
         "translator directive preferring s_rel, v_rel as states) has no meaning in a co-simulation unit "
