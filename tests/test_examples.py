@@ -3,6 +3,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from contactfmu.cosim import compare, read_csv
 from contactfmu.examples import REFDATA
 
@@ -23,6 +25,17 @@ def test_generation_of_fmus_passes_the_reference_tube(fmu_dir, tmp_path):
     report = compare(result, reference, SIGNALS, tol=2e-3)
     assert report.passed, str(report)
     assert len(report) == 8 and report.missing == ()
+    # The 2e-3 tube is the MSL criterion and binds for mass3a.v (largest deviation 1.15e-3 of its
+    # range; a 1e-3 tube fails). The other six signals are far inside it: their largest deviation
+    # from the linearly interpolated reference, relative to the signal's range (the tube's baseY),
+    # was measured 2.6e-5 (mass2*), 4.6e-5 (mass3a.s), 3.6e-5 (mass3b.s); bounds ~10x that.
+    bounds = {"mass2a.s": 3e-4, "mass2a.v": 3e-4, "mass2b.s": 3e-4, "mass2b.v": 3e-4, "mass3a.s": 5e-4,
+              "mass3b.s": 4e-4}
+    for name, bound in bounds.items():
+        y_ref = np.asarray(reference[name])
+        base = max(y_ref.max() - y_ref.min(), abs(y_ref.min()))
+        deviation = np.max(np.abs(np.asarray(result[name]) - np.interp(result.time, reference.time, y_ref))) / base
+        assert deviation < bound, (name, deviation)
 
 
 def test_example_rejects_a_bad_step(tmp_path):

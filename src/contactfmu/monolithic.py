@@ -1,9 +1,72 @@
 """Monolithic reference solutions (scipy, tight tolerances, event location) that the tests,
-examples and benchmarks compare co-simulations against. Not bundled into any FMU."""
+examples and benchmarks compare co-simulations against. Not bundled into any FMU.
+
+Independent of the FMUs' physics: this module imports nothing from contactfmu.physics or
+contactfmu.fmus (tests/test_reference_independence.py checks it). The contact laws are written
+out here again from the components' documentation, so that a reference checks the law the FMU
+runs and not only the coupling around it:
+
+* ElastoGap, MSL 4.1 Translational.Components.ElastoGap (equations of the model):
+      contact = s_rel < s_rel0
+      f_c  = -f_ref*|(s_rel - s_rel0)/s_ref|^n        (f_ref = c*s_ref by default, s_ref = 1)
+      f_d2 = d*v_rel
+      f_d  = min(max(f_d2, f_c), -f_c)                (the bounded damper: |f_d| <= |f_c|)
+      f    = f_c + f_d  in contact, else 0;  lossPower = f_d*v_rel
+  f is flange_b.f: the body at flange_b receives -f, the body at flange_a +f.
+* TranslationalHardstop, MapleSim documentation ("Translational Hardstop"), gap width b:
+      F = c*(s_rel - b/2) + d*v_rel   for s_rel >  b/2
+          c*(s_rel + b/2) + d*v_rel   for s_rel < -b/2
+          0                           in between
+      F = c*s_rel + d*v_rel           for b <= 2e-10 (plain spring-damper)
+  F is flange_b.f (= -flange_a.f).
+* MassWithStopAndFriction, MSL 4.1 (friction state machine and stops): see _stribeck_body.
+"""
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from .physics import elastogap, hardstop
+HARDSTOP_GAP_MIN = 2e-10   # MapleSim Translational Hardstop: b <= 2e-10 is a plain spring-damper
+
+
+def _elastogap_law(s_rel, v_rel, c, d, s_rel0=0.0, n=1.0, s_ref=1.0, f_ref=None):
+    """(f, f_d) of MSL 4.1 ElastoGap: f = flange_b.f (<= 0), f_d the bounded damper force
+    (lossPower = f_d*v_rel). Written from the MSL model's equations (module docstring)."""
+    if not s_rel < s_rel0:                         # contact = s_rel < s_rel0
+        return 0.0, 0.0
+    if f_ref is None:
+        f_ref = c * s_ref                          # MSL default f_ref = c*s_ref
+    ratio = (s_rel - s_rel0) / s_ref
+    f_c = -f_ref * abs(ratio) ** n
+    f_d2 = d * v_rel
+    f_d = min(max(f_d2, f_c), -f_c)
+    return f_c + f_d, f_d
+
+
+def elastogap_force(s_rel, v_rel, c, d):
+    """f = flange_b.f of ElastoGap (n = 1, s_rel0 = 0): curve 3 of the MSL documentation's figure."""
+    return _elastogap_law(s_rel, v_rel, c, d)[0]
+
+
+def elastogap_unmodified_force(s_rel, v_rel, c, d):
+    """Curve 1 of the ElastoGap documentation's figure: the plain spring/damper -c*|s_rel| + d*v_rel
+    in contact (s_rel < 0), which pulls at the end of a fast separation."""
+    return -c * abs(s_rel) + d * v_rel if s_rel < 0.0 else 0.0
+
+
+def elastogap_clipped_force(s_rel, v_rel, c, d):
+    """Curve 2 of the figure: curve 1 set to zero where it would pull (jumps at contact start)."""
+    return min(elastogap_unmodified_force(s_rel, v_rel, c, d), 0.0)
+
+
+def _hardstop_law(s_rel, v_rel, b, c, d):
+    """F = flange_b.f of the MapleSim Translational Hardstop (module docstring): the documented
+    piecewise law for b > 2e-10, the plain spring-damper c*s_rel + d*v_rel otherwise."""
+    if b <= HARDSTOP_GAP_MIN:
+        return c * s_rel + d * v_rel
+    if s_rel > 0.5 * b:
+        return c * (s_rel - 0.5 * b) + d * v_rel
+    if s_rel < -0.5 * b:
+        return c * (s_rel + 0.5 * b) + d * v_rel
+    return 0.0
 
 
 def elastogap_impact(m=1.0, c=1e5, d=20.0, v0=1.0, n=1.0, s_rel0=0.0, gap=1e-3, rtol=1e-12, atol=1e-15):
@@ -14,7 +77,7 @@ def elastogap_impact(m=1.0, c=1e5, d=20.0, v0=1.0, n=1.0, s_rel0=0.0, gap=1e-3, 
 
     def rhs(t, y):
         x, v, _ = y
-        f, _, f_d, _ = elastogap.force(x, v, c, d, s_rel0, n)
+        f, f_d = _elastogap_law(x, v, c, d, s_rel0, n)
         return [v, -f / m, f_d * v]          # body at flange_b receives -f; lossPower = f_d*v_rel
 
     def leave(t, y):
@@ -67,10 +130,10 @@ def preload(t_eval, stop_time=100.0, rtol=1e-9, atol=1e-12):
     def forces(y):
         r = relative(y)
         return {
-            "oA": elastogap.force(*r["outerContactA"], **gap_o)[0],
-            "oB": elastogap.force(*r["outerContactB"], **gap_o)[0],
-            "iA": elastogap.force(*r["innerContactA"], **gap_i)[0],
-            "iB": elastogap.force(*r["innerContactB"], **gap_i)[0],
+            "oA": _elastogap_law(*r["outerContactA"], **gap_o)[0],
+            "oB": _elastogap_law(*r["outerContactB"], **gap_o)[0],
+            "iA": _elastogap_law(*r["innerContactA"], **gap_i)[0],
+            "iB": _elastogap_law(*r["innerContactB"], **gap_i)[0],
             "spring": 20e3 * (r["spring"][0] - 0.025),
         }
 
@@ -169,7 +232,7 @@ def hardstop_mass(t_eval, b=1.0, c=1e10, d=1e10, m=1.0, s0=0.0, v0=1.0, force=No
                 y = [half * region, v]            # on the boundary of the stop just left
                 region = 0
         t = t_end
-    F = np.array([hardstop.force(x, v, b, c, d)[0] for x, v in zip(xs, vs)])
+    F = np.array([_hardstop_law(x, v, b, c, d) for x, v in zip(xs, vs)])
     return {"t": t_eval, "s": xs, "v": vs, "F": F, "events": log}
 
 
