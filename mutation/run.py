@@ -53,7 +53,7 @@ def diff_of(name):
     return " / ".join(ln.strip() for ln in lines)[:300]
 
 
-def write_report(results, elapsed=None, jobs=None):
+def write_report(results, elapsed=None, jobs=None, note=None):
     explained = tomllib.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
     explained = explained.get("equivalent", explained)
     rows, survivors = [], []
@@ -79,6 +79,7 @@ def write_report(results, elapsed=None, jobs=None):
         f"Written by `python mutation/run.py` (mutmut, configuration in pyproject.toml `[tool.mutmut]`) on "
         f"{datetime.date.today().isoformat()}"
         + (f", run time {elapsed / 60:.0f} min with {jobs} workers." if elapsed else "."),
+        *([note, ""] if note else []),
         "Tests run against the mutants: those that call the physics directly (the FMU-building tests are "
         "deselected by mutation/pytest_plugin.py). Killed = a test failed (or mutmut's CPU-time limit hit: "
         "timeout, counted as killed).",
@@ -112,6 +113,7 @@ def main():
     ap.add_argument("--keep", action="store_true", help="reuse mutants/ and its cached results")
     ap.add_argument("--report", action="store_true", help="only rewrite the report from mutants/")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel mutmut workers")
+    ap.add_argument("--note", help="a paragraph put at the top of the report (what this run covered)")
     ap.add_argument("names", nargs="*", help="mutant names or globs to (re)run, e.g. 'contactfmu.physics.ode*'")
     args = ap.parse_args()
     os.chdir(ROOT)
@@ -124,7 +126,7 @@ def main():
         elapsed = time.monotonic() - start
         if r.returncode:
             sys.exit(f"mutmut run failed (exit status {r.returncode})")
-    ok = write_report(read_results(), elapsed, args.jobs)
+    ok = write_report(read_results(), elapsed, args.jobs, args.note)
     sys.exit(0 if ok else 1)
 
 

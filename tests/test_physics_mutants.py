@@ -777,3 +777,448 @@ def test_endstop_rigid_stop_holds_until_the_force_pulls_away():
     assert endstop._rigid_hold(endstop.STOP2, 1.0, 0.9e-3, p) and not endstop._rigid_hold(endstop.STOP2, 1.0, 1.1e-3, p)
     pred = endstop.predict(math.inf, 0.0, endstop.FREE, 0, 1.0, 0.0, [0.1, 0.2], p)
     assert pred.onset == 0.0 and all(math.isnan(s[0]) for s in pred.states) and len(pred.states) == 2
+
+
+# ==== the rigid EndStop's rattle between its two stops, contact_motion's envelope skip and its Coupler ====
+
+S1, S2 = endstop.STOP1, endstop.STOP2
+SIGN = {S1: 1.0, S2: -1.0}          # sign of the impulse of an impact at that stop (Fi > 0 at stop 1)
+OTHER = {S1: S2, S2: S1}
+
+
+# ---- a rigid rattle between two stops, written out ------------------------------------------------
+
+def accelerations(g, slide):
+    """Acceleration along the travel of the leg leaving each stop: stop 1 is at dx = l1 (upper),
+    so a leg leaving it moves towards -x, where g counts negative."""
+    return {S1: -g - slide, S2: g - slide}
+
+
+def make_leg(accel, distance):
+    """(duration, arrival speed) of a leg of constant acceleration a over the distance D leaving at
+    speed s: s1^2 = s^2 + 2*a*D, duration = D/mean speed; None if it turns back before arriving."""
+    def leg(at, s):
+        e = s * s + 2.0 * accel[at] * distance
+        if e <= 0.0:
+            return None
+        s1 = math.sqrt(e)
+        return 2.0 * distance / (s + s1), s1
+    return leg
+
+
+def cycles_one_by_one(at, s, m, accel, distance, ci, mu):
+    """m cycles (out of `at` and back) impact by impact: (duration, time out, speed, impulse)."""
+    leg = make_leg(accel, distance)
+    t = t_out = impulse = 0.0
+    for _ in range(m):
+        d1, s1 = leg(at, s)
+        impulse += SIGN[OTHER[at]] * mu * (1.0 + ci) * s1
+        d2, s2 = leg(OTHER[at], ci * s1)
+        impulse += SIGN[at] * mu * (1.0 + ci) * s2
+        t += d1 + d2
+        t_out += d1
+        s = ci * s2
+    return t, t_out, s, impulse
+
+
+@pytest.mark.parametrize("at", [S1, S2])
+@pytest.mark.parametrize("ci", [0.9, 1.0])
+def test_rattle_envelope_without_other_forces_is_the_geometric_series(at, ci):
+    """g = 0, no friction: every leg is a uniform motion; whole cycles up to one before span."""
+    distance, mu, s, eps = 0.02, 1.5, 40.0, 1e-4
+    accel = accelerations(0.0, 0.0)
+    span = 0.05
+    dt, sm, impulse, m = endstop._rattle_envelope(at, s, make_leg(accel, distance), accel, distance, ci, eps,
+                                                  mu, 0.0, 0.0, span)
+    t_ref, _, s_ref, j_ref = cycles_one_by_one(at, s, m, accel, distance, ci, mu)
+    assert m >= 1
+    assert dt == pytest.approx(t_ref, rel=1e-12)
+    assert sm == pytest.approx(s_ref, rel=1e-12)
+    assert impulse == pytest.approx(j_ref, rel=1e-9, abs=1e-9 * mu * s)
+    # the largest m whose next cycle still ends within span
+    assert cycles_one_by_one(at, s, m + 1, accel, distance, ci, mu)[0] <= span * (1 + 1e-12)
+    assert cycles_one_by_one(at, s, m + 2, accel, distance, ci, mu)[0] > span
+
+
+def test_rattle_envelope_fast_rattle_stops_above_eps_dv():
+    """A damped uniform rattle: the skipped cycles never bring the speed to eps_dv."""
+    distance, mu, s, ci, eps = 0.02, 1.0, 10.0, 0.9, 1.0
+    accel = accelerations(0.0, 0.0)
+    dt, sm, impulse, m = endstop._rattle_envelope(S1, s, make_leg(accel, distance), accel, distance, ci, eps,
+                                                  mu, 0.0, 0.0, 1e6)
+    # speeds leaving stop 1: s*ci^(2j); the skip ends one cycle before the speed would reach eps
+    assert sm == pytest.approx(s * ci ** (2 * m), rel=1e-12)
+    assert s * ci ** (2 * (m + 1)) >= eps * (1 - 1e-12)
+    assert s * ci ** (2 * (m + 3)) < eps
+    assert dt == pytest.approx(cycles_one_by_one(S1, s, m, accel, distance, ci, mu)[0], rel=1e-12)
+    # a plastic rattle (ci = 0) is no rattle
+    assert endstop._rattle_envelope(S1, s, make_leg(accel, distance), accel, distance, 0.0, eps, mu, 0.0, 0.0,
+                                    1.0) is None
+    # no complete cycle within span
+    assert endstop._rattle_envelope(S1, s, make_leg(accel, distance), accel, distance, ci, 1e-4, mu, 0.0, 0.0,
+                                    1e-3) is None
+
+
+@pytest.mark.parametrize("at", [S1, S2])
+@pytest.mark.parametrize("ci, g, slide, s", [(0.9999, 40.0, 0.0, 3.0), (0.99999, -25.0, 0.0, 2.0),
+                                             (1.0, 30.0, 0.0, 2.0), (1.0, 0.0, 0.05, 3.0),
+                                             (0.9999, 10.0, 0.05, 3.0)])
+def test_rattle_envelope_under_held_acceleration_follows_the_speed_map(at, ci, g, slide, s):
+    """Slow rattles (g or sliding friction change a leg's speed): the speed after m cycles is the
+    affine map of E = s^2 iterated exactly, the duration within Simpson's error, the impulse the
+    sum of the impacts, and E changes by at most RATTLE_STEP per skip."""
+    distance, mu, eps = 0.02, 2.0, 1e-4
+    accel = accelerations(g, slide)
+    span = 10.0
+    got = endstop._rattle_envelope(at, s, make_leg(accel, distance), accel, distance, ci, eps, mu, g, slide, span)
+    dt, sm, impulse, m = got
+    t_ref, t_out_ref, s_ref, j_ref = cycles_one_by_one(at, s, m, accel, distance, ci, mu)
+    assert m >= 1
+    assert sm == pytest.approx(s_ref, rel=1e-9)
+    # Simpson's rule over the first, middle and last cycle integrates the cycle time T(j) over
+    # 0 <= j <= m: the sum over the m cycles plus (T(m) - T(0))/2 (Euler-Maclaurin; the bias
+    # telescopes over consecutive skips to half a cycle's change: a phase error within one cycle)
+    t_0 = cycles_one_by_one(at, s, 1, accel, distance, ci, mu)[0]
+    t_m = cycles_one_by_one(at, s_ref, 1, accel, distance, ci, mu)[0]
+    assert dt == pytest.approx(t_ref + 0.5 * (t_m - t_0), rel=1e-7)
+    assert abs(dt - t_ref) <= 0.5 * abs(t_m - t_0) * 1.001 + 1e-12
+    # the impulse: the impacts' sum (held acceleration and friction act over the skip's duration,
+    # which differs from the cycles' by that bias)
+    assert abs(impulse - j_ref) <= mu * (abs(g) + slide) * abs(dt - t_ref) * 1.01 + 1e-9 * mu * s
+    assert impulse != pytest.approx(j_ref + 2 * mu * s, abs=1e-3 * mu * s)
+    assert abs(sm * sm - s * s) <= endstop.RATTLE_STEP * s * s * (1 + 1e-9)
+    assert t_ref + cycles_one_by_one(at, s_ref, 1, accel, distance, ci, mu)[0] <= span
+
+
+def test_rattle_envelope_periodic_rattle_fills_the_span():
+    """ci = 1, g != 0 without friction: E is unchanged per cycle (the speed map's fixed point):
+    whole periods up to one before span."""
+    distance, mu, s, g = 0.02, 1.0, 2.0, 30.0
+    accel = accelerations(g, 0.0)
+    span = 1.0
+    dt, sm, impulse, m = endstop._rattle_envelope(S1, s, make_leg(accel, distance), accel, distance, 1.0, 1e-4,
+                                                  mu, g, 0.0, span)
+    period = cycles_one_by_one(S1, s, 1, accel, distance, 1.0, mu)[0]
+    assert sm == pytest.approx(s, rel=1e-12)
+    assert m == math.floor(span / period) - 1
+    assert dt == pytest.approx(m * period, rel=1e-12)
+    assert impulse == pytest.approx(mu * g * dt, rel=1e-9)
+
+
+def test_rattle_envelope_stops_before_the_speed_reaches_eps_dv():
+    distance, mu, s, g, ci = 0.02, 1.0, 1.0, 5.0, 0.9
+    accel = accelerations(g, 0.0)
+    eps = 0.75
+    got = endstop._rattle_envelope(S1, s, make_leg(accel, distance), accel, distance, ci, eps, mu, g, 0.0, 10.0)
+    if got is not None:
+        dt, sm, impulse, m = got
+        assert ci * sm > eps
+        assert sm == pytest.approx(cycles_one_by_one(S1, s, m, accel, distance, ci, mu)[2], rel=1e-9)
+
+
+# ---- _rattle: leg by leg ---------------------------------------------------------------------------
+
+def rattle_one_by_one(side, u, mu, g, ci, eps, distance, slide, span, max_legs=10 ** 7):
+    """The rattle followed leg by leg: (t, stop, w, impulse, impacts, permanent) or None."""
+    accel = accelerations(g, slide)
+    leg = make_leg(accel, distance)
+    t, impulse, impacts, at, s = 0.0, 0.0, 0, side, abs(u)
+    for _ in range(max_legs):
+        step = leg(at, s)
+        if step is None or t + step[0] > span:
+            break
+        t += step[0]
+        at = OTHER[at]
+        impacts += 1
+        after = ci * step[1]
+        if after <= eps:
+            return t, at, 0.0, impulse + SIGN[at] * mu * step[1], impacts, True
+        impulse += SIGN[at] * mu * (step[1] + after)
+        s = after
+    if impacts == 0:
+        return None
+    return t, at, (-s if at == S1 else s), impulse, impacts, False
+
+
+@pytest.mark.parametrize("side, u", [(S1, -3.0), (S2, 3.0)])
+@pytest.mark.parametrize("ci, g, friction, span", [(0.9, 20.0, False, 0.1), (0.8, -7.0, False, 0.05),
+                                                   (0.7, 0.0, False, 1.0), (0.95, 3.0, True, 0.08)])
+def test_rattle_leg_by_leg(side, u, ci, g, friction, span):
+    mu, l1, l2 = 2.0, 0.012, 0.008
+    p = endstop.Parameters(mode=endstop.RIGID, kind=endstop.BY_COEFFICIENT, ci=ci, l1=l1, l2=l2, eps_dv=1e-3,
+                           friction=friction, kindF=endstop.STICK_SLIP, Fst=3.0, Fsl=2.0)
+    slide = 2.0 / mu if friction else 0.0
+    got = endstop._rattle(side, u, mu, g, p, span)
+    ref = rattle_one_by_one(side, u, mu, g, ci, 1e-3, l1 + l2, slide, span)
+    assert ref is not None
+    t, at, w, impulse, impacts, permanent = got
+    assert (at, impacts, permanent) == ref[1:2] + ref[4:]
+    assert t == pytest.approx(ref[0], rel=1e-12)
+    assert w == pytest.approx(ref[2], rel=1e-12, abs=1e-15)
+    assert impulse == pytest.approx(ref[3], rel=1e-12, abs=1e-12)
+
+
+def test_rattle_that_is_none():
+    p = endstop.Parameters(mode=endstop.RIGID, ci=0.9, l1=0.01, l2=0.01)
+    assert endstop._rattle(S1, 1.0, 1.0, 0.0, p, 1.0) is None          # leaving stop 1 towards +x: no
+    assert endstop._rattle(S2, -1.0, 1.0, 0.0, p, 1.0) is None
+    assert endstop._rattle(S1, -1.0, 1.0, 0.0, p, 1e-3) is None        # no leg ends within span
+    assert endstop._rattle(S1, -1.0, 1.0, math.inf, p, 1.0) is None
+    assert endstop._rattle(S1, -1.0, 0.0, 0.0, p, 1.0) is None
+    assert endstop._rattle(S1, -1.0, 1.0, 0.0, endstop.Parameters(mode=endstop.ELASTIC), 1.0) is None
+    assert endstop._rattle(S1, -1.0, 1.0, 0.0, endstop.Parameters(mode=endstop.RIGID, l1=-0.01, l2=0.01),
+                           1.0) is None
+    assert endstop._rattle(S1, -1.0, 1.0, 0.0, endstop.Parameters(mode=endstop.RIGID, friction=True), 1.0) is None
+    q = endstop.Parameters(mode=endstop.RIGID, friction=True, kindF=endstop.STICK_SLIP, Fsl=-1.0)
+    assert endstop._rattle(S1, -1.0, 1.0, 0.0, q, 1.0) is None
+    # a leg that turns back (g pushes it back to stop 1 before stop 2): no rattle
+    assert endstop._rattle(S1, -0.1, 1.0, 100.0, p, 1.0) is None
+
+
+def test_rattle_becomes_permanent_at_eps_dv():
+    mu, ci, eps = 1.0, 0.5, 0.2
+    p = endstop.Parameters(mode=endstop.RIGID, ci=ci, l1=0.01, l2=0.01, eps_dv=eps)
+    got = endstop._rattle(S1, -1.0, mu, 0.0, p, 10.0)
+    # speeds 1 -> 0.5 (at stop 2) -> 0.25 (stop 1) -> 0.125 <= eps: permanent at stop 2 after 3 impacts
+    assert got[1:] == (S2, 0.0, pytest.approx(-1.5 + 0.75 - 0.25), 3, True)
+    assert got[0] == pytest.approx(0.02 / 1.0 + 0.02 / 0.5 + 0.02 / 0.25)
+
+
+@pytest.mark.parametrize("ci, g", [(1.0, 0.0), (0.99999, 0.0), (0.99999, 30.0), (1.0, -20.0)])
+def test_rattle_beyond_rattle_exact_legs_follows_the_envelope(ci, g):
+    """More than RATTLE_EXACT legs: the rattle's envelope continues with the speed of the rattle
+    followed leg by leg (the affine map of E) and the momentum balance of its impulses."""
+    mu, u, span = 1.0, -400.0, 3.0
+    p = endstop.Parameters(mode=endstop.RIGID, kind=endstop.BY_COEFFICIENT, ci=ci, l1=0.01, l2=0.01, eps_dv=1e-4)
+    t, at, w, impulse, impacts, permanent = endstop._rattle(S1, u, mu, g, p, span)
+    assert impacts > endstop.RATTLE_EXACT and not permanent
+    ref = rattle_one_by_one(S1, u, mu, g, ci, 1e-4, 0.02, 0.0, t * (1 + 1e-12))
+    # speed at the stop against the rattle followed leg by leg to the same time
+    assert abs(w) == pytest.approx(abs(ref[2]), rel=1e-6, abs=2 * abs(g) * 0.02 / abs(ref[2]) + 2 * (1 - ci) * abs(ref[2]))
+    assert abs(impacts - ref[4]) <= 2
+    assert t <= span
+    # momentum balance: the impulses of the stops plus g change the velocity from u to w
+    x_sign = {S1: -1.0, S2: 1.0}[at]
+    assert impulse == pytest.approx(mu * (u + g * t - w), rel=1e-7, abs=1e-7 * mu * abs(u))
+    assert math.copysign(1.0, w) == x_sign
+
+
+# ---- contact_motion: the envelope skip of follow() -------------------------------------------------
+
+def test_skip_envelope_of_a_bouncing_rattle():
+    """A cycle of duration proportional to its speed (a ball bouncing under g: tau = 2*u/g), the speed
+    ratio rho per cycle: cycle j takes tau1*rho^(j+1), leaves at u*rho^(j+2)."""
+    rho, u, tau0 = 0.999, 2.0, 0.4
+    tau1 = tau0 * rho
+    dt, factor, changes = cm._skip_envelope(u, rho, rho, tau0, tau1, 100.0, 2)
+    m = changes // 2
+    assert m == int(math.log1p(cm.ENVELOPE_STEP) / -math.log(rho))       # at most ENVELOPE_STEP of speed
+    assert factor == pytest.approx(rho ** m, rel=1e-12)
+    assert dt == pytest.approx(sum(tau1 * rho ** (j + 1) for j in range(m)), rel=1e-10)
+    # limited by the span: S(m + 1) <= span < S(m + 2)
+    span = 1.5
+    dt, factor, changes = cm._skip_envelope(u, rho, rho, tau0, tau1, span, 3)
+    m = changes // 3
+    assert sum(tau1 * rho ** (j + 1) for j in range(m + 1)) <= span < sum(tau1 * rho ** (j + 1) for j in range(m + 2))
+    assert dt == pytest.approx(sum(tau1 * rho ** (j + 1) for j in range(m)), rel=1e-10)
+    # a duration growing with a decreasing speed (tau ~ 1/speed: q = 1/rho)
+    dt, factor, changes = cm._skip_envelope(u, rho, rho, tau0, tau0 / rho, 100.0, 2)
+    m = changes // 2
+    assert dt == pytest.approx(sum(tau0 / rho * rho ** -(j + 1) for j in range(m)), rel=1e-10)
+
+
+def test_skip_envelope_periodic_and_refused():
+    tau = 0.3
+    dt, factor, changes = cm._skip_envelope(1.0, 1.0, 1.0, tau, tau, 10.0, 2)
+    assert factor == 1.0 and changes == 2 * 32 and dt == pytest.approx(32 * tau)    # 33*0.3 <= 10 < 34*0.3
+    assert cm._skip_envelope(1.0, 1.0, 1.0, tau, tau * 1.001, 10.0, 2) is None      # not periodic
+    assert cm._skip_envelope(1.0, 0.99, 1.0, tau, tau, 10.0, 2) is None
+    assert cm._skip_envelope(1.0, 1.0, 0.99, tau, tau, 10.0, 2) is None              # ratio 1 then < 1
+    assert cm._skip_envelope(1.0, 0.9, 0.99, tau, tau, 10.0, 2) is None              # drifting ratio
+    assert cm._skip_envelope(1.0, 0.99, 1.01, tau, tau, 10.0, 2) is None             # gaining speed
+    assert cm._skip_envelope(1.0, 0.0, 0.99, tau, tau, 10.0, 2) is None
+    assert cm._skip_envelope(1.0, 0.99, 0.99, 0.0, tau, 10.0, 2) is None
+    assert cm._skip_envelope(1.0, 0.99, 0.99, tau, 0.0, 10.0, 2) is None
+    assert cm._skip_envelope(1.0, 1.0, 1.0, tau, tau, 0.5, 2) is None                # no whole cycle fits
+    # just within the drift tolerance: 0.1*(1 - rho1)
+    assert cm._skip_envelope(1.0, 0.9905, 0.99, tau, tau * 0.99, 10.0, 2) is not None
+
+
+# ---- contact_motion: the Coupler in a co-simulation ------------------------------------------------
+
+def cosimulate(x0, v0, b, c, d, force, h, n, default_h=None, mu=1.0):
+    """A body (mass mu) on a Hardstop at a fixed frame, driven by a constant force, each step with
+    the force the Coupler holds (integrated exactly: constant acceleration)."""
+    coupler = cm.Coupler(mu, default_h or h)
+
+    def predict(x, w, g, state, times):
+        return hardstop.predict(x, w, mu, g, times, b, c, d)
+
+    def stiff(step):
+        return cm.stiffness_number(mu, step, c, d) > 1.0
+
+    x, v, out = x0, v0, []
+    for _ in range(n):
+        f = coupler.force(x, v, predict, stiff)
+        a = (force - f) / mu
+        x, v = x + v * h + 0.5 * a * h * h, v + a * h
+        coupler.commit(h, predict)
+        out.append((x, v, f))
+    return out
+
+
+@pytest.mark.parametrize("default_h", [None, 1e-3])
+@pytest.mark.parametrize("x0", [0.095, 0.099])
+def test_coupler_elastic_bounce_returns_the_speed(default_h, x0):
+    """An undamped spring stop (c = 1e4 N/m, 1 kg: contact time pi/100 s, resolved by 10 ms steps):
+    the body leaves with the speed it came with, and the element transmits nothing in free flight;
+    also when the first step is 10 times longer than the one planned (default_h)."""
+    b, c, h = 0.2, 1e4, 1e-2
+    out = cosimulate(x0, 1.0, b, c, 0.0, 0.0, h, 12, default_h)
+    assert out[-1][1] == pytest.approx(-1.0, rel=1e-9)
+    assert out[-1][2] == 0.0
+    # free flight after the release: x = 0.1 - (t - t_release), t_release = hit + pi/100
+    t = 12 * h
+    t_release = (0.1 - x0) / 1.0 + math.pi / 100.0
+    assert out[-1][0] == pytest.approx(0.1 - (t - t_release), abs=h)
+    # the total impulse of the element is the momentum change 2*mu*v
+    assert sum(f for _, _, f in out) * h == pytest.approx(2.0, rel=1e-9)
+
+
+def test_coupler_holds_a_pushed_body_at_the_static_deflection():
+    """A constant force of 10 N pushes the body into a damped stop: the held force becomes 10 N at
+    the static deflection F/c past the stop."""
+    b, c, d, h = 0.2, 1e4, 100.0, 1e-3
+    out = cosimulate(0.1, 0.0, b, c, d, 10.0, h, 3000)
+    x, v, f = out[-1]
+    assert f == pytest.approx(10.0, rel=1e-6)
+    assert x == pytest.approx(0.1 + 10.0 / c, abs=1e-6)
+    assert v == pytest.approx(0.0, abs=1e-9)
+
+
+def test_coupler_stiff_stop_is_plastic():
+    """The documented defaults c = d = 1e10 against 1 kg: an overdamped stop the step cannot
+    resolve (stiff): the body stops at the stop without rebound or penetration."""
+    b, c, d, h = 0.2, 1e10, 1e10, 1e-3
+    out = cosimulate(0.09, 1.0, b, c, d, 0.0, h, 40)
+    x, v, f = out[-1]
+    assert v == pytest.approx(0.0, abs=1e-6)
+    assert x == pytest.approx(0.1, abs=1e-6)
+    assert max(x for x, _, _ in out) <= 0.1 + 1e-6
+    assert sum(f for _, _, f in out) * h == pytest.approx(1.0, rel=1e-6)
+
+
+# ---- contact_motion: couple and advance_shadow against the documented rules ------------------------
+
+def hardstop_predictor(b=0.2, c=1e4, d=10.0, mu=1.0):
+    def predict(x, w, state, times):
+        return hardstop.predict(x, w, mu, 0.0, times, b, c, d)
+    return predict
+
+
+def endstop_law(p, mu, g):
+    """The EndStop FMU's wrapper: the law's discrete state (stop, sf) rides along."""
+    def predict(x, w, state, times):
+        pred = endstop.predict(x, w, state[0], state[1], mu, g, times, p)
+        return [(xs, ws, (st, sf)) for xs, ws, st, sf in pred.states], pred.onset, pred.changes, pred
+    return predict
+
+
+def test_advance_shadow_counts_free_steps_and_lets_go_after_two():
+    h, predict = 1e-3, hardstop_predictor()
+    # free (far from both stops at x = +-0.1): the free count grows; after two free steps no shadow
+    shadow, pred = cm.advance_shadow((0.0, 1.0, 0, None), h, predict)
+    assert shadow == (pytest.approx(h), 1.0, 1, None) and pred[1] is None
+    assert cm.advance_shadow((0.0, 1.0, 1, None), h, predict)[0] is None
+    # in contact (x beyond 0.1, moving in): the count restarts at 0
+    shadow, pred = cm.advance_shadow((0.105, 1.0, 1, None), h, predict)
+    assert shadow[2] == 0 and pred[1] == 0.0
+    assert shadow[1] < 1.0                           # decelerated by the stop
+    # the law's discrete state is passed in and carried on: a rigid stop holding the body
+    p = endstop.Parameters(mode=endstop.RIGID, l1=0.0, l2=1.0)
+    shadow, pred = cm.advance_shadow((0.0, 0.0, 1, (endstop.STOP1, 0)), h, endstop_law(p, 2.0, 3.0))
+    assert shadow == (0.0, 0.0, 0, (endstop.STOP1, 0))
+
+
+def test_couple_starts_the_shadow_only_for_a_force_within_one_and_a_half_steps():
+    h, predict = 1e-3, hardstop_predictor()
+    # hits at 1.8 h (after 2 h in the stop): no force yet, no shadow
+    assert cm.couple(0.1 - 1.8e-3, 1.0, 1.0, 0.0, h, None, predict, False) == (0.0, None)
+    # hits at 1.2 h: the shadow starts, F from the law's state two steps ahead (deadbeat)
+    x, w = 0.1 - 1.2e-3, 1.0
+    f, shadow = cm.couple(x, w, 1.0, 0.0, h, None, predict, False)
+    assert shadow == (x, w, 0, None)
+    (_, _), (x2, w2) = predict(x, w, None, (h, 2 * h))[0]
+    assert f == pytest.approx(-(x2 - x - 1.5 * h * w - 0.5 * h * w2) / h ** 2, rel=1e-9)
+
+
+def test_couple_with_a_shadow_in_contact_matches_the_velocity_and_about_to_hit_the_state():
+    h, mu, predict = 1e-3, 2.0, hardstop_predictor(mu=2.0)
+    # the shadow is in contact from the start (onset 0): F gives the bodies the shadow's velocity
+    # after one step (impulse-consistent), whatever the bodies' own (slightly different) state
+    shadow = (0.103, -0.4, 0, None)
+    (x1, w1), _ = predict(0.103, -0.4, None, (h, 2 * h))[0]
+    f, s = cm.couple(0.1031, -0.41, mu, 0.0, h, shadow, predict, False)
+    assert s == shadow
+    assert f == pytest.approx(mu * (0.0 - (w1 - -0.41) / h), rel=1e-9)
+    # the shadow is free and hits within the two steps: deadbeat to its state at 2 h
+    shadow = (0.0995, 1.0, 1, None)
+    _, (x2, w2) = predict(0.0995, 1.0, None, (h, 2 * h))[0]
+    x, w = 0.0996, 0.98
+    f, _ = cm.couple(x, w, mu, 0.0, h, shadow, predict, False)
+    assert f == pytest.approx(-mu * (x2 - x - 1.5 * h * w - 0.5 * h * w2) / h ** 2, rel=1e-9)
+    # the EndStop's state: a rigid stop at stop 1 holding the body against g > 0 transmits mu*g
+    p = endstop.Parameters(mode=endstop.RIGID, l1=0.0, l2=1.0)
+    f, s = cm.couple(0.0, 0.0, mu, 3.0, h, (0.0, 0.0, 0, (endstop.STOP1, 0)), endstop_law(p, mu, 3.0), True)
+    assert f == pytest.approx(mu * 3.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("stiff", [False, True])
+def test_couple_free_shadow_transmits_exactly_nothing(stiff):
+    """A shadow that stays free over both steps, bodies on it: the force is exactly 0 (not a
+    rounding residue), under any held acceleration."""
+    h, mu, g = 1e-3, 0.7, 3.3
+    b = 0.2
+
+    def predict(x, w, state, times):
+        return hardstop.predict(x, w, mu, g, times, b, 1e4, 10.0)
+
+    for x, w in [(0.0123456, 0.987654), (-0.031, -0.77), (0.05, 1e-3), (0.0, 0.0)]:
+        f, s = cm.couple(x, w, mu, g, h, (x, w, 1, None), predict, stiff)
+        assert f == 0.0
+    # a bodies' motion off the shadow's by 1e-9 m/s gets the force that corrects it
+    x, w = 0.0123456, 0.987654
+    f, _ = cm.couple(x, w + 1e-9, mu, g, h, (x, w, 1, None), predict, stiff)
+    # (velocity matching: mu*dv/h; deadbeat: the extra 1.5*h*dv of travel to take back over h^2)
+    assert f == pytest.approx(mu * 1e-9 / h * (1.5 if stiff else 1.0), rel=1e-4)
+
+
+def test_reduced_mass_of_light_bodies():
+    assert cm.reduced_mass(0.5, 0.25) == pytest.approx(1.0 / 6.0)
+    assert cm.reduced_mass(0.5, 0.0) == 0.5 and cm.reduced_mass(0.0, 0.25) == 0.25
+
+
+def test_endstop_boundaries_stop_force_and_hold():
+    q = endstop.Parameters(l1=-0.02, l2=0.01)
+    assert endstop.both_state(-0.02, q) == endstop.BOTH            # dx >= l1 and dx <= -l2, at l1
+    assert endstop.both_state(-0.01, q) == endstop.BOTH            # at -l2
+    p = endstop.Parameters(mode=endstop.ELASTIC, l1=0.01, l2=0.02, k1=100.0, k2=300.0, b1=2.0, b2=5.0)
+    # Fstop = Fs + Fd at either stop (documented); rigid: no elastic force
+    assert endstop._stop_force(endstop.STOP1, 0.03, 0.5, p) == pytest.approx(100 * 0.02 + 2 * 0.5)
+    assert endstop._stop_force(endstop.STOP2, -0.05, -0.5, p) == pytest.approx(300 * -0.03 + 5 * -0.5)
+    assert endstop._stop_force(endstop.FREE, 0.03, 0.5, p) == 0.0
+    r = endstop.Parameters(mode=endstop.RIGID, l1=0.01, l2=0.02)
+    assert endstop._stop_force(endstop.STOP1, 0.03, 0.5, r) == 0.0
+    # rigid separation exactly at the thresholds: leaves when Fi <= -eps_Fi (stop 1), Fi >= eps_Fi (stop 2)
+    s = endstop.Parameters(mode=endstop.RIGID, eps_Fi=0.5)
+    assert not endstop._rigid_hold(endstop.STOP1, 1.0, -0.5, s)
+    assert not endstop._rigid_hold(endstop.STOP2, 1.0, 0.5, s)
+    assert endstop._rigid_hold(endstop.BOTH, 1.0, 100.0, s) and endstop._rigid_hold(endstop.BOTH, 1.0, -100.0, s)
+
+
+def test_endstop_prediction_counts_only_the_state_changes_that_happen():
+    p = endstop.Parameters(mode=endstop.ELASTIC, l1=0.01, l2=0.01)
+    pred = endstop.predict(0.0, 0.01, endstop.FREE, 0, 1.0, 0.0, [0.1, 0.2], p)     # stays in the gap
+    assert (pred.changes, pred.impacts, pred.impulse, pred.onset) == (0, 0, 0.0, None)
+    pred = endstop.predict(0.0, 1.0, endstop.FREE, 0, 1.0, 0.0, [0.0105], p)          # reaches stop 1 only
+    assert pred.changes == 1 and pred.onset == pytest.approx(0.01, rel=1e-12)
