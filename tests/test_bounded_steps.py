@@ -312,3 +312,35 @@ def test_endstop_elastic_bouncing_on_one_stop_is_periodic():
     assert x == pytest.approx(-(v0 * tau - 0.5 * g * tau * tau), abs=1e-6 * h)
     assert w == pytest.approx(-v0 + g * tau, abs=1e-6 * v0)
     assert pred.impacts == math.floor((10.0 - tf) / (2.0 * tf)) + 1
+
+
+def test_endstop_rattle_at_the_largest_float_speed_is_bounded():
+    """hypothesis nightly (seed 1): a rigid elastic stop, the relative motion 999 m behind stop 2
+    at -1.797e308 m/s. Each leg between the stops takes 2.2e-310 s; 2*D/(s + s') overflowed to a
+    zero duration and the rattle never advanced (292 s of CPU in one 1 ms doStep). Now the
+    periodic rattle's whole periods are skipped: 0.1 s of CPU, the motion between the stops with
+    its speed."""
+    import time
+
+    from contactfmu.physics import endstop
+    p = endstop.Parameters(mode=1, kind=2)
+    t0 = time.process_time()
+    pred = endstop.predict(-999.0, -1.7976931348623157e308, endstop.FREE, 0, 2.0, -237.8, (1e-3, 2e-3), p)
+    assert time.process_time() - t0 < 0.5
+    for x, w, stop, _ in pred.states:
+        assert -0.01 <= x <= 0.01 and abs(w) == 1.7976931348623157e308 and stop == endstop.FREE
+
+
+def test_endstop_fmu_at_the_largest_float_speed_steps_in_bounded_time(fmu_dir):
+    """The same through FMI (m1 = 2 kg, 1 ms step): the step returns within 1 s of CPU, with
+    fmi2Error naming the forces that cannot be computed (the force to hold such a body is not a
+    float) and the inputs."""
+    r = run(fmu_dir, """
+        s = Slave(FMU + "/EndStop.fmu").init(mode=1, kind=2, m1=2.0)
+        s.set(ctr1__x=-999.0, ctr1__v=-1.7976931348623157e308)
+        ok, cpu = timed(s, 0.0, 1e-3)
+        print(json.dumps(dict(ok=ok, cpu=cpu, errors=s.errors())))
+    """)
+    assert r["cpu"] < 1.0, r
+    assert not r["ok"]
+    assert "non-finite outputs ctr1.F" in r["errors"][-1] and "ctr1.v = -1.7976931348623157e+308" in r["errors"][-1]

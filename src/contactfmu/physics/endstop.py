@@ -456,7 +456,8 @@ def _rattle(side, u, mu, g, p, span):
         s1 = s * math.sqrt(1.0 + r) if r < 1e16 else math.sqrt(s * s + 2.0 * accel[at] * distance)
         if not math.isfinite(s1):
             return None
-        return 2.0 * distance / (s + s1), s1
+        dt = (distance / s) * (2.0 / (1.0 + s1 / s))  # = 2*D/(s + s1) without overflowing s + s1
+        return (dt, s1) if dt > 0.0 else None         # (a leg shorter than the smallest float: not followed)
 
     t, impulse, impacts, at, s, legs = 0.0, 0.0, 0, side, abs(u), 0
     while legs < 3 * RATTLE_EXACT:
