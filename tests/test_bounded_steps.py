@@ -344,3 +344,33 @@ def test_endstop_fmu_at_the_largest_float_speed_steps_in_bounded_time(fmu_dir):
     assert r["cpu"] < 1.0, r
     assert not r["ok"]
     assert "non-finite outputs ctr1.F" in r["errors"][-1] and "ctr1.v = -1.7976931348623157e+308" in r["errors"][-1]
+
+
+def test_piece_damper_velocity_has_no_cancellation_of_its_limit():
+    """contact_motion.Piece, kind "damper" (a falling friction band: negative slope): with the
+    limit velocity winf = 16 m/s far above |w0| = 6.8e-5 m/s, w(t) = winf + (w0 - winf)*exp(-k t)
+    lost w0's digits (3.5e-15 m/s at t = 1e-15 s, more than the distance to a band end); written
+    as w0 + (w0 - winf)*expm1(-k t), w(t) = w0 + a0*t to rounding for small t."""
+    from contactfmu.physics.contact_motion import Piece
+    mu, g, d, w0 = 1e-3, -3.13e7, -1.9528, -6.780688961960e-05
+    piece = Piece(0.0, w0, mu, g, 0.0, d)
+    a0 = g - d * w0 / mu
+    for t in (1e-18, 1e-15, 1e-12):
+        assert abs(piece.state(t)[1] - (w0 + a0 * t)) <= 1e-19 + abs(a0 * t) * 1e-6
+
+
+def test_endstop_fall_through_falling_friction_bands_does_not_chatter():
+    """hypothesis nightly (seed 1): a rigid stop with continuous friction (dvL = 9.6e-6 m/s,
+    tanh transition) and a relative acceleration of -3.1e7 m/s2 from rest: the motion crossed a
+    band end and came back on rounding (above), 10000 'band' changes within 2e-12 s and 'prediction
+    did not finish'. Now it falls through the ~390 bands: at 1e-5 s (before stop 2) the velocity
+    is g*t plus at most the friction's Fst/mu*t."""
+    from contactfmu.physics import endstop
+    p = endstop.Parameters(mode=1, kind=3, ci=0.8, friction=True, kindF=1, Fst=10.0, Fsl=0.2962084028818947,
+                           dvL=9.634796683236928e-06, kindTrans=2, eps_dv=0.0, eps_Fi=0.0)
+    mu, g, t = 0.0009973959338114337, -31333333.198464483, 1e-5
+    pred = endstop.predict(2.6e-15, 2.6e-11, endstop.FREE, 0, mu, g, (t,), p)
+    x, w, stop, _ = pred.states[0]
+    assert stop == endstop.FREE
+    assert g * t <= w <= g * t + p.Fst / mu * t
+    assert pred.changes < 1000

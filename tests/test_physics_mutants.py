@@ -968,7 +968,14 @@ def test_rattle_that_is_none():
     assert endstop._rattle(S1, -1.0, 1.0, 0.0, endstop.Parameters(mode=endstop.ELASTIC), 1.0) is None
     assert endstop._rattle(S1, -1.0, 1.0, 0.0, endstop.Parameters(mode=endstop.RIGID, l1=-0.01, l2=0.01),
                            1.0) is None
-    assert endstop._rattle(S1, -1.0, 1.0, 0.0, endstop.Parameters(mode=endstop.RIGID, friction=True), 1.0) is None
+    # continuous friction (kindF 1, defaults Fst = 10, Fsl = 8, dvL = 1e-3): a leg is followed with the
+    # sliding level Fsl only while its speed stays above dvL*(1 + ln((Fst - Fsl)/(1e-17*Fsl))) = 0.038 m/s
+    cont = endstop.Parameters(mode=endstop.RIGID, friction=True, ci=0.9)
+    assert endstop._rattle(S1, -0.03, 1.0, 0.0, cont, 1.0) is None
+    s1 = math.sqrt(1.0 - 2.0 * 8.0 * 0.02)                              # 1 m/s against 8 m/s2 over 2 cm
+    t1 = 0.04 / (1.0 + s1)
+    got = endstop._rattle(S1, -1.0, 1.0, 0.0, cont, t1 * (1 + 1e-9))
+    assert got[:2] == (pytest.approx(t1, rel=1e-14), S2) and got[2] == pytest.approx(0.9 * s1, rel=1e-14)
     q = endstop.Parameters(mode=endstop.RIGID, friction=True, kindF=endstop.STICK_SLIP, Fsl=-1.0)
     assert endstop._rattle(S1, -1.0, 1.0, 0.0, q, 1.0) is None
     # a leg that turns back (g pushes it back to stop 1 before stop 2): no rattle

@@ -90,9 +90,12 @@ class Piece:
         if kind == "free":
             return self.x0 + t * (self.w0 + 0.5 * self.g * t), self.w0 + self.g * t
         if kind == "damper":
+            # w = winf + dw*exp(-k t) written as w0 + dw*expm1(-k t): no cancellation of winf when
+            # |winf| >> |w| (a falling friction band under a huge force: winf = 16 m/s at w = -6.8e-5
+            # m/s rounded w(0+) across a band end 1e-15 m/s away, and the motion chattered there)
             dw = self.w0 - self.winf
-            return (self.x0 + self.winf * t - dw * math.expm1(-self.k * t) / self.k,
-                    self.winf + dw * math.exp(-self.k * t))
+            e = math.expm1(-self.k * t)
+            return self.x0 + self.winf * t - dw * e / self.k, self.w0 + dw * e
         p1, dp1 = self._phi1(t)
         p0 = dp1 + self.s2 * p1
         y0 = self.x0 - self.xp

@@ -312,7 +312,7 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
         t += tc
         pred.changes += 1
         stop, sf, x, w = _event(event, stop, sf, x, w, mu, p, pred, t)
-        if event in ("hit1", "hit2") and stop == FREE and not continuous and k < len(times):
+        if event in ("hit1", "hit2") and stop == FREE and k < len(times):
             series = _bounce_series(event, w, mu, g - fric0 / mu, p, times[k] - t)
             if series is not None:                 # the bounces up to the next output time, summed
                 dt, w, impulse, impacts, permanent = series
@@ -355,13 +355,16 @@ def _bounce_series(event, u, mu, g, p, span):
     time to the next output: the caller simulates the bounce in progress); else (dt, w, impulse,
     impacts, permanent) after the complete cycles within span: their duration, the rebound
     velocity then (0 when the contact became permanent), the sum of their impulses and count."""
-    if p.mode != RIGID or p.preloaded or (p.friction and p.kindF != STICK_SLIP) or u == 0.0:
+    # continuous friction: only where it is below rounding of the pressing force (max(Fst, Fsl) <=
+    # 1e-17*mu*|g|, e.g. a body pressed by 1e297 N): then the bounces are those without friction
+    negligible = p.friction and p.kindF != STICK_SLIP and max(abs(p.Fst), abs(p.Fsl)) <= 1e-17 * mu * abs(g)
+    if p.mode != RIGID or p.preloaded or (p.friction and p.kindF != STICK_SLIP and not negligible) or u == 0.0:
         return None
     side = 1.0 if event == "hit1" else -1.0      # direction into the stop
     if side * u >= 0.0:
         return None
     a_away = a_back = side * g
-    if p.friction:
+    if p.friction and not negligible:
         if abs(mu * g) <= p.Fst or p.Fsl < 0.0:
             return None                          # sticks at the apex: an ordinary event ends the bouncing
         a_away += p.Fsl / mu
@@ -418,8 +421,8 @@ def _rattle(side, u, mu, g, p, span):
 
     Just after an impact at stop `side` the motion leaves with velocity u toward the other stop,
     D = l1 + l2 away. Over a leg the acceleration along the travel is constant: a12 = -g - Fsl/mu
-    from stop 1 to stop 2, a21 = g - Fsl/mu back (Fsl: sliding stick-slip friction, 0 without
-    friction), so a leg leaving at speed s arrives at s' = sqrt(s^2 + 2*a*D) after 2*D/(s + s')
+    from stop 1 to stop 2, a21 = g - Fsl/mu back (Fsl: sliding friction, 0 without friction;
+    continuous friction only on legs fast enough for its excess over Fsl to be below rounding), so a leg leaving at speed s arrives at s' = sqrt(s^2 + 2*a*D) after 2*D/(s + s')
     and rebounds at ci*s' (permanent contact once ci*s' <= eps_dv). The squared speed leaving
     stop `side` is then an affine map per cycle (two legs): E' = ci^4*E + 2*D*ci^2*(ci^2*a_out + a_back).
 
@@ -433,12 +436,19 @@ def _rattle(side, u, mu, g, p, span):
     impacts, permanent): the time the legs took, the stop the motion is at and its velocity there,
     the sum of the impulses (sign of Fi) and their count, and whether the contact became permanent."""
     distance = p.l1 + p.l2
-    if (p.mode != RIGID or not distance > 0.0 or (p.friction and p.kindF != STICK_SLIP)
-            or not (math.isfinite(u) and math.isfinite(g)) or not mu > 0.0):
+    if (p.mode != RIGID or not distance > 0.0 or not (math.isfinite(u) and math.isfinite(g))
+            or not mu > 0.0):
         return None
     slide = p.Fsl / mu if p.friction else 0.0
     if not (slide >= 0.0 and math.isfinite(slide)):
         return None
+    # continuous friction (kindF 1) is the sliding level Fsl to rounding where (Fst - Fsl)*exp(1 - |dv|/dvL)
+    # is below 1e-17 of the forces: a leg is followed only while its speed stays above that
+    v_sat = 0.0
+    if p.friction and p.kindF != STICK_SLIP:
+        excess = abs(p.Fst - p.Fsl)
+        scale = 1e-17 * max(p.Fsl, mu * abs(g), 1e-300)
+        v_sat = p.dvL * (1.0 + math.log(excess / scale)) if excess > scale else p.dvL
     if (u >= 0.0) if side == STOP1 else (u <= 0.0):
         return None                                   # not leaving toward the other stop
     accel = {STOP1: -g - slide, STOP2: g - slide}      # along the travel of the leg leaving that stop
@@ -454,7 +464,7 @@ def _rattle(side, u, mu, g, p, span):
         if not 1.0 + r > 0.0:
             return None
         s1 = s * math.sqrt(1.0 + r) if r < 1e16 else math.sqrt(s * s + 2.0 * accel[at] * distance)
-        if not math.isfinite(s1):
+        if not math.isfinite(s1) or min(s, s1) < v_sat:
             return None
         dt = (distance / s) * (2.0 / (1.0 + s1 / s))  # = 2*D/(s + s1) without overflowing s + s1
         return (dt, s1) if dt > 0.0 else None         # (a leg shorter than the smallest float: not followed)
