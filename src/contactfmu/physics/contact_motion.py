@@ -24,6 +24,12 @@ import math
 import struct
 
 
+class EventStorm(ArithmeticError):
+    """A prediction met more contact or state changes than it simulates one by one, in a motion
+    that none of its closed-form summations covers: the step's outputs cannot be computed (the FMU
+    reports it as fmi2Error naming the inputs, like an overflow), not an internal error."""
+
+
 class Piece:
     """mu*x'' = mu*g - c*(x - xe) - d*x' from (x0, w0) at t = 0."""
 
@@ -358,7 +364,7 @@ def follow(x, w, mu, g, times, classify, law, exact=False):
             w *= factor
             changes += more
             records = [records[-1][:1] + (t, x, w, changes) + records[-1][5:]]
-    raise RuntimeError(f"contact prediction did not finish: more than {MAX_SEGMENTS} contact changes "
+    raise EventStorm(f"contact prediction did not finish: more than {MAX_SEGMENTS} contact changes "
                        f"within {times[-1]} s")
 
 

@@ -35,7 +35,7 @@ import functools
 import itertools
 import math
 
-from .contact_motion import Piece, first_crossing
+from .contact_motion import EventStorm, Piece, first_crossing
 
 RIGID, ELASTIC = 1, 2
 PLASTIC, ELASTIC_IMPACT, BY_COEFFICIENT = 1, 2, 3
@@ -334,7 +334,7 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
                     if permanent:
                         stop = side
         stop, sf = _settle(stop, sf, x, w, mu, g, p)
-    raise RuntimeError(f"EndStop prediction did not finish: more than {MAX_SEGMENTS} state changes within "
+    raise EventStorm(f"EndStop prediction did not finish: more than {MAX_SEGMENTS} state changes within "
                        f"{times[-1]} s (eps_dv = {p.eps_dv} too small for a bouncing contact?)")
 
 
