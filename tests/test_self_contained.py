@@ -156,7 +156,8 @@ def test_a_failed_comparison_prints_failed_per_signal_and_exits_1(clone, damaged
 def test_ci_clones_and_runs_the_readme_commands_exactly():
     """.ci/run takes the two commands from the README's Set-up section; they are the README's."""
     readme = (ROOT / "README.md").read_text()
-    commands = [line.strip() for line in readme.splitlines() if line.strip().startswith("python -m pip install")]
+    setup = readme.split("\n## Set-up", 1)[1].split("\n## ", 1)[0]          # the Set-up section
+    commands = [line.strip() for line in setup.splitlines() if line.strip().startswith("python -m pip install")]
     assert commands == ['python -m pip install -e . && python build_fmus.py',
                         'python -m pip install -e ".[test]" && python -m pytest']
     proc = subprocess.run(["bash", str(ROOT / ".ci" / "run"), "--commands"], capture_output=True, text=True,
