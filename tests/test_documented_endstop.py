@@ -19,6 +19,7 @@ from scipy.optimize import brentq
 
 from contactfmu.cosim import System
 from fmu_helpers import Slave
+from test_endstop import sequence
 
 FMI2_ERROR = 3
 
@@ -66,14 +67,6 @@ def first_change(time, values, after=0.0):
     k = k0 + np.argmax(values[k0:] != values[k0])
     assert values[k] != values[k0], "no change"
     return time[k], int(values[k])
-
-
-def sequence(values):
-    out = [int(values[0])]
-    for x in values[1:]:
-        if int(x) != out[-1]:
-            out.append(int(x))
-    return out
 
 
 def one_body(fmu_dir, m=1.0, s0=0.0, v0=0.0, offset=0.0, amplitude=0.0, f=1.0, **params):

@@ -15,16 +15,7 @@ import pytest
 
 from contactfmu.cosim import System
 from fmu_helpers import Slave
-
-
-def law(s_rel, v_rel, b, c, d):
-    if b > 2e-10:
-        if s_rel > b / 2:
-            return c * (s_rel - b / 2) + d * v_rel
-        if s_rel < -b / 2:
-            return c * (s_rel + b / 2) + d * v_rel
-        return 0.0
-    return c * s_rel + d * v_rel
+from test_hardstop import documented as law   # the MapleSim law, written out in the tests
 
 
 class KelvinVoigt:
