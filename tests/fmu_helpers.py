@@ -1,6 +1,8 @@
 """Load one FMU with fmpy, with its log captured, and address variables by name."""
 import itertools
 
+import pytest
+
 from fmpy import extract, read_model_description
 from fmpy.fmi2 import FMU2Slave
 
@@ -50,3 +52,21 @@ class Slave:
     def close(self):
         self.fmu.terminate()
         self.fmu.freeInstance()
+
+
+def slave_fixture(model, **defaults):
+    """A pytest fixture: a function that makes initialized instances of <model>.fmu (parameters:
+    defaults updated by its keywords), closed when the test ends."""
+    @pytest.fixture
+    def make_slaves(fmu_dir):
+        made = []
+
+        def make(**values):
+            s = Slave(fmu_dir / f"{model}.fmu").init(**{**defaults, **values})
+            made.append(s)
+            return s
+
+        yield make
+        for s in made:
+            s.close()
+    return make_slaves

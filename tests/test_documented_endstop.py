@@ -19,7 +19,7 @@ from scipy.optimize import brentq
 
 from contactfmu.cosim import System
 from fmu_helpers import Slave
-from test_endstop import sequence
+from test_endstop import sequence, system
 
 FMI2_ERROR = 3
 
@@ -69,20 +69,9 @@ def first_change(time, values, after=0.0):
     return time[k], int(values[k])
 
 
-def one_body(fmu_dir, m=1.0, s0=0.0, v0=0.0, offset=0.0, amplitude=0.0, f=1.0, **params):
-    """Mass (ctr1) -- EndStop -- Fixed (ctr2); the mass pushed by Sine offset + amplitude*sin(2 pi f t)
-    (the Sine FMU passes its derivative: the force varies linearly within a step)."""
-    s = System()
-    s.add("ground", fmu_dir / "Fixed.fmu")
-    s.add("endstop", fmu_dir / "EndStop.fmu", **params)
-    s.add("mass", fmu_dir / "Mass.fmu", m=m, s_start=s0, v_start=v0)
-    s.add("g", fmu_dir / "Sine.fmu", amplitude=amplitude, offset=offset, f=f)
-    s.add("force", fmu_dir / "Force.fmu")
-    s.connect("mass.flange_b", "endstop.ctr1")
-    s.connect("ground.flange", "endstop.ctr2")
-    s.connect("g.y", "force.f")
-    s.connect("force.flange", "mass.flange_a")
-    return s
+def one_body(fmu_dir, offset=0.0, **kwargs):
+    """test_endstop.system (Mass at ctr1, Fixed at ctr2, pushed by offset + amplitude*sin(2 pi f t))."""
+    return system(fmu_dir, push=offset, **kwargs)
 
 
 def stops(side, gap=0.0):

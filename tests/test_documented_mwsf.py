@@ -16,7 +16,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from contactfmu.cosim import System
-from fmu_helpers import Slave
+from fmu_helpers import slave_fixture
 
 STRIBECK = dict(m=1.0, F_prop=1.0, F_Coulomb=5.0, F_Stribeck=10.0, fexp=2.0)   # stop1 of MSL Friction
 STOPS = dict(L=1.0, smax=0.9, smin=-0.9)        # stop2 of MSL Friction: the centre stops at +-0.4
@@ -46,18 +46,7 @@ def terminal(fun, direction):
     return fun
 
 
-@pytest.fixture
-def mass(fmu_dir):
-    made = []
-
-    def make(**values):
-        s = Slave(fmu_dir / "MassWithStopAndFriction.fmu").init(**values)
-        made.append(s)
-        return s
-
-    yield make
-    for s in made:
-        s.close()
+mass = slave_fixture("MassWithStopAndFriction")
 
 
 def push(s, F):

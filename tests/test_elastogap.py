@@ -13,24 +13,13 @@ from contactfmu.cosim import System, compare, read_csv
 from contactfmu.examples import REFDATA
 from contactfmu.monolithic import elastogap_impact
 from contactfmu.physics import elastogap
-from fmu_helpers import Slave
+from fmu_helpers import Slave, slave_fixture
 from test_documented_elastogap import restitution   # closed form of the linear law's impact, derived there
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture
-def gap(fmu_dir):
-    slaves = []
-
-    def make(**params):
-        s = Slave(fmu_dir / "ElastoGap.fmu").init(**params)
-        slaves.append(s)
-        return s
-
-    yield make
-    for s in slaves:
-        s.close()
+gap = slave_fixture("ElastoGap")
 
 
 def at(s, s_rel, v_rel, a_rel=0.0):

@@ -12,13 +12,14 @@ from fmu_helpers import Slave
 G = 9.81
 
 
-def system(fmu_dir, push=0.0, m=1.0, s0=0.0, v0=0.0, amplitude=0.0, **params):
-    """Mass (ctr1) -- EndStop -- fixed ground (ctr2), the mass pushed by push + amplitude*sin(2 pi t)."""
+def system(fmu_dir, push=0.0, m=1.0, s0=0.0, v0=0.0, amplitude=0.0, f=1.0, **params):
+    """Mass (ctr1) -- EndStop -- fixed ground (ctr2), the mass pushed by push + amplitude*sin(2 pi f t)
+    (the Sine FMU passes its derivative: the force varies linearly within a step)."""
     s = System()
     s.add("ground", fmu_dir / "Fixed.fmu")
     s.add("endstop", fmu_dir / "EndStop.fmu", **params)
     s.add("mass", fmu_dir / "Mass.fmu", m=m, s_start=s0, v_start=v0)
-    s.add("g", fmu_dir / "Sine.fmu", amplitude=amplitude, offset=push, f=1.0)
+    s.add("g", fmu_dir / "Sine.fmu", amplitude=amplitude, offset=push, f=f)
     s.add("force", fmu_dir / "Force.fmu")
     s.connect("mass.flange_b", "endstop.ctr1")
     s.connect("ground.flange", "endstop.ctr2")

@@ -12,23 +12,12 @@ from fmpy.fmi1 import FMICallException
 from contactfmu.cosim import CosimError, System, read_csv
 from contactfmu.monolithic import hardstop_mass
 from contactfmu.physics import hardstop
-from fmu_helpers import Slave
+from fmu_helpers import Slave, slave_fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture
-def stop(fmu_dir):
-    slaves = []
-
-    def make(**params):
-        s = Slave(fmu_dir / "TranslationalHardstop.fmu").init(**params)
-        slaves.append(s)
-        return s
-
-    yield make
-    for s in slaves:
-        s.close()
+stop = slave_fixture("TranslationalHardstop")
 
 
 def at(s, s_rel, v_rel, a_rel=0.0, base=0.3):

@@ -10,25 +10,14 @@ from fmpy.fmi1 import FMICallException
 from scipy.integrate import solve_ivp
 
 from contactfmu.cosim import read_csv
-from fmu_helpers import Slave
+from fmu_helpers import Slave, slave_fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 P = dict(m=1.0, F_prop=1.0, F_Coulomb=5.0, F_Stribeck=10.0, fexp=2.0)   # stop1 of the Friction example
 F0_MAX = 1.001 * 15.0
 
 
-@pytest.fixture
-def mass(fmu_dir):
-    made = []
-
-    def make(**values):
-        s = Slave(fmu_dir / "MassWithStopAndFriction.fmu").init(**{**P, **values})
-        made.append(s)
-        return s
-
-    yield make
-    for s in made:
-        s.close()
+mass = slave_fixture("MassWithStopAndFriction", **P)
 
 
 def push(s, F, dF=0.0):

@@ -13,6 +13,7 @@ from scipy.optimize import brentq
 from contactfmu.physics import contact_motion as cm
 from contactfmu.physics import elastogap, endstop, hardstop, linear, ode, rigid, sources
 from contactfmu.physics import mass_with_stop_and_friction as msf
+from test_hardstop import documented as hardstop_law   # the MapleSim law, written out in the tests
 
 
 # ---- linear, rigid, sources ---------------------------------------------------------------------
@@ -237,15 +238,6 @@ def test_close():
 
 
 # ---- hardstop and elastogap laws -----------------------------------------------------------------
-
-def hardstop_law(s, v, b, c, d):
-    if b > 2e-10:
-        if s > b / 2:
-            return c * (s - b / 2) + d * v
-        if s < -b / 2:
-            return c * (s + b / 2) + d * v
-        return 0.0
-    return c * s + d * v
 
 
 @pytest.mark.parametrize("s", [-0.3, -0.1, -0.05, 0.0, 0.05, 0.1, 0.3])
