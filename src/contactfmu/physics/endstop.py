@@ -313,26 +313,18 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
         pred.changes += 1
         stop, sf, x, w = _event(event, stop, sf, x, w, mu, p, pred, t)
         if event in ("hit1", "hit2") and stop == FREE and k < len(times):
+            side = STOP1 if event == "hit1" else STOP2
             series = _bounce_series(event, w, mu, g - fric0 / mu, p, times[k] - t)
-            if series is not None:                 # the bounces up to the next output time, summed
-                dt, w, impulse, impacts, permanent = series
+            summed = (series[0], side, *series[1:]) if series is not None else _rattle(side, w, mu, g, p, times[k] - t)
+            if summed is not None:                 # bounces on one stop or a rattle between both, summed
+                dt, side, w, impulse, impacts, permanent = summed   # (up to the next output time)
                 t += dt
+                x = p.l1 if side == STOP1 else -p.l2
                 pred.impulse += impulse
                 pred.impacts += impacts
                 pred.changes += impacts
                 if permanent:
-                    stop, w = (STOP1 if event == "hit1" else STOP2), 0.0
-            else:
-                rattle = _rattle(STOP1 if event == "hit1" else STOP2, w, mu, g, p, times[k] - t)
-                if rattle is not None:             # a rattle between the two stops, up to the next output time
-                    dt, side, w, impulse, impacts, permanent = rattle
-                    t += dt
-                    x = p.l1 if side == STOP1 else -p.l2
-                    pred.impulse += impulse
-                    pred.impacts += impacts
-                    pred.changes += impacts
-                    if permanent:
-                        stop = side
+                    stop, w = side, 0.0
         stop, sf = _settle(stop, sf, x, w, mu, g, p)
     raise EventStorm(f"EndStop prediction did not finish: more than {MAX_SEGMENTS} state changes within "
                        f"{times[-1]} s (eps_dv = {p.eps_dv} too small for a bouncing contact?)")
