@@ -376,11 +376,14 @@ def test_endstop_fall_through_falling_friction_bands_does_not_chatter():
     assert pred.changes < 1000
 
 
-def test_endstop_unsummed_bounce_storm_is_a_clean_fmi2Error(fmu_dir):
+def test_endstop_bounce_storm_with_continuous_friction_ends_in_contact(fmu_dir):
     """hypothesis nightly (seed 1): rigid stop, continuous friction that is not negligible, eps_dv
-    = 0 (infinitely many bounces in finite time), a body pressed at 1e300 m/s2: no closed form
-    covers these bounces. The step fails in bounded time (measured 0.98 s of CPU) with fmi2Error
-    naming the cause and the inputs, not an internal-error traceback."""
+    = 0 (infinitely many bounces in finite time), a body pressed at 1e300 m/s2. These bounces used
+    to end the step with "EventStorm: EndStop prediction did not finish" after 1 s of CPU; they
+    are now summed (endstop._friction_bounces): the step is accepted quickly, with finite outputs and
+    no error (the inputs are not a consistent motion: the positions set put dx beyond stop 2 while
+    the accelerations press toward stop 1; the summed bounces themselves are checked against
+    their closed form and solve_ivp in test_endstop.py)."""
     r = run(fmu_dir, """
         s = Slave(FMU + "/EndStop.fmu").init(
             k1=79432.82347242814, kind=3, eps_dI=0.0, kindTrans=2, Fsl=0.2962084028818947, eps_dv=0.0,
@@ -393,10 +396,9 @@ def test_endstop_unsummed_bounce_storm_is_a_clean_fmi2Error(fmu_dir):
         first = (first[0] and timed(s, t, 1e-4)[0],)
         s.set(ctr2__x=0.3333333333333333)
         ok, cpu = timed(s, t + 1e-4, 0.01)
-        print(json.dumps(dict(first=first[0], ok=ok, cpu=cpu, errors=s.errors())))
+        out = s.get("Fi", "dx", "dv", "impulse")
+        print(json.dumps(dict(first=first[0], ok=ok, cpu=cpu, errors=s.errors(), finite=all(map(math.isfinite, out)))))
     """)
     assert r["first"]
-    assert not r["ok"] and r["cpu"] < 2.0, r
-    message = r["errors"][-1]
-    assert "internal error" not in message and "Traceback" not in message
-    assert "EventStorm: EndStop prediction did not finish" in message and "ctr2.a = -1e+300" in message
+    assert r["ok"] and r["cpu"] < 1.0, r
+    assert r["finite"] and not r["errors"], r

@@ -35,7 +35,7 @@ import functools
 import itertools
 import math
 
-from .contact_motion import EventStorm, Piece, first_crossing
+from .contact_motion import EventStorm, Piece, first_crossing, phi1, phi2
 
 RIGID, ELASTIC = 1, 2
 PLASTIC, ELASTIC_IMPACT, BY_COEFFICIENT = 1, 2, 3
@@ -149,6 +149,7 @@ class Prediction:
         self.impulse = 0.0     # sum of the impact impulses of Fi (N.s), up to the last time
         self.impacts = 0
         self.changes = 0
+        self.flights = 0       # bounces with continuous friction solved one by one (_friction_bounces)
 
 
 def continuous_friction_slope(dv, p):
@@ -314,7 +315,7 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
         stop, sf, x, w = _event(event, stop, sf, x, w, mu, p, pred, t)
         if event in ("hit1", "hit2") and stop == FREE and k < len(times):
             side = STOP1 if event == "hit1" else STOP2
-            series = _bounce_series(event, w, mu, g - fric0 / mu, p, times[k] - t)
+            series = _bounce_series(event, w, mu, g, p, times[k] - t, pred)
             summed = (series[0], side, *series[1:]) if series is not None else _rattle(side, w, mu, g, p, times[k] - t)
             if summed is not None:                 # bounces on one stop or a rattle between both, summed
                 dt, side, w, impulse, impacts, permanent = summed   # (up to the next output time)
@@ -330,7 +331,7 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
                        f"{times[-1]} s (eps_dv = {p.eps_dv} too small for a bouncing contact?)")
 
 
-def _bounce_series(event, u, mu, g, p, span):
+def _bounce_series(event, u, mu, g, p, span, pred=None):
     """Bounces of a rigid stop under constant accelerations, summed in closed form.
 
     Just after an impact at stop 1 (event hit1) the motion leaves with the rebound velocity u
@@ -341,48 +342,56 @@ def _bounce_series(event, u, mu, g, p, span):
     ci*sqrt(a_back/a_away), cycle times |u|*r^k*tau, tau = 1/a_away + 1/sqrt(a_away*a_back). The
     geometric series ends at finite time: the n-th impact's rebound |u|*r^n <= eps_dv makes the
     contact permanent (eps_dv = 0: the accumulation point |u|*tau/(1 - r)). Elastic impacts
-    (r = 1) repeat the same bounce: whole periods are skipped.
+    (r = 1) repeat the same bounce: whole periods are skipped. With continuous friction (kindF = 1)
+    the flight's acceleration depends on the speed: those bounces are _friction_bounces.
 
     Returns None if the bounces are not such a series, or not one cycle ends within span (the
     time to the next output: the caller simulates the bounce in progress); else (dt, w, impulse,
     impacts, permanent) after the complete cycles within span: their duration, the rebound
     velocity then (0 when the contact became permanent), the sum of their impulses and count."""
-    # continuous friction: only where it is below rounding of the pressing force (max(Fst, Fsl) <=
-    # 1e-17*mu*|g|, e.g. a body pressed by 1e297 N): then the bounces are those without friction
+    # continuous friction below rounding of the pressing force (max(Fst, Fsl) <= 1e-17*mu*|g|,
+    # e.g. a body pressed by 1e297 N): the bounces are those without friction
     negligible = p.friction and p.kindF != STICK_SLIP and max(abs(p.Fst), abs(p.Fsl)) <= 1e-17 * mu * abs(g)
-    if p.mode != RIGID or p.preloaded or (p.friction and p.kindF != STICK_SLIP and not negligible) or u == 0.0:
+    if p.mode != RIGID or p.preloaded or u == 0.0:
         return None
     side = 1.0 if event == "hit1" else -1.0      # direction into the stop
     if side * u >= 0.0:
         return None
+    if p.friction and p.kindF != STICK_SLIP and not negligible:
+        return _friction_bounces(side, u, mu, g, p, span, pred)
     a_away = a_back = side * g
     if p.friction and not negligible:
         if abs(mu * g) <= p.Fst or p.Fsl < 0.0:
             return None                          # sticks at the apex: an ordinary event ends the bouncing
         a_away += p.Fsl / mu
         a_back -= p.Fsl / mu
+    return _geometric_bounces(side, abs(u), a_away, a_back, p.restitution, p.eps_dv, mu, p.l1 + p.l2, span)
+
+
+def _geometric_bounces(side, speed, a_away, a_back, ci, eps_dv, mu, distance, span):
+    """The geometric bounce series of _bounce_series from the rebound speed `speed` > 0 (see there)."""
     if not (0.0 < a_away < math.inf and 0.0 < a_back < math.inf):
         return None
-    speed = abs(u)
-    if speed * (speed / a_away) >= 2.0 * (p.l1 + p.l2):
+    if speed * (speed / a_away) >= 2.0 * distance:
         return None                              # the apex reaches the other stop
     ratio = math.sqrt(a_back / a_away)
-    r = p.restitution * ratio
+    r = ci * ratio
     tau = 1.0 / a_away + 1.0 / (math.sqrt(a_away) * math.sqrt(a_back))
+    u = -side * speed
     if r == 1.0:
         # elastic impacts (ci = 1) without friction: every bounce repeats the last one; the whole
         # periods within span are skipped
         m = math.floor(span / (speed * tau))
         if not m >= 1:
             return None
-        return m * speed * tau, u, side * mu * (1.0 + p.restitution) * speed * m, m, False
+        return m * speed * tau, u, side * mu * (1.0 + ci) * speed * m, m, False
     if not r < 1.0:
         return None
     # n: impacts until the rebound is within eps_dv (permanent contact); inf for eps_dv = 0
     if r == 0.0:
         n = 1.0
-    elif p.eps_dv > 0.0:
-        n = max(1.0, math.ceil(math.log(p.eps_dv / speed) / math.log(r))) if speed > p.eps_dv else 1.0
+    elif eps_dv > 0.0:
+        n = max(1.0, math.ceil(math.log(eps_dv / speed) / math.log(r))) if speed > eps_dv else 1.0
     else:
         n = math.inf
     # m: complete cycles within span; cycles(m) = speed*tau*(1 - r^m)/(1 - r)
@@ -401,11 +410,284 @@ def _bounce_series(event, u, mu, g, p, span):
     rm = 0.0 if m == math.inf else r ** m
     dt = speed * tau * (1.0 - rm) / (1.0 - r)
     impacts = m if m != math.inf else 1e9        # eps_dv = 0: infinitely many; counted as a large number
-    impulse = side * mu * (1.0 + p.restitution) * ratio * speed * (1.0 - rm) / (1.0 - r)
+    impulse = side * mu * (1.0 + ci) * ratio * speed * (1.0 - rm) / (1.0 - r)
     if permanent and n != math.inf:
-        impulse -= side * mu * p.restitution * ratio * speed * r ** (n - 1)   # the last impact is plastic
+        impulse -= side * mu * ci * ratio * speed * r ** (n - 1)   # the last impact is plastic
     w = 0.0 if permanent else -side * speed * rm
     return dt, w, impulse, int(impacts), permanent
+
+
+BOUNCE_EXACT = 20000    # bounces with continuous friction followed one by one before their envelope
+ENVELOPE_SIGMA = 1e-3   # largest scaled bounce speed s*slope/(mu*G) of the envelope (linear friction)
+ENVELOPE_CI = 0.999     # smallest restitution of the envelope (below it the bounces die out quickly)
+
+
+@functools.lru_cache(maxsize=64)
+def _band_lines(bands, mu, G):
+    """Per band j of friction_bands (j = 0: below the first node; j = len(nodes): above the last)
+    the relative acceleration in it as A - B*v: G - Ff(v)/mu with Ff = F0 + slope*v."""
+    nodes, values = bands
+    lines = [(G - values[0] / mu, 0.0)]
+    for j in range(1, len(nodes)):
+        slope = (values[j] - values[j - 1]) / (nodes[j] - nodes[j - 1])
+        lines.append((G - (values[j - 1] - slope * nodes[j - 1]) / mu, slope / mu))
+    lines.append((G - values[-1] / mu, 0.0))
+    return tuple(lines)
+
+
+def _segment(va, vb, A, B):
+    """(time, displacement) of the motion dv/dt = A - B*v from va to vb (> va); None if it does
+    not get there (the acceleration vanishes first). Exact: v(t) = va + aa*t*phi1(B*t),
+    y(t) = va*t + aa*t^2*phi2(B*t), aa = A - B*va."""
+    aa = A - B * va
+    if not aa > 0.0 or vb == math.inf:
+        return None
+    dv = vb - va
+    if B == 0.0:
+        t = dv / aa
+    else:
+        z = B * dv / aa
+        if not z < 1.0:
+            return None
+        t = -math.log1p(-z) / B
+    return t, va * t + aa * t * t * phi2(B * t)
+
+
+def _reach(va, R, A, B):
+    """(time, speed) at which the motion dv/dt = A - B*v from va >= 0 has moved R > 0 further
+    (y(t) = va*t + aa*t^2*phi2(B*t), convex and increasing: Newton's method converges)."""
+    aa = A - B * va
+    if not (aa >= 0.0 and (aa > 0.0 or va > 0.0)):
+        return None
+    t = 2.0 * R / (va + math.sqrt(va * va + 2.0 * aa * R))
+    for _ in range(100):
+        y = va * t + aa * t * t * phi2(B * t)
+        v = va + aa * t * phi1(B * t)
+        if not (math.isfinite(y) and v > 0.0):
+            return None
+        step = (y - R) / v
+        t -= step
+        if abs(step) <= 4e-16 * t:
+            break
+    return t, va + aa * t * phi1(B * t)
+
+
+@functools.lru_cache(maxsize=64)
+def _flight_table(bands, mu, G):
+    """The flights' band by band sums, once per (bands, mu, G): (nodes, lines, away, back) with
+    away[i] = (time, displacement) from v = nodes[i] <= 0 up to 0 and back[i] = (time,
+    displacement) from 0 up to nodes[i] >= 0 (None where the motion does not get there)."""
+    nodes = bands[0]
+    lines = _band_lines(bands, mu, G)
+    j0 = bisect.bisect_right(nodes, 0.0)               # the band that holds v = 0+
+    away = [None] * len(nodes)
+    t = y = 0.0
+    for i in range(j0 - 1, -1, -1):                    # nodes[i] <= 0, from the top down
+        seg = _segment(nodes[i], min(nodes[i + 1], 0.0) if i + 1 < len(nodes) else 0.0, *lines[i + 1])
+        if seg is None:
+            break
+        t, y = t + seg[0], y + seg[1]
+        away[i] = (t, y)
+    back = [None] * len(nodes)
+    t = y = 0.0
+    v = 0.0
+    for i in range(j0, len(nodes)):
+        seg = _segment(v, nodes[i], *lines[i])
+        if seg is None:
+            break
+        t, y, v = t + seg[0], y + seg[1], nodes[i]
+        back[i] = (t, y)
+    return nodes, lines, tuple(away), tuple(back), j0
+
+
+def _flight(s, table, distance):
+    """(duration, arrival speed) of the flight leaving a rigid stop at speed s and pressed back
+    (the relative velocity v, positive into the stop, goes from -s to 0 and back under dv/dt =
+    A - B*v of each friction band): exact, band by band (whole bands from _flight_table, the
+    partial ones solved). None if it reaches the other stop (distance away) or does not come back."""
+    nodes, lines, away, back, j0 = table
+    j = bisect.bisect_right(nodes, -s)                  # -s lies in band j
+    top = min(nodes[j], 0.0) if j < len(nodes) else 0.0
+    seg = _segment(-s, top, *lines[j])
+    if seg is None:
+        return None
+    t, y = seg
+    if top < 0.0:
+        if away[j] is None:
+            return None
+        t, y = t + away[j][0], y + away[j][1]
+    y = -y                                              # distance of the apex from the stop
+    if not 0.0 < y < distance:
+        return None
+    # the band the return ends in: the first node whose distance from 0 reaches y
+    lo, hi = j0, len(nodes)
+    while lo < hi:                                      # back[] increases while not None
+        mid = (lo + hi) // 2
+        if back[mid] is not None and back[mid][1] < y:
+            lo = mid + 1
+        else:
+            hi = mid
+    i = lo
+    t0, y0, v0 = (back[i - 1][0], back[i - 1][1], nodes[i - 1]) if i > j0 else (0.0, 0.0, 0.0)
+    end = _reach(v0, y - y0, *lines[i])
+    if end is None:
+        return None
+    return t + t0 + end[0], end[1]
+
+
+def _friction_bounces(side, u, mu, g, p, span, pred=None):
+    """Bounces on a rigid stop with continuous friction (kindF = 1), summed: the result of
+    _bounce_series (dt, w, impulse, impacts, permanent) or None.
+
+    The flight's acceleration G - Ff(v)/mu (G = side*g > 0 pressing the body onto the stop) is
+    linear in v within each band of friction_bands: each flight is solved exactly band by band
+    (_flight), with no event location. Up to BOUNCE_EXACT bounces per prediction (pred.flights)
+    are followed one by one (beyond: EventStorm); three regimes end them early:
+    - flights below the rounding of the time or of the stop's position (an apex s^2/(2*G) below
+      1e-16*l): with ci < 1 the contact is permanent (the further bounces, a series shorter than
+      flight/(1 - ci), cannot be resolved);
+    - friction below rounding over the rest of the series (slope*s/(mu*G) <= 1e-17*(1 - ci)
+      within the first band, where |Ff| <= slope*|v|): the geometric series without friction;
+    - the envelope (ci >= ENVELOPE_CI, the speed within the first band where Ff = slope*v and
+      sigma = s*slope/(mu*G) <= ENVELOPE_SIGMA): in z = 1/sigma a flight maps z to z + 2/3 +
+      O(1/z^2) (the series of the linear damper's return), so the rebounds follow the affine map
+      z' = (z + 2/3)/ci in closed form; a flight lasts (s + s_arrival)/G exactly (momentum: the
+      linear friction's impulse over a closed flight is slope*0), its sum by Euler-Maclaurin
+      (relative error of the speeds and times about 1e-8, from the neglected O(1/z^2)). With
+      ci = 1 the bouncing never ends (the speeds decay like 1/k): the envelope carries it to
+      span however many bounces that takes.
+    Not summed: bounces above the first band that decay slowly (ci >= 0.9999 with friction below
+    1e-4 of the pressing force): more than BOUNCE_EXACT of them within one prediction are an
+    EventStorm."""
+    G = side * g
+    if not (G > 0.0 and math.isfinite(G) and mu > 0.0 and math.isfinite(mu)):
+        return None
+    bands = friction_bands(p)
+    nodes = bands[0]
+    if len(nodes) < 2:
+        return None
+    table = _flight_table(bands, mu, G)
+    lines = table[1]
+    ci, eps = p.restitution, p.eps_dv
+    distance = p.l1 + p.l2
+    at_stop = abs(p.l1) if side > 0.0 else abs(p.l2)
+    j0 = bisect.bisect_right(nodes, 0.0)
+    n1 = min(nodes[j0], -nodes[j0 - 1])                  # the first band: |v| <= n1, Ff = slope*v
+    B1 = lines[j0][1]
+    linear = abs(lines[j0][0] - G) <= 1e-15 * G and B1 > 0.0
+    t, J, impacts, s = 0.0, 0.0, 0, abs(u)
+    if pred is None:
+        pred = Prediction()
+    while pred.flights < BOUNCE_EXACT:
+        if linear and s <= n1:
+            if B1 * s <= 1e-17 * G * (1.0 - ci):
+                tail = _geometric_bounces(side, s, G, G, ci, eps, mu, distance, span - t)
+                if tail is None:
+                    break
+                dt, w, dJ, n, permanent = tail
+                return t + dt, w, side * J + dJ, impacts + n, permanent
+            if ci >= ENVELOPE_CI and s * B1 <= ENVELOPE_SIGMA * G:
+                skip = _friction_envelope(s, B1, G, ci, eps, span - t)
+                if skip is not None:
+                    dt, s_new, m, permanent = skip
+                    t += dt
+                    impacts += m
+                    # momentum over the cycles (closed flights: no net friction impulse)
+                    J += mu * (G * dt + s_new - s)
+                    if permanent:
+                        return t, 0.0, side * J, impacts, True
+                    s = s_new
+        flight = _flight(s, table, distance)
+        if flight is None:
+            break
+        if ci < 1.0 and (t + flight[0] / (1.0 - ci) == t or s * s <= 2e-16 * G * at_stop):
+            # the rest of the bouncing ends within the rounding of t, or its flights rise less
+            # than the rounding of the stop's position: at rest now; the impacts take the
+            # rebound's momentum (eps_dv = 0: infinitely many, counted as 1e9)
+            rest = math.ceil(math.log(eps / s) / math.log(ci)) if eps > 0.0 and ci > 0.0 else 10 ** 9
+            return t, 0.0, side * (J + mu * s), impacts + rest, True
+        if t + flight[0] > span or t + flight[0] == t:
+            break                                        # (ci = 1, a flight below the rounding of t: at span)
+        t += flight[0]
+        impacts += 1
+        pred.flights += 1
+        arrival = flight[1]
+        after = ci * arrival
+        if after <= eps:
+            J += mu * arrival
+            return t, 0.0, side * J, impacts, True
+        J += mu * (arrival + after)
+        s = after
+    if pred.flights >= BOUNCE_EXACT:
+        raise EventStorm(f"EndStop prediction did not finish: more than {BOUNCE_EXACT} bounces on a rigid stop "
+                         f"with continuous friction (ci = {ci}, eps_dv = {eps}, pressed at {G:g} m/s2) that are "
+                         f"not summed: above the friction's first band (|dv| > {n1:g} m/s) or with ci < "
+                         f"{ENVELOPE_CI} they are followed one by one")
+    if impacts == 0:
+        return None
+    return t, -side * s, side * J, impacts, False
+
+
+def _friction_envelope(s, B1, G, ci, eps, span):
+    """m > 0 whole bounce cycles of _friction_bounces' envelope from the rebound speed s (all within
+    the first friction band): (duration, rebound speed after them, m, permanent) or None. Ends
+    before span, and before the rebound reaches eps_dv; permanent when the speeds fall below the
+    smallest float first."""
+    a = 2.0 / 3.0
+    vscale = G / B1                                      # s = vscale/z
+    z0 = vscale / s
+    lam = -math.log(ci)                                  # ci^j = exp(-lam*j)
+    one_minus_ci = 1.0 - ci
+
+    def grow(m):                                         # (1/ci^m - 1)/(1 - ci), m at ci = 1
+        return math.expm1(lam * m) / one_minus_ci if one_minus_ci > 0.0 else m
+
+    def shrink(m):                                       # (1 - ci^m)/(1 - ci), m at ci = 1
+        return -math.expm1(-lam * m) / one_minus_ci if one_minus_ci > 0.0 else m
+
+    def z(m):                                            # z_m = (z_{m-1} + a)/ci
+        return math.exp(lam * m) * z0 + a * grow(m) if lam * m < 700.0 else math.inf
+
+    rate = lam / one_minus_ci if one_minus_ci > 0.0 else 1.0    # -ln(ci)/(1 - ci)
+
+    def speeds(m):
+        """sum_{j<m} s_j by Euler-Maclaurin on h(j) = 1/z_j, up to the h' terms."""
+        zm = z(m)
+        integral = math.log1p(a * shrink(m) / z0) / (a * rate)
+        h0, hm = 1.0 / z0, (1.0 / zm if zm < math.inf else 0.0)
+        d0 = -(lam * z0 + a * rate) * h0 * h0            # h'(j) = -(lam*z_j + a*rate)/z_j^2
+        dm = -(lam * zm + a * rate) * hm * hm if hm > 0.0 else 0.0
+        return vscale * (integral + 0.5 * (h0 - hm) + (dm - d0) / 12.0)
+
+    def duration(m):                                     # sum of (s_j + s_{j+1}/ci)/G
+        total = speeds(m)
+        zm = z(m)
+        sm = vscale / zm if zm < math.inf else 0.0
+        return (total + (total - s + sm) / ci) / G
+
+    def largest(ok, hi):
+        """The largest m in [0, hi] with ok(m) (ok monotone: true up to some m)."""
+        lo = 0.0
+        while hi - lo > max(1.0, 1e-12 * hi):
+            mid = 0.5 * (lo + hi) if hi < 1e6 else math.sqrt(max(lo, 1.0) * hi)
+            lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+        return math.floor(lo)
+
+    limit = 1e300
+    if eps > 0.0:
+        target = vscale / eps                            # the rebound s_j <= eps from z_j >= target
+        if target <= z0:
+            return None
+        limit = largest(lambda m: z(m) < target, limit)  # the exact bounces do the last one
+    if duration(limit) <= span:
+        m = limit
+    else:
+        m = largest(lambda m: duration(m) <= span, limit) - 1   # at least one exact cycle before span
+    if not m >= 1:
+        return None
+    zm = z(m)
+    s_new = vscale / zm if zm < math.inf else 0.0
+    return duration(m), s_new, int(min(m, 1e18)), s_new == 0.0 or m >= 1e300
 
 
 def _rattle(side, u, mu, g, p, span):
