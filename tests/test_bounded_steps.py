@@ -402,3 +402,29 @@ def test_endstop_bounce_storm_with_continuous_friction_ends_in_contact(fmu_dir):
     assert r["first"]
     assert r["ok"] and r["cpu"] < 1.0, r
     assert r["finite"] and not r["errors"], r
+
+def test_endstop_overflowing_elastic_contact_fails_in_bounded_time(fmu_dir):
+    """hypothesis nightly (seed 1): elastic stop (k1 = 2.3e8), stick-slip friction, dv = 1e300 m/s
+    and dx = 1.8e308 m pressed at 1e300 m/s2: the event location needed 6 million motion evaluations
+    (2.8 s of CPU for a 0.45 s step). Every prediction now stops after contact_motion.MAX_WORK
+    evaluations: fmi2Error (EventStorm, naming the inputs) within the 1 s + h bound."""
+    r = run(fmu_dir, """
+        s = Slave(FMU + "/EndStop.fmu").init(
+            b1=5.202544361166921, b2=99.99999391879098, k2=1e6, Fsl=0.0, eps_Fi=0.0, Fst=10.0,
+            m2=2.5140707803828843, eps_dvsl=0.0, dvL=0.001, eps_dv=0.0, ci=0.05608914940943201, adv=True,
+            k1=226374489.11007768, kindF=2, m1=2.5140707803828843, l1=1.2423213632026513, eps_dI=1e-08,
+            eps_sigma=30.653354123818428, kindTrans=2, mode=2, dFfrel=2.596903444701329e-06, kind=2,
+            friction=True, l2=0.01)
+        s.set(ctr2__v=-8.157378346774902e-250, ctr2__a=-460.7775281932244, ctr2__x=-0.7850146369395796,
+              ctr1__v=5e-324, ctr1__a=1e300, ctr1__x=0.6275727656027765)
+        first = timed(s, 0.0, 0.33619192689865357)
+        s.set(ctr1__v=1e300, ctr2__a=-105.78973770653579, ctr1__x=0.36291280189745323,
+              ctr2__v=-3.4923245340180064e-136, ctr2__x=-1.7976931348623157e308)
+        ok, cpu = timed(s, 0.33619192689865357, 0.44766451033767646)
+        print(json.dumps(dict(first=first[0], ok=ok, cpu=cpu, errors=s.errors())))
+    """)
+    assert r["first"]
+    assert r["cpu"] < 1.0 + 0.44766451033767646, r
+    if not r["ok"]:
+        message = r["errors"][-1]
+        assert "EventStorm" in message and "ctr1.v = 1e+300" in message and "Traceback" not in message

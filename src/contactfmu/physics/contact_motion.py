@@ -209,6 +209,7 @@ def first_crossing(piece, alpha, beta, level, inside, horizon):
     stays. The returned time is the earliest computed instant strictly outside (the crossing to
     to within one float)."""
     def outside(t):
+        _work[0] += 1
         x, w = piece.state(t)
         value = (alpha * x if alpha else 0.0) + (beta * w if beta else 0.0) - level
         return not inside * value >= 0.0      # nan (a motion that overflowed) counts as outside
@@ -313,6 +314,21 @@ _EPS4 = 4.0 * 2.0 ** -52
 
 
 MAX_SEGMENTS = 10000     # segments simulated one by one (cycle skipping keeps a rattle far below this)
+MAX_WORK = 1_000_000     # motion evaluations of the event location (first_crossing) per prediction:
+                         # about 0.5 s of CPU; a prediction that needs more is an EventStorm
+_work = [0]              # motion evaluations by first_crossing so far (in this process)
+
+
+def work():
+    """Motion evaluations done by first_crossing so far (a deterministic measure of a prediction's
+    cost: bound_work() compares it with MAX_WORK)."""
+    return _work[0]
+
+
+def bound_work(start, what):
+    """Raise EventStorm if more than MAX_WORK motion evaluations were spent since work() was start."""
+    if _work[0] - start > MAX_WORK:
+        raise EventStorm(f"{what} did not finish: more than {MAX_WORK} motion evaluations to locate its events")
 EXACT_CHANGES = 2000     # contact changes simulated exactly before a rattle under g != 0 is followed by its envelope
 ENVELOPE_STEP = 0.02     # largest relative change of the rattle's speed per envelope skip (g != 0)
 _UNDAMPED = 1e-12        # a cycle's speed ratio this close to 1 is 1 (an undamped law, measured to rounding)
@@ -349,7 +365,9 @@ def follow(x, w, mu, g, times, classify, law, exact=False):
     history = []                       # regions of the segments, in order
     records = []                       # exits from contacts: (key, t, x, w, changes, len(history), contact, free)
     contact_time = free_time = 0.0     # summed durations of transmitting / non-transmitting segments
+    start = work()
     for _ in range(MAX_SEGMENTS):
+        bound_work(start, f"contact prediction over {times[-1]} s")
         c, d, xe, exits, transmits = law(region)
         if transmits and onset is None:
             onset = t

@@ -35,7 +35,7 @@ import functools
 import itertools
 import math
 
-from .contact_motion import EventStorm, Piece, first_crossing, phi1, phi2
+from .contact_motion import EventStorm, Piece, bound_work, first_crossing, phi1, phi2, work
 
 RIGID, ELASTIC = 1, 2
 PLASTIC, ELASTIC_IMPACT, BY_COEFFICIENT = 1, 2, 3
@@ -290,7 +290,9 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
     continuous = p.friction and p.kindF == CONTINUOUS
     bands = friction_bands(p) if continuous else None
     stop, sf = _settle(stop, sf, x, w, mu, g, p)
+    start = work()
     for _ in range(MAX_SEGMENTS):
+        bound_work(start, f"EndStop prediction over {times[-1]} s")
         if pred.onset is None and transmits(stop, p):
             pred.onset = t
         fric0, damp, band_guards = 0.0, 0.0, ()
