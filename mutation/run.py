@@ -7,7 +7,8 @@ Runs from the repository root. mutmut copies src/ and tests/ into mutants/ (git-
 never changes src/ itself. By default the previous mutants/ is removed first (a full, fresh run);
 --keep reuses its cached results (only new or changed mutants run). --report only rewrites the
 report from mutants/. --jobs sets mutmut's parallel workers (default: the number of CPUs).
-Survivors are explained in mutation/equivalent.toml (mutant name -> reason); a survivor without
+Survivors are explained in mutation/equivalent*.toml (one file per module or group; mutant name ->
+reason); a survivor without
 an entry is listed as UNEXPLAINED and the script exits with status 1, as it does when fewer
 than 90 % of the mutants of physics/ are killed.
 """
@@ -54,8 +55,10 @@ def diff_of(name):
 
 
 def write_report(results, elapsed=None, jobs=None, note=None):
-    explained = tomllib.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
-    explained = explained.get("equivalent", explained)
+    explained = {}
+    for path in sorted(EQUIVALENT.parent.glob("equivalent*.toml")):
+        data = tomllib.loads(path.read_text())
+        explained.update(data.get("equivalent", data))
     rows, survivors = [], []
     total = collections.Counter()
     for module, statuses in results.items():

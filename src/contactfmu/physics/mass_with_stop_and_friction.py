@@ -205,10 +205,10 @@ class Body:
         if dF == 0.0:
             return t_end, None
         candidates = []
-        for threshold, allowed in ((p.f0_max, s < p.hi), (-p.f0_max, s > p.lo)):
-            if allowed:
+        for threshold, allowed in ((p.f0_max, s < p.hi and dF > 0.0), (-p.f0_max, s > p.lo and dF < 0.0)):
+            if allowed:                          # the force moves toward this threshold
                 tau = t + (threshold - force(t)) / dF
-                if t < tau < t_end:
+                if t <= tau < t_end:             # (at the threshold now: breaks away at once)
                     candidates.append(tau)
         if not candidates:
             return t_end, None
