@@ -458,3 +458,15 @@ def test_pressed_body_with_continuous_friction_comes_to_rest_quickly(ci, eps_dv)
     cpu = time.process_time() - start
     assert pred.states[-1][:3] == (p.l1, 0.0, endstop.STOP1)
     assert cpu < 0.5
+
+
+@pytest.mark.parametrize("start", [endstop.FREE, endstop.STOP1])
+def test_elastic_transition_at_the_contact_point_moving_out_is_free(start):
+    """At dx = l1 exactly with dv < 0 the documented transitions cycle (0 -> 1 as dx >= l1, 1 -> 0 as
+    Fstop = b1*dv < 0): the state is free whichever state it starts from (the documentation: no
+    drag force is ever transmitted; was: the 4-iteration cap decided, 1 from 1, 0 from 0)."""
+    p = endstop.Parameters(mode=endstop.ELASTIC, l1=0.01, l2=0.01, b1=100.0, b2=100.0)
+    assert endstop.elastic_transition(start, 0.01, -1.0, p) == endstop.FREE
+    mirrored = endstop.STOP2 if start == endstop.STOP1 else start
+    assert endstop.elastic_transition(mirrored, -0.01, 1.0, p) == endstop.FREE
+    assert endstop.elastic_transition(start, 0.01, 1.0, p) == endstop.STOP1     # moving in: contact

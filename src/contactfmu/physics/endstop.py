@@ -119,6 +119,7 @@ def elastic_transition(stop, dx, dv, p):
     (the sampled version of what predict() locates in time)."""
     if p.preloaded:
         return both_state(dx, p)
+    seen = {stop}
     for _ in range(4):
         fs, fd = elastic_forces(stop, dx, dv, p)
         new = stop
@@ -134,6 +135,11 @@ def elastic_transition(stop, dx, dv, p):
             new = FREE if dx > -p.l2 else STOP2 if dv < 0.0 else DETACH2
         if new == stop:
             return stop
+        if new in seen:
+            # free <-> stop at the contact point with Fstop <= 0 (dx = l1, dv <= 0): the contact
+            # would transmit no force or a drag, so the element is free
+            return FREE
+        seen.add(new)
         stop = new
     return stop
 
