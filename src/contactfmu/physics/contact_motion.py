@@ -451,7 +451,7 @@ def _skip_exact(u, rho, contact, q, span, cycle_changes):
     def duration(m):
         if rho == 1.0:
             return m * (contact + q / u)
-        return m * contact + q / u * _expm1(-m * math.log(rho)) / (1.0 / rho - 1.0)
+        return m * contact + q / u * _expm1(-m * math.log(rho)) / _expm1(-math.log(rho))   # 1/rho - 1 without cancellation
 
     m = _largest(lambda m: duration(m + 1) <= span)
     if m < 1:
