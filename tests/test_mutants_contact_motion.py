@@ -14,6 +14,7 @@ from scipy.linalg import expm
 from scipy.optimize import brentq
 
 from contactfmu.physics import contact_motion as cm
+from test_physics_mutants import reference_grid   # the matrix exponential on a time grid
 
 
 # ---- references written out ---------------------------------------------------------------------
@@ -23,18 +24,6 @@ def exact(x0, w0, mu, g, c, d, xe, t):
     a = np.array([[0.0, 1.0, 0.0], [-c / mu, -d / mu, g + c * xe / mu], [0.0, 0.0, 0.0]])
     z = expm(a * t) @ np.array([x0, w0, 1.0])
     return float(z[0]), float(z[1])
-
-
-def exact_grid(args, horizon, n):
-    """(t, x, w) on n + 1 equidistant times of [0, horizon]: one matrix exponential, repeated."""
-    x0, w0, mu, g, c, d, xe = args
-    a = np.array([[0.0, 1.0, 0.0], [-c / mu, -d / mu, g + c * xe / mu], [0.0, 0.0, 0.0]])
-    step = expm(a * horizon / n)
-    z = np.empty((n + 1, 3))
-    z[0] = (x0, w0, 1.0)
-    for i in range(n):
-        z[i + 1] = step @ z[i]
-    return np.linspace(0.0, horizon, n + 1), z[:, 0], z[:, 1]
 
 
 def accel(args, x, w):
@@ -136,7 +125,7 @@ def test_turning_points_are_all_the_zeros_of_the_derivative(args, alpha, beta):
     (brentq on the exact motion between the sign changes of the derivative on a fine grid)."""
     horizon = 3.0
     times = list(cm.Piece(*args).turning_points(alpha, beta, horizon))
-    ts, xs, ws = exact_grid(args, horizon, 3000)
+    ts, xs, ws = reference_grid(args, 3000, horizon)
     a = accel(args, xs, ws)
     ts, f = ts[1:-1], (alpha * ws + beta * a)[1:-1]
     expected = [brentq(lambda t: derivative(args, alpha, beta, t)[0], ts[i], ts[i + 1], xtol=1e-14)
@@ -209,7 +198,7 @@ def test_first_crossing_is_the_first_zero(args, alpha, beta, level, inside):
 
     piece = cm.Piece(*args)
     tc = cm.first_crossing(piece, alpha, beta, level, inside, horizon)
-    ts, xs, ws = exact_grid(args, horizon, 2500)
+    ts, xs, ws = reference_grid(args, 2500, horizon)
     vals = inside * (alpha * xs + beta * ws - level)
     out = np.nonzero(vals < -1e-12)[0]
     if len(out) == 0:

@@ -15,6 +15,7 @@ from scipy.linalg import expm
 
 from contactfmu.physics import contact_motion, elastogap, hardstop, ode
 from contactfmu.physics import mass_with_stop_and_friction as msf
+from test_physics_mutants import dp_step   # Dormand & Prince (1980), the tableau written out there
 
 
 # ---- ElastoGap (msl-reference.md 2.3) ----------------------------------------------------------
@@ -470,30 +471,12 @@ def test_integrate_zero_error_estimate_grows_the_step_by_five():
     assert h_next == pytest.approx(5 * 0.3, rel=1e-15)
 
 
-def dp_error(rhs, t, y, h):
-    """Dormand & Prince (1980) RK5(4)7M: the 5th - 4th order difference of one step."""
-    c = [0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1, 1]
-    a = [[], [1 / 5], [3 / 40, 9 / 40], [44 / 45, -56 / 15, 32 / 9],
-         [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729],
-         [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656],
-         [35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84]]
-    b5 = [35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0]
-    b4 = [5179 / 57600, 0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40]
-    y = np.asarray(y, float)
-    k = []
-    for i in range(7):
-        k.append(np.asarray(rhs(t + c[i] * h, y + h * sum(ai * kj for ai, kj in zip(a[i], k))), float))
-    y5 = y + h * sum(bi * kj for bi, kj in zip(b5, k))
-    y4 = y + h * sum(bi * kj for bi, kj in zip(b4, k))
-    return y5, y5 - y4
-
-
 def test_integrate_rejects_a_step_whose_error_is_one_and_a_half():
     """err = max|e|/(rtol*max|y|) = 1.5 > 1: the step is rejected and retried shorter (Dormand-Prince
     error control), so covering the span takes at least two attempts."""
     rhs = lambda t, y: [y[1], -4.0 * y[0] - 0.3 * y[1]]      # noqa: E731
     y0, h = [0.5, -0.2], 0.3
-    y5, e = dp_error(rhs, 0.0, y0, h)
+    y5, e = dp_step(rhs, 0.0, y0, h)
     err = np.max(np.abs(e) / np.maximum(np.abs(y0), np.abs(y5)))
     budget = [50]
     t, y, ev, _ = ode.integrate(rhs, 0.0, y0, h, rtol=float(err / 1.5), atol=0.0, h=h, budget=budget)
