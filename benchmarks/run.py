@@ -14,6 +14,8 @@ goal does not hold. Every coupling is run in the same process, one after the oth
   inertia   the contact element integrates the contact itself, given the attached inertia
             (ElastoGap/TranslationalHardstop parameters m_a, m_b; contact_motion.couple), in the
             plain master
+  inertia-jacobi  the same element in libcosim's Jacobi scheme (scheme="jacobi": every FMU steps,
+            then outputs are copied; the element holds inputs one step old when it is read)
 
 Benchmarks:
   1. split impact: 1 kg at 1 m/s into an ElastoGap (c = 1e5 N/m, d = 20 N.s/m) on a fixed
@@ -62,7 +64,15 @@ from contactfmu.crosscheck import EXPERIMENTS  # noqa: E402
 LADDER = [1e-2, 5e-3, 2e-3, 1e-3, 5e-4, 2e-4, 1e-4, 5e-5, 2e-5, 1e-5]
 COUPLINGS = {"plain": dict(interpolate=False, scheme="gauss-seidel"),
              "foh": dict(interpolate=True, scheme="gauss-seidel"),
-             "implicit": dict(interpolate=False, scheme="implicit")}
+             "implicit": dict(interpolate=False, scheme="implicit"),
+             # the element given the attached inertia, in the project's Gauss-Seidel master and in
+             # libcosim's Jacobi scheme (step, read, set: the element holds one step old inputs)
+             "inertia": dict(interpolate=False, scheme="gauss-seidel"),
+             "inertia-jacobi": dict(interpolate=False, scheme="jacobi")}
+INERTIA = ("inertia", "inertia-jacobi")
+SPLIT = ("plain", "foh", "implicit", "inertia", "inertia-jacobi")
+HARDSTOP = ("plain", "implicit", "inertia", "inertia-jacobi")
+EXAMPLE_COUPLINGS = ("plain", "foh", "implicit")   # the MSL examples (no attached-inertia parameters there)
 GOAL_WALL, GOAL_RESTITUTION, GOAL_COST = 20.0, 0.01, 2.0
 
 
@@ -80,14 +90,14 @@ def split_impact(fmu, quick):
     rows = []
     for h in steps:
         row = {"step": h, "h_over_contact_time": h / t_c}
-        for coupling in ("plain", "foh", "implicit", "inertia"):
+        for coupling in SPLIT:
             s = System()
             s.add("wall", fmu["Fixed"])
-            s.add("gap", fmu["ElastoGap"], c=1e5, d=20.0, **({"m_b": 1.0} if coupling == "inertia" else {}))
+            s.add("gap", fmu["ElastoGap"], c=1e5, d=20.0, **({"m_b": 1.0} if coupling in INERTIA else {}))
             s.add("mass", fmu["Mass"], m=1.0, s_start=1.234567e-3, v_start=-1.0)  # contact starts inside a step
             s.connect("wall.flange", "gap.flange_a")
             s.connect("gap.flange_b", "mass.flange_a")
-            scheme = configure(s, "plain" if coupling == "inertia" else coupling)
+            scheme = configure(s, coupling)
             t0 = time.perf_counter()
             r = s.simulate(0.04, h, output_interval=0.04, outputs=["mass.v"], scheme=scheme)
             e = r["mass.v"][-1]
@@ -99,10 +109,10 @@ def split_impact(fmu, quick):
 def print_split(res):
     print(f"\n1. Split impact (ElastoGap c = 1e5, d = 20; 1 kg at 1 m/s): restitution error vs monolithic "
           f"{res['reference']:.6f} (contact time {res['contact_time'] * 1e3:.2f} ms)")
-    print(f"{'step [s]':>10} {'h/Tc':>6} | {'plain':>10} {'foh':>10} {'implicit':>10} {'inertia':>10}")
+    print(f"{'step [s]':>10} {'h/Tc':>6} | " + " ".join(f"{c:>14}" for c in SPLIT))
     for row in res["rows"]:
         print(f"{row['step']:10.3g} {row['h_over_contact_time']:6.3f} | " + " ".join(
-            f"{100 * row[c]['error']:+9.3g}%" for c in ("plain", "foh", "implicit", "inertia")))
+            f"{100 * row[c]['error']:+13.3g}%" for c in SPLIT))
 
 
 # ---- 2. MSL examples --------------------------------------------------------------------------
@@ -187,7 +197,7 @@ def msl_examples(fmu, quick):
         if quick and name not in QUICK_EXAMPLES:
             continue
         out[name] = {"stop_time": case[1], "reference": case[5]}
-        for coupling in COUPLINGS:
+        for coupling in EXAMPLE_COUPLINGS:
             if quick and name == "PreLoad" and coupling != "implicit":
                 continue  # explicit couplings need ~1e6 steps for 100 s: their first 2 s below
             if quick and name == "PreLoad (first 2 s)" and coupling != "plain":
@@ -213,10 +223,10 @@ def msl_examples(fmu, quick):
 
 def print_examples(res):
     print("\n2. MSL examples: largest passing communication step (2e-3 tube) and wall time there")
-    print(f"{'example':18s} {'reference':10s} | " + " | ".join(f"{c:>22s}" for c in COUPLINGS))
+    print(f"{'example':18s} {'reference':10s} | " + " | ".join(f"{c:>22s}" for c in EXAMPLE_COUPLINGS))
     for name, r in res.items():
         cells = []
-        for c in COUPLINGS:
+        for c in EXAMPLE_COUPLINGS:
             x = r[c]
             note = "*" if x.get("extrapolated_from") else ""
             cells.append(("not run (quick)" if x.get("not_run") else "none passed").rjust(22) if x["step"] is None else
@@ -326,14 +336,14 @@ def hardstop_impact(fmu, h=1e-3, stop=0.5):
     ref = monolithic.hardstop_mass(t_ref, s0=0.49, v0=1.0)
     reference = Result(["time", "mass.s", "mass.v"], np.column_stack([t_ref, ref["s"], ref["v"]]))
     out = {"step": h, "stop_time": stop}
-    for coupling in ("plain", "implicit", "inertia"):
+    for coupling in HARDSTOP:
         s = System()
         s.add("wall", fmu["Fixed"])
-        s.add("stop", fmu["TranslationalHardstop"], **({"m_b": 1.0} if coupling == "inertia" else {}))
+        s.add("stop", fmu["TranslationalHardstop"], **({"m_b": 1.0} if coupling in INERTIA else {}))
         s.add("mass", fmu["Mass"], m=1.0, s_start=0.49, v_start=1.0)
         s.connect("wall.flange", "stop.flange_a")
         s.connect("stop.flange_b", "mass.flange_a")
-        scheme = configure(s, "plain" if coupling == "inertia" else coupling)
+        scheme = configure(s, coupling)
         t0 = time.perf_counter()
         try:
             r = s.simulate(stop, h, outputs=["mass.s", "mass.v"], scheme=scheme)
@@ -349,7 +359,7 @@ def hardstop_impact(fmu, h=1e-3, stop=0.5):
 def print_hardstop(res):
     print(f"\n4. TranslationalHardstop defaults (c = d = 1e10, b = 1 m): 1 kg at 1 m/s, step {res['step']:g} s, "
           f"{res['stop_time']:g} s")
-    for c in ("plain", "implicit", "inertia"):
+    for c in HARDSTOP:
         r = res[c]
         if "failed" in r:
             print(f"   {c:9s} failed after {r['wall']:.2f} s: {r['failed'][:110]}")

@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 COUPLINGS = ("plain", "foh", "implicit")
-SPLIT = ("plain", "foh", "implicit", "inertia")
+SPLIT = ("plain", "foh", "implicit", "inertia", "inertia-jacobi")
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +65,7 @@ def test_results_json_has_every_field(results, fmu_dir):
 
     hs = res["hardstop"]
     assert hs["step"] == 1e-3 and hs["stop_time"] == 0.5
-    for coupling in ("plain", "implicit", "inertia"):
+    for coupling in ("plain", "implicit", "inertia", "inertia-jacobi"):
         assert "failed" in hs[coupling] or {"wall", "penetration", "v_end", "tube"} <= set(hs[coupling])
 
     for goal in ("preload_wall", "split_restitution", "fmu_cost"):
@@ -105,14 +105,16 @@ def test_split_impact_inertia_coupling_is_exact_and_plain_coupling_gains_energy(
     half = results[0]["split_impact"]["rows"][-1]
     assert half["h_over_contact_time"] == pytest.approx(0.5)
     assert abs(half["inertia"]["error"]) < 1e-6
+    assert abs(half["inertia-jacobi"]["error"]) < 1e-6      # the same in libcosim's Jacobi scheme
     assert half["plain"]["error"] > 0.5
 
 
 def test_hardstop_default_impact_is_stopped_by_the_implicit_and_inertia_couplings(results):
     hs = results[0]["hardstop"]
-    for coupling in ("implicit", "inertia"):
+    for coupling in ("implicit", "inertia", "inertia-jacobi"):
         assert hs[coupling]["tube"] and hs[coupling]["penetration"] < 1e-3
-    assert hs["inertia"]["penetration"] < 1e-9          # the law's own 1e-10 m (c = d = 1e10, 1 m/s)
+    for coupling in ("inertia", "inertia-jacobi"):      # the law's own 1e-10 m (c = d = 1e10, 1 m/s)
+        assert hs[coupling]["penetration"] < 1e-9
 
 
 def test_tables_are_printed(results):

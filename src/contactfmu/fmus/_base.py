@@ -286,6 +286,9 @@ class ContactSlave(Fmi2Slave):
     INPUT_DERIVATIVES = False  # True: uses first derivatives of its Real inputs (canInterpolateInputs)
     STEP_USES_OUTPUTS = True   # False: step() reads inputs and state only, so doStep need not bring
     #                            the outputs up to date first (one compute_outputs per step saved)
+    HELD_FORCE = None          # attribute of the force an inertia-aware element holds over a step, and
+    HELD_FORCE_OUTPUTS = ()    # the outputs that carry it: a read of one of them records the value the
+    #                            master passes on to the bodies (self._delivered; contact_motion.Coupler)
 
     log_categories = {
         "logStatusWarning": "Messages with status fmi2Warning",
@@ -314,6 +317,8 @@ class ContactSlave(Fmi2Slave):
         self._step_size = None  # of the last doStep (for remedy hints)
         self._failed = ""  # the failure that put the instance in error state ("" = none)
         self._stale = True  # inputs changed since compute_outputs
+        self._fresh = True  # inputs set since the last doStep (Gauss-Seidel); False: they are one step old (Jacobi)
+        self._delivered = None  # the held force as the master last read it (HELD_FORCE), None before any read
         self._initialized = False
 
     # ---- variable table --------------------------------------------------------------------
@@ -348,6 +353,9 @@ class ContactSlave(Fmi2Slave):
         # False (a value reference is refused: _set_checked says why)
         cls._set_plans = {kind: ({}, {}) for kind in ("Real", "Integer", "Boolean")}
         cls._step_uses_outputs = cls.STEP_USES_OUTPUTS and cls.step is not ContactSlave.step
+        # the value references whose read passes the held force on (the held force and its flange forces)
+        cls._held_vrs = frozenset(v.vr for v in table if v.causality == "output" and v.attr in cls.HELD_FORCE_OUTPUTS)
+        cls._held_reads = {}  # (kind, vrs) -> whether a get of them reads the held force
         cls._checked_values = staticmethod(_tuple_getter([attr for attr, _ in cls._checked]))
         return table
 
@@ -565,6 +573,7 @@ class ContactSlave(Fmi2Slave):
                 return False
             self.step(current_time, step_size)
             self.time = end
+            self._fresh = False     # the inputs held now describe the step's start
             self.compute_outputs()  # _finish, inlined on the hot path
             self._stale = False
             values = self._checked_values(self)
@@ -612,6 +621,12 @@ class ContactSlave(Fmi2Slave):
             except Exception:
                 self._crash("compute_outputs")
         key = (kind, tuple(vrs))
+        if self._held_vrs:
+            reads = self._held_reads.get(key)
+            if reads is None:
+                reads = self._held_reads[key] = not self._held_vrs.isdisjoint(key[1])
+            if reads:
+                self._delivered = getattr(self, self.HELD_FORCE)
         fast = self._fast_get.get(key)
         if fast is None:  # first request of these variables: plain model variables only?
             attrs = self._get_attrs[kind]
@@ -706,7 +721,7 @@ class ContactSlave(Fmi2Slave):
                     setattr(self, attr, convert(value))
             for attr in resets:
                 setattr(self, attr, 0.0)  # a new input value without a derivative: held
-            self._stale = True
+            self._stale = self._fresh = True
         else:
             self._set_checked(vrs, values, kind, convert, call)
 
@@ -763,7 +778,7 @@ class ContactSlave(Fmi2Slave):
             setattr(self, attr, value)
             if reset:
                 setattr(self, reset, 0.0)
-        self._stale = True
+        self._stale = self._fresh = True
 
     def set_real(self, vrs, values):
         try:

@@ -37,6 +37,7 @@ class ElastoGap(ContactSlave):
         "the impulse it transmits over the impact is the law's. stateSelect (a Modelica translator directive choosing "
         "s_rel, v_rel as states) has no meaning in a co-simulation unit and is left out.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=0.1, step_size=1e-4)
+    HELD_FORCE, HELD_FORCE_OUTPUTS = "f", ("f", "flange_a_f", "flange_b_f")
 
     VARIABLES = [
         parameter("c", 1.0, "N/m", "Spring constant", min=0.0),
@@ -111,8 +112,8 @@ class ElastoGap(ContactSlave):
             self.publish_force(f, rate)
             return
         mu, k = coupler.mu, f_ref / self.s_ref
-        held = coupler.force(self.s_rel - self.s_rel0, self.v_rel, self._predict,
-                             lambda h: stiffness_number(mu, h, 2.0 * k, self.d) > 1.0)
+        x, w = coupler.motion(self.s_rel - self.s_rel0, self.v_rel, self._fresh)
+        held = coupler.force(x, w, self._predict, lambda h: stiffness_number(mu, h, 2.0 * k, self.d) > 1.0)
         self.interface_c = self.interface_d = 0.0  # the held force is the element's own
         self.publish_force(held, 0.0)
 
@@ -122,7 +123,9 @@ class ElastoGap(ContactSlave):
 
     def step(self, t, h):
         if self._coupler is not None:
-            self._coupler.commit(h, self._predict)
+            x, w = self._coupler.motion(self.flange_b_s - self.flange_a_s - self.s_rel0,
+                                        self.flange_b_v - self.flange_a_v, self._fresh)
+            self._coupler.commit(h, self._predict, x, w, self._delivered)
 
     def remedy(self, step_size):
         if self._coupler is not None:

@@ -2,7 +2,7 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import endstop
-from ..physics.contact_motion import advance_shadow, couple, planning_step, reduced_mass, stiffness_number
+from ..physics.contact_motion import held_motion, advance_shadow, couple, planning_step, reduced_mass, stiffness_number
 from ._base import ContactSlave, inp, out, parameter, sampled_law_remedy
 
 MOTION = ("ctr1.x", "ctr1.v", "ctr2.x", "ctr2.v")
@@ -52,6 +52,7 @@ class EndStop(ContactSlave):
         "an Elastic End Stop without them outputs its law at the inputs (states updated at communication "
         "points) with the exact first derivative. adv = false uses the advanced settings' defaults.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
+    HELD_FORCE, HELD_FORCE_OUTPUTS = "ctr1_F", ("ctr1_F", "ctr2_F")
 
     VARIABLES = [
         parameter("l1", 0.01, "m", "End stop distance 1: end stop 1 in contact for dx >= l1"),
@@ -137,6 +138,7 @@ class EndStop(ContactSlave):
         # shadow (contact_motion.couple): active, dx, dv, free steps; all committed at doStep
         self._shadow, self._sx, self._sv, self._sfree = False, 0.0, 0.0, 0
         self._pending = [False, 0.0, 0.0, 0, endstop.FREE, 0]
+        self._expected = None  # the bodies' (dx, dv) at the end of the last step as the element models it
 
     def compute_outputs(self):
         p = self.parameters()
@@ -147,7 +149,9 @@ class EndStop(ContactSlave):
             self._sampled(p)
             return
         mu = self._mu
-        h, g = planning_step(self.dv, self._last_dv, self._last_F, mu, self._last_h, self.default_experiment.step_size)
+        # the bodies' motion now: the inputs, or one step old in a Jacobi master (contact_motion.Coupler)
+        dx, dv = (self.dx, self.dv) if self._fresh or self._expected is None else self._expected
+        h, g = planning_step(dv, self._last_dv, self._last_F, mu, self._last_h, self.default_experiment.step_size)
 
         def predict(x, w, state, times):
             pred = endstop.predict(x, w, state[0], state[1], mu, g, times, p)
@@ -159,19 +163,19 @@ class EndStop(ContactSlave):
             self.impulse = moved[3].impulse
             state = moved[0][0][2]
         else:
-            state = self._settled_state(p, mu, g)
+            state = self._settled_state(p, mu, g, dx, dv)
         stiff = p.mode == endstop.RIGID or stiffness_number(mu, h, max(p.k1, p.k2), max(p.b1, p.b2)) > 1.0
-        force, shadow = couple(self.dx, self.dv, mu, g, h, shadow, predict, stiff, state)
+        force, shadow = couple(dx, dv, mu, g, h, shadow, predict, stiff, state)
         if shadow is not None:
             x, w, free, state = shadow
         else:
-            x, w = self.dx, self.dv
+            x, w = dx, dv
         self._pending = [shadow is not None, x, w, shadow[2] if shadow else 0, *state]
         self._results(p, state[0], state[1], x, w, mu * g)
         self._publish(force, 0.0)
 
-    def _settled_state(self, p, mu, g):
-        pred = endstop.predict(self.dx, self.dv, self._state, self._sf, mu, g, (0.0,), p)
+    def _settled_state(self, p, mu, g, dx, dv):
+        pred = endstop.predict(dx, dv, self._state, self._sf, mu, g, (0.0,), p)
         return pred.states[0][2], pred.states[0][3]
 
     def _results(self, p, stop, sf, x, w, need):
@@ -216,7 +220,17 @@ class EndStop(ContactSlave):
         self.der_ctr1_F, self.der_ctr2_F = rate, -rate
 
     def step(self, t, h):
-        self._last_h, self._last_dv, self._last_F = h, self.dv, self.ctr1_F
+        if self._mu != 0.0:
+            # the bodies' motion at the step's start and the force they received over it: the one the
+            # master last read (contact_motion.Coupler.commit)
+            dx, dv = self.ctr1_x - self.ctr2_x, self.ctr1_v - self.ctr2_v
+            if not self._fresh and self._expected is not None:
+                dx, dv = self._expected
+            force = self._delivered if self._delivered is not None else self.ctr1_F
+            g = planning_step(dv, self._last_dv, self._last_F, self._mu, self._last_h,
+                              self.default_experiment.step_size)[1]
+            self._expected = held_motion(dx, dv, g - force / self._mu, h)
+            self._last_h, self._last_dv, self._last_F = h, dv, force
         self._shadow, self._sx, self._sv, self._sfree, self._state, self._sf = self._pending
 
     def remedy(self, step_size):

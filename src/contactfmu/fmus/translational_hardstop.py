@@ -41,6 +41,7 @@ class TranslationalHardstop(ContactSlave):
         "translator directive preferring s_rel, v_rel as states) has no meaning in a co-simulation unit "
         "and is left out; s_nominal is kept for compatibility only.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
+    HELD_FORCE, HELD_FORCE_OUTPUTS = "flange_b_f", ("flange_a_f", "flange_b_f", "F")
 
     VARIABLES = [
         parameter("b", 1.0, "m", "Distance between stops (gap width; b <= 2e-10: plain spring-damper)", min=0.0),
@@ -87,9 +88,10 @@ class TranslationalHardstop(ContactSlave):
             self.interface_c, self.interface_d = hardstop.interface(self.s_rel, self.b, self.c, self.d)
             self._publish(law, rate)
             return
-        mu = self._coupler.mu
-        force = self._coupler.force(self.s_rel, self.v_rel, self._predict,
-                                    lambda h: stiffness_number(mu, h, self.c, self.d) > 1.0)
+        coupler = self._coupler
+        mu = coupler.mu
+        x, w = coupler.motion(self.s_rel, self.v_rel, self._fresh)
+        force = coupler.force(x, w, self._predict, lambda h: stiffness_number(mu, h, self.c, self.d) > 1.0)
         self.interface_c = self.interface_d = 0.0  # the held force is the element's own
         self._publish(force, 0.0)
 
@@ -103,7 +105,9 @@ class TranslationalHardstop(ContactSlave):
 
     def step(self, t, h):
         if self._coupler is not None:
-            self._coupler.commit(h, self._predict)
+            x, w = self._coupler.motion(self.flange_b_s - self.flange_a_s, self.flange_b_v - self.flange_a_v,
+                                        self._fresh)
+            self._coupler.commit(h, self._predict, x, w, self._delivered)
 
     def remedy(self, step_size):
         if self._coupler is not None:

@@ -513,8 +513,19 @@ def _largest(ok):
 
 class Coupler:
     """The element-side state of the inertia-aware coupling (see couple): the last step's size,
-    relative velocity and held force (for planning_step) and the law's shadow motion; the force
-    computed for the present inputs is committed when the step is taken.
+    the bodies' relative velocity at its start and the force they received over it (for
+    planning_step), the law's shadow motion, and the bodies' relative motion at the end of the
+    last step as the element models it.
+
+    Any master. A Gauss-Seidel master (set inputs, read outputs, step) hands the element the
+    bodies' motion of the present point before it reads the force; a Jacobi master (step, read
+    outputs, set inputs: libcosim, ecos, an SSP run) reads the force right after the step, while
+    the element still holds the inputs of the step's start. The element therefore plans from
+    motion(): the inputs if they were set since the last step, else its own model of the bodies
+    over that step (their motion at its start, moved by the force they received and the other
+    forces' acceleration, held). And it commits the force the bodies actually received, the one
+    the master last read, not one computed later for inputs set afterwards. Both masters then see
+    the same forces: exact where the held accelerations are.
 
     predict(x, w, g, state, times) -> ([(x, w[, state])], onset, changes); stiff(h) -> bool."""
 
@@ -523,9 +534,18 @@ class Coupler:
         self.last_h = self.last_v = self.last_f = 0.0
         self.shadow = self.pending = None
         self.force_now = self.x_now = self.v_now = self.g_now = 0.0
+        self.expected = None
+
+    def motion(self, x, w, fresh):
+        """The bodies' relative motion now: (x, w), the inputs, if they were set since the last step
+        (fresh), else the element's model of it at the end of the last step."""
+        if fresh or self.expected is None:
+            return x, w
+        return self.expected
 
     def force(self, x, w, predict, stiff):
-        """The force (on the element at its second flange) to hold over the next step."""
+        """The force (on the element at its second flange) to hold over the next step, for the
+        bodies' relative motion (x, w) now (see motion)."""
         mu = self.mu
         h, g = planning_step(w, self.last_v, self.last_f, mu, self.last_h, self.default_h)
 
@@ -538,14 +558,29 @@ class Coupler:
         self.force_now, self.x_now, self.v_now, self.g_now = force, x, w, g
         return force
 
-    def commit(self, h, predict):
-        """The step [t, t + h] was taken with the force last computed. A step longer than the one
-        planned with (the first step is planned with the DefaultExperiment step size, since the FMU
-        learns a step's length only when it is taken) may hold a contact the plan did not see:
-        then the shadow starts at the step's start, as if the contact had been seen."""
+    def commit(self, h, predict, x=None, w=None, delivered=None):
+        """The step [t, t + h] was taken: the bodies' relative motion at t was (x, w) (motion();
+        default: the one the force was last computed for) and they received the force delivered
+        over it (the value the master last read; default: the force last computed).
+
+        A step longer than the one planned with (the first step is planned with the
+        DefaultExperiment step size, since the FMU learns a step's length only when it is taken)
+        may hold a contact the plan did not see: then the shadow starts at the step's start, as
+        if the contact had been seen."""
+        if x is None:
+            x, w = self.x_now, self.v_now
+        if delivered is None:
+            delivered = self.force_now
         if self.pending is None and self.force_now == 0.0:
             onset = predict(self.x_now, self.v_now, self.g_now, None, (h,))[1]
             if onset is not None and onset <= h:
                 self.pending = [self.x_now, self.v_now, 0, None]
-        self.last_h, self.last_v, self.last_f = h, self.v_now, self.force_now
+        g = planning_step(w, self.last_v, self.last_f, self.mu, self.last_h, self.default_h)[1]
+        self.expected = held_motion(x, w, g - delivered / self.mu, h)
+        self.last_h, self.last_v, self.last_f = h, w, delivered
         self.shadow = self.pending
+
+
+def held_motion(x, w, a, h):
+    """(x, w) after h under the held acceleration a, from (x, w)."""
+    return x + h * (w + 0.5 * h * a), w + h * a
