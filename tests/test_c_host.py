@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -134,6 +135,31 @@ def test_without_a_python_the_fmu_refuses_to_instantiate_and_says_what_it_looked
                        "soname libpython3.99.so: cannot open"):
         assert f"\n  - {looked_for}" in logged, (looked_for, logged)
     assert "Install Python 3.99 with its shared library" in logged and "set CONTACTFMU_LIBPYTHON" in logged
+
+
+def test_the_interpreter_starts_in_the_installation_of_the_libpython_loaded(host, fmu_dir, tmp_path):
+    """A libpython in another installation (a copy of this one's, its standard library linked to
+    this Python's, plus a sitecustomize.py that records where the interpreter started): the FMU
+    sets PYTHONHOME to that installation while the interpreter starts, and removes it again from
+    the host's environment."""
+    v = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    home = tmp_path / "relocated"
+    stdlib = home / "lib" / v
+    stdlib.mkdir(parents=True)
+    lib = home / "lib" / os.path.basename(hostenv.libpython())
+    shutil.copy(hostenv.libpython(), lib)
+    for entry in Path(sysconfig.get_path("stdlib")).iterdir():
+        if entry.name not in ("site-packages", "sitecustomize.py"):
+            (stdlib / entry.name).symlink_to(entry)
+    marker = tmp_path / "started.txt"
+    (stdlib / "sitecustomize.py").write_text(
+        f"import os, sys\nopen({str(marker)!r}, 'w').write(os.environ.get('PYTHONHOME', '') + '\\n' + sys.prefix)\n")
+    args, _ = unfindable(fmu_dir, tmp_path)
+    run = subprocess.run(clean([host, "-e", *args], CONTACTFMU_LIBPYTHON=lib), capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert marker.read_text().splitlines() == [str(home), str(home)]
+    assert run.stderr == "fmi2_host: PYTHONHOME after fmi2Instantiate: (unset)\n", run.stderr
 
 
 def test_contactfmu_libpython_names_the_library_to_use(host, fmu_dir, tmp_path):
