@@ -8,9 +8,10 @@
 
 The tests run only when the environment variable ``CONTACTFMU_FMI_TOOLS`` names a folder holding
 both executables (CI sets it); otherwise every test here is skipped with a reason naming the
-variable. Both tools are C programs, not Python hosts: they run with the environment
-``contactfmu.hostenv`` gives a non-Python host (libpython preloaded, a python3 of this version
-first on PATH; README "Non-Python hosts").
+variable. Both tools are C programs, not Python hosts: they run with an empty environment
+(``env -i``: no LD_PRELOAD, PATH or PYTHONHOME); each FMU loads libpython itself (README
+"Non-Python hosts"). Every message fmuCheck receives from an FMU must carry the instance name
+fmuCheck gave (it flags "FMU does not utilize provided instance name").
 
 Measured with fmuCheck (HEAD c704b98 on FMI Library 2.0.3) and fmusim v0.0.39:
 
@@ -33,19 +34,23 @@ Measured with fmuCheck (HEAD c704b98 on FMI Library 2.0.3) and fmusim v0.0.39:
 import csv
 import os
 import re
+import shutil
 import subprocess
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 from fmpy import read_model_description
 
-from contactfmu import crosscheck, hostenv
+from contactfmu import crosscheck
 from contactfmu.fmus import SLAVES
 
 ENV_VAR = "CONTACTFMU_FMI_TOOLS"
 FMUCHECK = "fmuCheck.linux64"
 FMUSIM = "fmusim"
+ENV = shutil.which("env") or "/usr/bin/env"
+INSTANCE_NAME = "Test FMI 2.0 CS"     # the name fmuCheck gives a co-simulation instance
 
 
 def _tools():
@@ -91,11 +96,6 @@ def cross_check(fmu_dir, tmp_path_factory):
     return {d.name: d for d in dirs}
 
 
-@pytest.fixture(scope="module")
-def host_env():
-    return hostenv.environment()
-
-
 def experiment(d):
     """(opt {key: text}, step [s] as float, the input file or None) of a cross-check directory."""
     opt = dict(line.split(",", 1) for line in (d / f"{d.name}_ref.opt").read_text().splitlines() if line.strip())
@@ -130,8 +130,10 @@ def output_types(fmu):
     return {v.name: v.type for v in read_model_description(str(fmu)).modelVariables if v.causality == "output"}
 
 
-def run(cmd, env, cwd):
-    return subprocess.run([str(c) for c in cmd], env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+def run(cmd, cwd, **variables):
+    """`cmd` started by `env -i`: an empty environment with only `variables`."""
+    return subprocess.run([ENV, "-i", *(f"{k}={v}" for k, v in variables.items()), *map(str, cmd)], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
 
 
 # fmuCheck's log: "[LEVEL][MODULE] message" (levels FATAL ERROR WARNING INFO VERBOSE DEBUG),
@@ -182,14 +184,14 @@ def fmusim_command(d, workdir):
 
 
 @pytest.fixture(scope="module")
-def fmucheck_runs(cross_check, host_env, tmp_path_factory):
+def fmucheck_runs(cross_check, tmp_path_factory):
     """fmuCheck on one model, run once per model: (CompletedProcess, output CSV)."""
     done = {}
 
     def get(model):
         if model not in done:
             workdir = tmp_path_factory.mktemp(f"fmucheck-{model}")
-            done[model] = run(fmucheck_command(cross_check[model], workdir), host_env, workdir), workdir / "out.csv"
+            done[model] = run(fmucheck_command(cross_check[model], workdir), workdir), workdir / "out.csv"
         return done[model]
     return get
 
@@ -207,6 +209,7 @@ def test_fmucheck_passes_without_warnings(fmucheck_runs, cross_check, model):
     assert proc.returncode == 0, f"{FMUCHECK} exit {proc.returncode}\n{log}\n{proc.stdout}"
     assert not proc.stdout.strip(), proc.stdout         # the log and its summary go to stderr, the CSV to -o
     assert not unexpected, f"{FMUCHECK} on {model}:\n" + "\n".join(unexpected)
+    assert "instance name" not in log, log
     summary = fmucheck_summary(log)
     known_fmu = sum(1 for line, _ in known if FMU_LINE.match(line))
     known_checker = len(known) - known_fmu
@@ -260,35 +263,70 @@ def test_fmucheck_output_matches_the_reference(fmucheck_runs, cross_check, model
                           f"+ 4 eps x max|{name}|))")
 
 
-def test_fmucheck_without_libpython_gets_the_fmus_reason(cross_check, host_env, tmp_path):
-    """Without libpython in the process the FMU refuses to instantiate and says why, through the
-    host's logger."""
-    env = {k: v for k, v in host_env.items() if k != "LD_PRELOAD"}
-    proc = run(fmucheck_command(cross_check["Spring"], tmp_path), env, tmp_path)
+def without_python(d, tmp_path):
+    """A copy of the FMU of cross-check directory `d` whose build record names a missing libpython
+    of a Python 3.99 (so neither the recorded path nor the version's sonames load)."""
+    src, dest = d / f"{d.name}.fmu", tmp_path / f"{d.name}.fmu"
+    record = f"binaries/linux64/{d.name}_libpython.txt"
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zout:
+        for item in zin.namelist():
+            zout.writestr(item, zin.read(item) if item != record else
+                          f"version=3.99\nlibpython={tmp_path}/gone/libpython3.99.so.1.0\nprefix={tmp_path}/gone\n")
+    return dest
+
+
+def fmu_messages(log):
+    return [line.strip() for line in log.splitlines() if FMU_LINE.match(line)]
+
+
+def test_fmucheck_without_a_python_gets_the_fmus_reason(cross_check, tmp_path):
+    """No libpython to be found (CONTACTFMU_LIBPYTHON names a missing file, the build's record a
+    missing Python 3.99): the FMU refuses to instantiate and says what it looked for, through the
+    host's logger, under fmuCheck's instance name."""
+    d = cross_check["Spring"]
+    fmu = without_python(d, tmp_path)
+    cmd = fmucheck_command(d, tmp_path)
+    cmd[-1] = fmu
+    proc = run(cmd, tmp_path, CONTACTFMU_LIBPYTHON=tmp_path / "missing" / "libpython3.so")
     assert proc.returncode != 0
     findings = fmucheck_findings(proc.stderr)
-    assert any("[FMU status:Fatal]" in f and "undefined symbol: _Py_NoneStruct" in f for f in findings), proc.stderr
+    assert any("[FMU status:Fatal]" in f and "no Python runtime found" in f for f in findings), proc.stderr
+    for looked_for in (f"CONTACTFMU_LIBPYTHON = {tmp_path}/missing/libpython3.so: cannot open",
+                       f"the building Python's {tmp_path}/gone/libpython3.99.so.1.0: cannot open",
+                       "soname libpython3.99.so.1.0: cannot open", "soname libpython3.99.so: cannot open"):
+        assert looked_for in proc.stderr, (looked_for, proc.stderr)
     assert "[FATAL][FMUCHK] Could not instantiate the model" in findings, proc.stderr
+    assert "instance name" not in proc.stderr, proc.stderr
 
 
-def test_fmucheck_shim_messages_carry_the_instance_name(cross_check, host_env, tmp_path):
-    """The only messages the status shim logs itself in a compliance check are those of a failed
-    start (no libpython): fmuCheck compares their instance name with the one it gave
-    ("Test FMI 2.0 CS") and finds no mismatch."""
-    env = {k: v for k, v in host_env.items() if k != "LD_PRELOAD"}
-    proc = run(fmucheck_command(cross_check["Spring"], tmp_path), env, tmp_path)
-    if "[FMU status:Fatal]" not in proc.stderr:                 # not an AssertionError: fails, not xfail
-        pytest.fail(f"the shim logged no message, nothing to check:\n{proc.stderr}")
-    bad = [f for f in fmucheck_findings(proc.stderr) if "instance name" in f]
-    assert not bad, "\n".join(bad)
+def test_fmucheck_finds_the_instance_name_in_every_message_of_the_fmu(cross_check, tmp_path):
+    """Messages of the FMU in a compliance check: the fatal one of a failed start and the warning
+    about an unusable CONTACTFMU_LIBPYTHON (the record's libpython is used instead). fmuCheck
+    compares the instance name of each with the one it gave and reports no mismatch."""
+    d = cross_check["Spring"]
+    first, second = tmp_path / "failed", tmp_path / "warned"
+    first.mkdir(), second.mkdir()
+    failed = run(fmucheck_command(d, first)[:-1] + [without_python(d, first)], first,
+                 CONTACTFMU_LIBPYTHON=tmp_path / "nothing.so")
+    warned = run(fmucheck_command(d, second), second, CONTACTFMU_LIBPYTHON=tmp_path / "nothing.so")
+    assert warned.returncode == 0, warned.stderr
+    messages = fmu_messages(failed.stderr) + fmu_messages(warned.stderr)
+    statuses = sorted(FMU_LINE.match(m).group(1) for m in messages)
+    if statuses != ["Fatal", "Warning"]:                       # not an AssertionError: fails, not xfail
+        pytest.fail(f"expected one fatal and one warning message of the FMU, got {statuses}:\n"
+                    f"{failed.stderr}\n{warned.stderr}")
+    assert fmucheck_summary(warned.stderr)["fmu"] == 1, warned.stderr   # the warning reached fmuCheck
+    for proc in (failed, warned):
+        bad = [line for line in proc.stderr.splitlines() if "instance name" in line]
+        assert not bad, "\n".join(bad)
 
 
 # ---- fmusim (Reference-FMUs) ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("model", list(SLAVES))
-def test_fmusim_reproduces_the_reference(cross_check, host_env, tmp_path, model):
+def test_fmusim_reproduces_the_reference(cross_check, tmp_path, model):
     d = cross_check[model]
-    proc = run(fmusim_command(d, tmp_path), host_env, tmp_path)
+    proc = run(fmusim_command(d, tmp_path), tmp_path)
     assert proc.returncode == 0, f"{FMUSIM} exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     logged = [line for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
     assert not logged, "\n".join(logged)

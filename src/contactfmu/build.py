@@ -7,6 +7,8 @@ Layout of a built FMU (linux64):
     modelDescription.xml                       written by the slave base (ContactSlave.to_xml)
     binaries/linux64/<Model>.so                contactfmu status shim (native/fmi2_status_shim.c)
     binaries/linux64/<Model>_pythonfmu.so      pythonfmu's export library, loaded by the shim
+    binaries/linux64/<Model>_libpython.txt     the building Python (version, libpython, prefix):
+                                               where the shim looks for libpython (python_record)
     resources/cfmu_<model>_<hash>_slave.py     entry script named in slavemodule.txt
     resources/cfmu_<model>_<hash>/             fmus/_base.py, fmus/<slave>.py, physics/*.py
     resources/pythonfmu/                       pythonfmu's Python side (bundled by pythonfmu)
@@ -42,6 +44,24 @@ def _bundle_sources(name):
     return files
 
 
+def python_record():
+    """The text of <Model>_libpython.txt: the Python building the FMU, for the shim to load its
+    libpython (and find its standard library) in a host that is not Python."""
+    import sysconfig
+    v = f"{sys.version_info.major}.{sys.version_info.minor}"
+    lib = ""
+    if sysconfig.get_config_var("Py_ENABLE_SHARED"):
+        names = [n for n in (sysconfig.get_config_var("INSTSONAME"), sysconfig.get_config_var("LDLIBRARY")) if n]
+        dirs = [d for d in (sysconfig.get_config_var("LIBDIR"), os.path.join(sys.base_prefix, "lib"),
+                            sysconfig.get_config_var("LIBPL")) if d]
+        found = [os.path.join(d, n) for n in names for d in dirs if os.path.isfile(os.path.join(d, n))]
+        lib = os.path.realpath(found[0]) if found else ""
+    exe = getattr(sys, "_base_executable", None) or sys.executable
+    return ("# written by contactfmu.build: the Python that built this FMU; the status shim loads its\n"
+            "# libpython (after CONTACTFMU_LIBPYTHON) in a host that has none\n"
+            f"version={v}\nlibpython={lib}\nprefix={sys.base_prefix}\nexecutable={exe}\n")
+
+
 def fmu_hash(name):
     """Hash of everything bundled into FMU `name` (sources, shim, pythonfmu version)."""
     import pythonfmu
@@ -51,6 +71,7 @@ def fmu_hash(name):
         if src is not None:
             h.update(src.read_bytes())
     h.update(SHIM_SOURCE.read_bytes())
+    h.update(python_record().encode())
     return h.hexdigest()[:10]
 
 
@@ -62,7 +83,7 @@ def compile_shim(dest):
     """Compile the status shim into `dest` (a shared library) with the system C compiler."""
     cc = os.environ.get("CC", "gcc")
     cmd = [cc, "-std=c99", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", "-o", str(dest),
-           str(SHIM_SOURCE), "-ldl", "-lm"]
+           str(SHIM_SOURCE), "-ldl", "-lm", "-pthread"]
     try:
         subprocess.run(cmd, check=True, capture_output=True, text=True)
     except FileNotFoundError:
@@ -148,6 +169,7 @@ def _install_shim(raw, dest, name, shim):
             if item == lib:
                 zout.writestr(f"binaries/{PLATFORM}/{name}_pythonfmu.so", data)
                 zout.write(shim, lib)
+                zout.writestr(f"binaries/{PLATFORM}/{name}_libpython.txt", python_record())
             else:
                 zout.writestr(item, data)
     os.replace(tmp_dest, dest)

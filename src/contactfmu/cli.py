@@ -6,7 +6,7 @@
     contactfmu run EXAMPLE [--step H] [--out DIR]      run an example (examples/<EXAMPLE>.py)
     contactfmu compare RESULT.csv REFERENCE.csv        tube comparison (MSL csv-compare, 2e-3)
                [--signals a,b] [--tol 2e-3]            (the result must cover the reference's time range)
-    contactfmu env [--json]                            settings for non-Python FMI hosts
+    contactfmu env [--json]                            optional settings for non-Python FMI hosts
 
 Exit status: 0 success, 1 a check failed (invalid FMU, tube failed, result not covering the
 reference's time range), 2 bad input (missing file, not an FMU or not a result CSV, bad option
@@ -395,7 +395,8 @@ def parser():
     c.add_argument("--signals", default=None, help="comma-separated signals (default: all in common)")
     c.add_argument("--tol", default="2e-3", help="relative tube tolerance, a finite number > 0 (default: 2e-3)")
     c.set_defaults(func=cmd_compare)
-    e = sub.add_parser("env", help="environment settings for non-Python FMI hosts on this machine")
+    e = sub.add_parser("env", help="optional environment settings for non-Python FMI hosts (the "
+                       "FMUs find libpython themselves; for unusual installations)")
     e.add_argument("--json", action="store_true", help="as JSON")
     e.set_defaults(func=cmd_env)
     return p

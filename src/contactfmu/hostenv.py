@@ -1,16 +1,19 @@
-"""What a non-Python FMI host needs to run contactfmu FMUs (``contactfmu env``).
+"""Optional settings for a non-Python FMI host (``contactfmu env``), for unusual installations.
 
 Every contactfmu FMU is a pythonfmu FMU: its binary starts (or joins) a CPython interpreter in
-the host process. pythonfmu's library is not linked against libpython, so in a host that is not
-itself Python (a C/C++ tool, libcosim's command line, a Simulink S-function, ...):
+the host process, and pythonfmu's library is not linked against libpython. The FMU's status shim
+(native/fmi2_status_shim.c) therefore loads libpython itself, with global symbols, before it
+loads pythonfmu's library: the one already in the process, else ``CONTACTFMU_LIBPYTHON``, else
+the libpython of the Python that built the FMU (recorded in
+``binaries/linux64/<Model>_libpython.txt``), else that version's sonames; and it points
+``PYTHONHOME`` at that Python's prefix while the interpreter starts (unless the host set one).
+A C host needs no set-up on the machine that built the FMUs or on one with the same Python.
 
-* libpython must already be in the process with its symbols global: ``LD_PRELOAD`` it, or have
-  the host ``dlopen`` it with ``RTLD_GLOBAL`` before it loads the FMU. Without it the FMU's
-  ``fmi2Instantiate`` fails with "undefined symbol: _Py_NoneStruct" (logged by the FMU);
-* the interpreter that starts there finds its standard library from a ``python3`` on ``PATH``
-  (CPython's start-up search from the program name "python3"); that python must be the same
-  version as the preloaded libpython (here the one this command runs under). ``PYTHONHOME`` set
-  to its prefix is the alternative when PATH cannot be arranged.
+Where that does not suffice (the FMUs copied to a machine whose Python lies elsewhere, a
+relocated installation), the settings printed here still work: libpython preloaded
+(``LD_PRELOAD``) and a ``python3`` of the same version first on ``PATH`` (the interpreter finds
+its standard library from it; ``PYTHONHOME`` set to its prefix is the alternative), or just
+``CONTACTFMU_LIBPYTHON`` naming the libpython.
 
 The FMUs import only the standard library and the pythonfmu runtime they bundle, so any
 installation of the same Python version works; nothing needs to be installed into it.
@@ -67,10 +70,12 @@ def shell_text():
     s = settings()
     v = f"{sys.version_info.major}.{sys.version_info.minor}"
     return "\n".join([
-        f"# contactfmu FMUs run Python {v} inside the host process (pythonfmu). In a host that is not",
-        "# Python (C/C++ tools, libcosim's cosim command line, ...) on this machine, set:",
+        f"# contactfmu FMUs run Python {v} inside the host process (pythonfmu) and find its libpython",
+        "# themselves (README \"Non-Python hosts\"): these settings are optional, for unusual",
+        "# installations. In a host that is not Python (C/C++ tools, libcosim's cosim, ...), set:",
         f'export LD_PRELOAD="{s["LD_PRELOAD"]}${{LD_PRELOAD:+:$LD_PRELOAD}}"',
         f'export PATH="{s["PATH"]}:$PATH"',
         f"# (or dlopen {os.path.basename(s['LD_PRELOAD'])} with RTLD_GLOBAL in the host before loading the FMU;",
-        f"#  PYTHONHOME={sys.base_prefix} instead of PATH if no python{v} can come first on PATH)",
+        f"#  PYTHONHOME={sys.base_prefix} instead of PATH if no python{v} can come first on PATH;",
+        f"#  or only CONTACTFMU_LIBPYTHON={s['LD_PRELOAD']} for the FMU to load that libpython)",
     ])

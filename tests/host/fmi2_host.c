@@ -13,7 +13,9 @@
  *   -i VR,VR,...      value references of the Real inputs u1, u2, ... (in INPUTS' column order)
  *   -o SPEC,SPEC,...  outputs to record: rVR (Real), iVR (Integer), bVR (Boolean)
  *   -p VR=VALUE       set a Real parameter before initialization (repeatable)
- *   -l LIBPYTHON      dlopen this library with RTLD_GLOBAL first (instead of LD_PRELOAD)
+ *   -l LIBPYTHON      dlopen this library with RTLD_GLOBAL first (the FMU then uses it)
+ *   -n NAME           the instance name (default "host")
+ *   -e                after fmi2Instantiate, print PYTHONHOME as the host's environment has it
  *   -s                at the middle of the run, check fmi2GetFMUstate/fmi2SetFMUstate: a step
  *                     repeated from the saved state must give bit-identical outputs
  * exit status: 0 success, 2 usage or file error, 3 an FMI call failed, 4 state check failed.
@@ -118,17 +120,20 @@ int main(int argc, char** argv)
     unsigned in_vrs[MAXV], out_vrs[MAXV], par_vrs[MAXV];
     char out_kinds[MAXV];
     double par_vals[MAXV];
-    int n_in = 0, n_out = 0, n_par = 0, state_check = 0;
+    int n_in = 0, n_out = 0, n_par = 0, state_check = 0, show_home = 0;
     const char* libpython = NULL;
+    const char* instance_name = "host";
     int a = 1;
     for (; a < argc && argv[a][0] == '-' && argv[a][1]; a++) {
         char opt = argv[a][1];
         if (opt == 's') { state_check = 1; continue; }
+        if (opt == 'e') { show_home = 1; continue; }
         if (a + 1 >= argc) { fprintf(stderr, "fmi2_host: option -%c needs a value\n", opt); return 2; }
         const char* val = argv[++a];
         if (opt == 'i') n_in = parse_list(val, NULL, in_vrs);
         else if (opt == 'o') n_out = parse_list(val, out_kinds, out_vrs);
         else if (opt == 'l') libpython = val;
+        else if (opt == 'n') instance_name = val;
         else if (opt == 'p' && n_par < MAXV) {
             char* eq = strchr(val, '=');
             if (!eq) { fprintf(stderr, "fmi2_host: -p %s: expected VR=VALUE\n", val); return 2; }
@@ -138,7 +143,7 @@ int main(int argc, char** argv)
         if (n_in < 0 || n_out < 0) { fprintf(stderr, "fmi2_host: bad value list %s\n", val); return 2; }
     }
     if (argc - a != 8) {
-        fprintf(stderr, "usage: fmi2_host [-i VRS] [-o SPECS] [-p VR=VALUE] [-l LIBPYTHON] [-s] "
+        fprintf(stderr, "usage: fmi2_host [-i VRS] [-o SPECS] [-p VR=VALUE] [-l LIBPYTHON] [-n NAME] [-e] [-s] "
                         "UNZIPDIR MODEL_IDENTIFIER GUID START STOP STEP INPUTS OUTPUTS\n");
         return 2;
     }
@@ -176,8 +181,12 @@ int main(int argc, char** argv)
     if (strcmp(version(), "2.0") != 0) { fprintf(stderr, "fmi2_host: FMI version %s\n", version()); return 3; }
 
     fmi2CallbackFunctions cb = {logger, calloc, free, NULL, NULL};
-    fmi2Component c = instantiate("host", 1 /* fmi2CoSimulation */, guid, uri, &cb, 0, 0);
+    fmi2Component c = instantiate(instance_name, 1 /* fmi2CoSimulation */, guid, uri, &cb, 0, 0);
     if (!c) { fprintf(stderr, "fmi2_host: fmi2Instantiate failed\n"); return 3; }
+    if (show_home) {
+        const char* home = getenv("PYTHONHOME");
+        fprintf(stderr, "fmi2_host: PYTHONHOME after fmi2Instantiate: %s\n", home ? home : "(unset)");
+    }
     CHECK(setup(c, 0, 0.0, t0, 1, t1), "fmi2SetupExperiment");
     for (int k = 0; k < n_par; k++) CHECK(setReal(c, &par_vrs[k], 1, &par_vals[k]), "fmi2SetReal (parameter)");
     CHECK(enterInit(c), "fmi2EnterInitializationMode");

@@ -27,15 +27,25 @@
  *    only when the host enabled logging. Messages are passed as "%s" arguments, so a '%'
  *    in a message cannot be misread as a format directive.
  *
+ *  - it brings the Python runtime itself (see "finding libpython" below): pythonfmu's library is
+ *    not linked against libpython, so before loading it the shim makes a libpython 3 global in
+ *    the process (the one already there, CONTACTFMU_LIBPYTHON, the one recorded at build time in
+ *    <modelIdentifier>_libpython.txt next to this library, or that version's sonames) and, if
+ *    no interpreter runs yet and the host set no PYTHONHOME, points PYTHONHOME at its prefix
+ *    while the interpreter starts. A C host needs no environment set-up;
+ *  - every message it logs carries the instance name the host gave to fmi2Instantiate.
+ *
  * The FMI 2.0 types are declared here from the standard's ABI (fmi2TypesPlatform: double,
  * int, char, unsigned int, void pointers); only the C standard library and libdl are used.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 #define CONTACTFMU_DERIVATIVE_VR 536870912u /* first derivative of variable vr: vr + this offset */
@@ -77,7 +87,7 @@ typedef struct {
     int setup;            /* the last fmi2SetupExperiment, repeated after fmi2Reset */
     fmi2Boolean toleranceDefined, stopTimeDefined;
     fmi2Real tolerance, startTime, stopTime;
-    char name[128];       /* instance name, for the shim's own messages */
+    char name[1024];      /* the host's instance name, for every message */
 } Shim;
 
 /* ---- the inner library ------------------------------------------------------------- */
@@ -142,12 +152,198 @@ static void release_python_state(void)
     if (p_finalize_python) p_finalize_python();
 }
 
-/* Load <this library's path without ".so">_pythonfmu.so once. */
-static int load_inner(void)
+/* ---- finding libpython ------------------------------------------------------------------
+   pythonfmu's library needs the CPython C API (Py_Initialize, _Py_NoneStruct, ...) from the
+   process's global symbols. The shim makes sure they are there before it loads that library:
+
+   1. a libpython already in the process (a Python host, or a C host that preloaded or dlopened
+      one globally): dlsym(dlopen(NULL)) finds Py_IsInitialized and _Py_NoneStruct; nothing else
+      is done;
+   2. the file named by the environment variable CONTACTFMU_LIBPYTHON, if set;
+   3. the libpython of the Python that built the FMU, as recorded by the build in
+      <modelIdentifier>_libpython.txt next to this library (lines key=value: version, libpython,
+      prefix, executable);
+   4. the sonames libpython<version>.so.1.0 and libpython<version>.so of the recorded version,
+      through the dynamic linker's search (LD_LIBRARY_PATH, ld.so.cache, /lib, /usr/lib).
+
+   Each is loaded with RTLD_GLOBAL. If no interpreter runs yet and the host did not set
+   PYTHONHOME, PYTHONHOME is set while the interpreter starts (and removed again once it runs) to
+   the installation of the loaded library (the first of its directory's parent and grandparent
+   with lib/python3.X/os.py), else to the recorded prefix when it is of the loaded version and
+   has the standard library. If nothing loads, fmi2Instantiate returns NULL and logs every path
+   tried and what to install or set. */
+
+typedef struct {
+    char version[16];     /* "3.11" */
+    char libpython[4096];
+    char prefix[4096];
+    char executable[4096];
+} Record;
+
+static void* python_library = NULL; /* the libpython the shim loaded (NULL: it was already there) */
+static int python_found = 0;
+static int home_set = 0;            /* PYTHONHOME was set by the shim, to be removed after start-up */
+static char python_warning[2048] = "";
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define APPEND(buf, ...) do { size_t used_ = strlen(buf); \
+        if (used_ < sizeof (buf)) snprintf((buf) + used_, sizeof (buf) - used_, __VA_ARGS__); } while (0)
+
+static int is_file(const char* path) { return path[0] && access(path, R_OK) == 0; }
+
+/* Read the record written by the build; 0 if it cannot be read. */
+static int read_record(const char* path, Record* r)
+{
+    memset(r, 0, sizeof *r);
+    FILE* f = fopen(path, "r");
+    if (!f) return 0;
+    char line[4200];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        char* eq = strchr(line, '=');
+        if (line[0] == '#' || !eq) continue;
+        *eq = '\0';
+        const char* v = eq + 1;
+        if (!strcmp(line, "version")) snprintf(r->version, sizeof r->version, "%s", v);
+        else if (!strcmp(line, "libpython")) snprintf(r->libpython, sizeof r->libpython, "%s", v);
+        else if (!strcmp(line, "prefix")) snprintf(r->prefix, sizeof r->prefix, "%s", v);
+        else if (!strcmp(line, "executable")) snprintf(r->executable, sizeof r->executable, "%s", v);
+    }
+    fclose(f);
+    return r->version[0] != '\0';
+}
+
+/* "3.11" from the loaded library's Py_GetVersion() ("3.11.7 (main, ...)"); "" if unknown. */
+static void loaded_version(void* lib, char* out, size_t size)
+{
+    const char* (*get_version)(void) = (const char* (*)(void))dlsym(lib, "Py_GetVersion");
+    out[0] = '\0';
+    if (!get_version) return;
+    const char* v = get_version();
+    const char* dot = v ? strchr(v, '.') : NULL;
+    size_t n = dot ? strspn(dot + 1, "0123456789") : 0;
+    if (dot && n) snprintf(out, size, "%.*s", (int)(dot + 1 + n - v), v);
+}
+
+/* Try one candidate (a path or a soname); on failure append why to `tried`. */
+static void* try_libpython(const char* what, const char* name, char* tried, size_t tried_size)
+{
+    size_t used = strlen(tried);
+    void* lib = dlopen(name, RTLD_NOW | RTLD_GLOBAL);
+    if (!lib) {
+        const char* err = dlerror();
+        size_t n = strlen(name);
+        if (err && !strncmp(err, name, n) && !strncmp(err + n, ": ", 2)) err += n + 2; /* the name once */
+        if (used < tried_size)
+            snprintf(tried + used, tried_size - used, "\n  - %s %s: %s", what, name, err ? err : "cannot be loaded");
+        return NULL;
+    }
+    char version[16];
+    loaded_version(lib, version, sizeof version);
+    if (!dlsym(lib, "Py_IsInitialized") || !dlsym(lib, "_Py_NoneStruct") || strncmp(version, "3.", 2) != 0) {
+        if (used < tried_size)
+            snprintf(tried + used, tried_size - used, "\n  - %s %s: loaded, but not a libpython 3", what, name);
+        dlclose(lib);
+        return NULL;
+    }
+    return lib;
+}
+
+/* dir/lib/python<version>/os.py exists: dir is a Python home of that version. */
+static int has_stdlib(const char* dir, const char* version)
+{
+    char path[4200];
+    if (!dir[0] || strlen(dir) > 4096) return 0;
+    snprintf(path, sizeof path, "%s/lib/python%s/os.py", dir, version);
+    return is_file(path);
+}
+
+/* Set PYTHONHOME for an interpreter about to start from `lib`, unless the host set one. */
+static void set_home(void* lib, const Record* r)
+{
+    int (*is_initialized)(void) = (int (*)(void))dlsym(lib, "Py_IsInitialized");
+    if (getenv("PYTHONHOME") || (is_initialized && is_initialized())) return;
+    char version[16];
+    loaded_version(lib, version, sizeof version);
+    char home[4096] = "";
+    Dl_info info;
+    void* symbol = dlsym(lib, "Py_IsInitialized");
+    if (symbol && dladdr(symbol, &info) && info.dli_fname && info.dli_fname[0] == '/') {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", info.dli_fname);
+        for (int up = 0; up < 3 && !home[0]; up++) {   /* the library's directory, parent, grandparent */
+            char* slash = strrchr(dir, '/');
+            if (!slash || slash == dir) break;
+            *slash = '\0';
+            if (up > 0 && has_stdlib(dir, version)) snprintf(home, sizeof home, "%s", dir);
+        }
+    }
+    if (!home[0] && !strcmp(version, r->version) && has_stdlib(r->prefix, version))
+        snprintf(home, sizeof home, "%s", r->prefix);
+    if (home[0] && setenv("PYTHONHOME", home, 0) == 0) home_set = 1;
+}
+
+/* Make a libpython 3 global in the process (see above). 0 with `error` filled if none. */
+static int find_python(const char* record_path, char* error, size_t error_size)
+{
+    if (python_found) return 1;
+    void* self = dlopen(NULL, RTLD_NOW);
+    int present = self && dlsym(self, "Py_IsInitialized") && dlsym(self, "_Py_NoneStruct");
+    if (self) dlclose(self);
+    if (present) return python_found = 1;
+
+    Record r;
+    int recorded = read_record(record_path, &r);
+    char tried[6144] = "\n  - a libpython already in the process: none";
+    void* lib = NULL;
+    const char* override = getenv("CONTACTFMU_LIBPYTHON");
+    if (override && override[0]) {
+        lib = try_libpython("CONTACTFMU_LIBPYTHON =", override, tried, sizeof tried);
+        if (!lib) snprintf(python_warning, sizeof python_warning,
+                           "CONTACTFMU_LIBPYTHON=%s cannot be used; ", override);
+    } else {
+        APPEND(tried, "\n  - CONTACTFMU_LIBPYTHON: not set");
+    }
+    if (!recorded) {
+        APPEND(tried, "\n  - the build's record %s: cannot be read", record_path);
+    } else {
+        if (!lib && r.libpython[0]) lib = try_libpython("the building Python's", r.libpython, tried, sizeof tried);
+        char soname[64];
+        snprintf(soname, sizeof soname, "libpython%s.so.1.0", r.version);
+        if (!lib) lib = try_libpython("soname", soname, tried, sizeof tried);
+        snprintf(soname, sizeof soname, "libpython%s.so", r.version);
+        if (!lib) lib = try_libpython("soname", soname, tried, sizeof tried);
+    }
+    if (!lib) {
+        python_warning[0] = '\0';
+        const char* v = recorded ? r.version : "3";
+        snprintf(error, error_size,
+                 "contactfmu: no Python runtime found: this FMU runs Python %s in the host process "
+                 "(built with %s) and needs its shared library libpython%s. Looked for:%s\n"
+                 "Install Python %s with its shared library (Debian/Ubuntu: apt install libpython%s; "
+                 "pyenv: PYTHON_CONFIGURE_OPTS=--enable-shared), or set CONTACTFMU_LIBPYTHON to the path "
+                 "of a libpython%s.so (and PYTHONHOME to that Python's prefix if its standard library is "
+                 "not found); `contactfmu env` prints the settings for this machine's Python.",
+                 v, recorded && r.executable[0] ? r.executable : "an unknown Python", v, tried, v, v, v);
+        return 0;
+    }
+    if (python_warning[0]) {
+        Dl_info info;
+        void* symbol = dlsym(lib, "Py_IsInitialized");
+        APPEND(python_warning, "using %s instead",
+               symbol && dladdr(symbol, &info) && info.dli_fname ? info.dli_fname : "another libpython");
+    }
+    python_library = lib;
+    set_home(lib, &r);
+    return python_found = 1;
+}
+
+/* Load <this library's path without ".so">_pythonfmu.so once, after libpython. */
+static int load_inner_locked(void)
 {
     if (inner_library) return 1;
     Dl_info info;
-    if (!dladdr((void*)&load_inner, &info) || !info.dli_fname) {
+    if (!dladdr((void*)&load_inner_locked, &info) || !info.dli_fname) {
         snprintf(load_error, sizeof load_error, "contactfmu shim: cannot locate its own library file");
         return 0;
     }
@@ -158,6 +354,8 @@ static int load_inner(void)
         return 0;
     }
     memcpy(path, info.dli_fname, n - 3); /* strip ".so" */
+    strcpy(path + n - 3, "_libpython.txt");
+    if (!find_python(path, load_error, sizeof load_error)) return 0;
     strcpy(path + n - 3, "_pythonfmu.so");
     void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
@@ -175,6 +373,28 @@ static int load_inner(void)
     return 1;
 }
 
+static int load_inner(void)
+{
+    pthread_mutex_lock(&load_lock);
+    int ok = load_inner_locked();
+    pthread_mutex_unlock(&load_lock);
+    return ok;
+}
+
+/* Once the interpreter runs, remove the PYTHONHOME the shim set: the host's environment (and
+   that of the processes it starts) stays its own. */
+static void python_started(void)
+{
+    if (!home_set) return;
+    pthread_mutex_lock(&load_lock);
+    int (*is_initialized)(void) = python_library ? (int (*)(void))dlsym(python_library, "Py_IsInitialized") : NULL;
+    if (home_set && is_initialized && is_initialized()) {
+        unsetenv("PYTHONHOME");
+        home_set = 0;
+    }
+    pthread_mutex_unlock(&load_lock);
+}
+
 /* The logger pythonfmu calls: filter by the host's logging flag, pass the text as "%s". */
 static void shim_logger(fmi2ComponentEnvironment env, fmi2String instanceName, fmi2Status status,
                         fmi2String category, fmi2String message, ...)
@@ -184,15 +404,15 @@ static void shim_logger(fmi2ComponentEnvironment env, fmi2String instanceName, f
     if (status >= fmi2Error) s->errors++;
     if (!s->host.logger) return;
     if (status == fmi2OK && !s->loggingOn) return;
-    s->host.logger(s->host.componentEnvironment, instanceName, status,
+    (void)instanceName; /* the host's name for this instance, whatever the inner library passes */
+    s->host.logger(s->host.componentEnvironment, s->name, status,
                    category ? category : "logAll", "%s", message ? message : "");
 }
 
 static void shim_log(Shim* s, fmi2Status status, const char* category, const char* message)
 {
     if (s && s->host.logger)
-        s->host.logger(s->host.componentEnvironment, s->name[0] ? s->name : "contactfmu", status, category, "%s",
-                       message);
+        s->host.logger(s->host.componentEnvironment, s->name, status, category, "%s", message);
 }
 
 /* The status of a forwarded call: fmi2Error if the slave logged an error during it (a refused
@@ -225,11 +445,16 @@ EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, 
         free(s);
         return NULL;
     }
+    if (python_warning[0]) {
+        shim_log(s, fmi2Warning, "logStatusWarning", python_warning);
+        python_warning[0] = '\0';
+    }
     s->mine = s->host;
     s->mine.logger = shim_logger;
     s->mine.componentEnvironment = s;
     /* pythonfmu forwards messages only with logging on; the shim filters instead. */
     s->inner = p_fmi2Instantiate(instanceName, fmuType, fmuGUID, fmuResourceLocation, &s->mine, visible, 1);
+    python_started();
     if (!s->inner) {
         free(s);
         return NULL;
