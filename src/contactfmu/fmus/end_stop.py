@@ -46,9 +46,10 @@ class EndStop(ContactSlave):
         "element runs its own relative motion in closed form (impacts, contact changes and stick-slip located, "
         "the other forces on the bodies measured from their velocities) and holds over each step the force "
         "that brings the bodies onto it (impacts: the impulse spread over the steps around it; impulse output "
-        "= impulse of the impacts in the last step), exact in a Gauss-Seidel master, which sets the inputs "
-        "before each step (a Jacobi master such as libcosim or ecos, whose inputs are one step old, is not "
-        "supported yet: the bounces gain energy there). A Rigid End Stop and stick-slip friction need m1 or m2; "
+        "= impulse of the impacts in the last step), exact in a Gauss-Seidel master (set inputs, read outputs, "
+        "step) and in a Jacobi master (step, read outputs, set inputs: libcosim, ecos): where the inputs it "
+        "holds are one step old, the element plans from its own model of the bodies over that step, driven by "
+        "the force the master last read. A Rigid End Stop and stick-slip friction need m1 or m2; "
         "an Elastic End Stop without them outputs its law at the inputs (states updated at communication "
         "points) with the exact first derivative. adv = false uses the advanced settings' defaults.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
