@@ -47,7 +47,7 @@ from .exchange import Exchange
 from .fastcalls import Reader, check
 from .results import Result
 
-SCHEMES = ("gauss-seidel", "jacobi", "implicit")
+SCHEMES = ("gauss-seidel", "jacobi", "implicit", "adaptive")
 
 
 _LOGS = {}          # FMI instance name -> list of (status, message) of the running system
@@ -451,19 +451,31 @@ class System:
                 raise CosimError(f"inputs[{ref!r}] gave {value!r} at t = {t:.9g} s")
             self._call(inst, "fmi2SetReal", lambda: inst.slave.setReal([vr], [value]), t)
 
-    def simulate(self, stop_time, step, start_time=0.0, output_interval=None, outputs=None, progress=None,
-                 scheme="gauss-seidel", inputs=None):
+    def simulate(self, stop_time, step=None, start_time=0.0, output_interval=None, outputs=None, progress=None,
+                 scheme=None, inputs=None, rtol=1e-4, atol=1e-6):
         """Run the co-simulation; returns a Result (time + recorded outputs).
 
-        step: communication step [s]; output_interval: recording interval (a multiple of step,
-        default step); outputs: "inst.var" names to record (default: every output);
+        step: fixed communication step [s]; without it (or with scheme="adaptive", where it is the
+        first step) the master chooses the steps under the tolerance rtol/atol on the bodies'
+        motion, with rollback, implicit coupling of stiff interfaces and located events
+        (cosim.adaptive; result.steps lists every attempted step); output_interval: recording
+        interval (fixed steps: a multiple of step, default step; adaptive: the steps end on this
+        grid, default every accepted step); outputs: "inst.var" names to record (default: every output);
         progress: True for a progress bar on stderr for runs longer than 2 s, or a callable(t);
         scheme: "gauss-seidel" (the project's scheme, module docstring), "jacobi" (libcosim's
         fixed-step algorithm) or "implicit" (Gauss-Seidel order, values held, and the forces of
         compliant elements with interface outputs made linearly implicit: exchange.ImplicitCoupling); inputs: {"inst.var": f(t)} drives unconnected Real inputs, set at
         every communication point before the exchange (jacobi: before the step)."""
+        if scheme is None:
+            scheme = "adaptive" if step is None else "gauss-seidel"
         if scheme not in SCHEMES:
             raise CosimError(f"scheme {scheme!r}: valid are {', '.join(map(repr, SCHEMES))}")
+        if scheme == "adaptive":
+            return self._simulate_adaptive(stop_time, step, start_time, output_interval, outputs, progress, inputs,
+                                           rtol, atol)
+        if step is None:
+            raise CosimError(f"scheme {scheme!r} needs a communication step (step=...); without one the "
+                             f"master chooses the steps (scheme='adaptive')")
         if not (step > 0 and math.isfinite(step)):
             raise CosimError(f"communication step {step!r} s must be > 0")
         if not stop_time > start_time:
@@ -529,6 +541,72 @@ class System:
                 bar.close()
             self._free()
         return Result(["time"] + names, np.array(rows, dtype=float))
+
+    def _simulate_adaptive(self, stop_time, step, start_time, output_interval, outputs, progress, inputs, rtol, atol):
+        from .adaptive import AdaptiveAlgorithm
+
+        if not stop_time > start_time:
+            raise CosimError(f"stop_time {stop_time!r} must be greater than start_time {start_time!r}")
+        span = stop_time - start_time
+        for name, value in (("rtol", rtol), ("atol", atol)):
+            if not (value > 0 and math.isfinite(value)):
+                raise CosimError(f"{name} = {value!r}: the tolerance must be finite and > 0")
+        if step is not None and not (0 < step <= span and math.isfinite(step)):
+            raise CosimError(f"first step {step!r} s must be > 0 and at most the span {span!r} s")
+        if output_interval is not None and not (0 < output_interval and math.isfinite(output_interval)):
+            raise CosimError(f"output_interval {output_interval!r} s must be > 0")
+        defaults = [inst.md.defaultExperiment.stepSize for inst in self.instances.values()
+                    if inst.md.defaultExperiment is not None and inst.md.defaultExperiment.stepSize]
+        h0 = step or min([float(h) for h in defaults] + [span / 100.0])
+        hmax = min(output_interval or span / 50.0, span)
+        plan = self._plan(derivatives=True)
+        plain = self._plan(derivatives=False)
+        drive = self._input_plan(inputs, plan)
+        names, groups = self._recorder(outputs)
+        rows = []
+        bar = _Progress(start_time, stop_time) if progress is True else None
+        grid = None
+        if output_interval is not None:
+            n_out = int(math.ceil(span / output_interval - 1e-9))
+            grid = [min(start_time + k * output_interval, stop_time) for k in range(1, n_out + 1)]
+        try:
+            self._instantiate(start_time, stop_time)
+            explicit = Exchange(plan)
+            coupling = self._implicit(plain)
+            implicit = Exchange(plain, coupling) if coupling.elements else None
+            record = self._record_calls(groups)
+            self._drive(drive, start_time)
+            for inst in self.instances.values():
+                self._call(inst, "fmi2EnterInitializationMode", inst.slave.enterInitializationMode, start_time)
+            explicit.gauss_seidel(start_time, h0)
+            for inst in self.instances.values():
+                self._call(inst, "fmi2ExitInitializationMode", inst.slave.exitInitializationMode, start_time)
+            algorithm = AdaptiveAlgorithm(self, explicit, implicit or explicit, coupling if implicit else None, drive,
+                                          rtol, atol, h0, hmax, event_window=max(1e-12 * span, 1e-9 * span),
+                                          hmin=1e-14 * max(1.0, abs(stop_time)))
+            algorithm.initialize(start_time)
+            rows.append(record(start_time))
+            t, k = start_time, 0
+            while t < stop_time:
+                limit = grid[k] if grid else stop_time
+                t = algorithm.step(t, limit)
+                if grid is None or t >= limit:
+                    rows.append(record(t))
+                    if grid:
+                        k += 1
+                if bar:
+                    bar.update(t)
+                elif progress:
+                    progress(t)
+            for inst in self.instances.values():
+                self._call(inst, "fmi2Terminate", inst.slave.terminate, t)
+        finally:
+            if bar:
+                bar.close()
+            self._free()
+        result = Result(["time"] + names, np.array(rows, dtype=float))
+        result.steps = algorithm.records
+        return result
 
     def _free(self):
         for inst in self.instances.values():
