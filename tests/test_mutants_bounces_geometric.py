@@ -1,0 +1,217 @@
+"""Tests of the geometric bounce series of the rigid EndStop (endstop._geometric_bounces,
+_bounce_series and their use in predict), written to kill their surviving mutants (mutation/run.py,
+mutation/REPORT.md). Every expected value comes from an independent bounce-by-bounce loop of the
+exact kinematics written out here (not from the closed-form series under test): a flight away from
+the stop at the constant deceleration a_away (apex after s/a_away at the height s^2/(2*a_away)),
+back at the constant acceleration a_back (arrival speed sqrt(2*a_back*h) after sqrt(2*h/a_back)),
+and the documented impact law of the Rigid End Stop (SimulationX EndStop documentation, seed 004):
+the rebound is ci times the arrival speed; if it is <= eps_dv the contact is permanent (the last
+impact is plastic). Only complete cycles within the span are summed (_bounce_series' docstring)."""
+import math
+
+import pytest
+
+from contactfmu.physics import endstop as es
+
+
+# ---- the independent reference: bounce by bounce -----------------------------------------------
+
+def bounce_loop(side, speed, a_away, a_back, ci, eps_dv, mu, distance, span, cap=5000):
+    """(dt, w, impulse, impacts, permanent) of the complete bounces within span, or None.
+
+    Bounce by bounce from the rebound speed `speed` just after an impact on the stop in direction
+    `side` (+1 stop 1, -1 stop 2). None when the accelerations are not positive and finite, when an
+    apex reaches the other stop (distance = l1 + l2 away), when the bounces grow (not a decaying
+    series) or when no complete cycle fits in span. Stops after `cap` impacts (eps_dv = 0: the
+    rebound underflows to 0 long before)."""
+    if not (0.0 < a_away < math.inf and 0.0 < a_back < math.inf):
+        return None
+    t = impulse = 0.0
+    impacts, s, permanent = 0, speed, False
+    while impacts < cap:
+        t_up = s / a_away
+        h = s * s / (2.0 * a_away)
+        if h >= distance:
+            return None                          # reaches the other stop
+        arrival = math.sqrt(2.0 * a_back * h)
+        t_down = math.sqrt(2.0 * h / a_back)
+        if t + t_up + t_down > span:
+            break
+        t += t_up + t_down
+        impacts += 1
+        rebound = ci * arrival
+        if rebound > s * (1.0 + 1e-9):
+            return None                          # growing bounces: no decaying series
+        if rebound <= eps_dv:                    # permanent contact: the last impact is plastic
+            impulse += side * mu * arrival
+            permanent, s = True, 0.0
+            break
+        impulse += side * mu * (arrival + rebound)
+        s = rebound
+    if impacts == 0:
+        return None
+    return t, (0.0 if permanent else -side * s), impulse, impacts, permanent
+
+
+def close(a, b, rel, abs_=0.0):
+    return abs(a - b) <= rel * max(abs(a), abs(b)) + abs_
+
+
+def assert_same(got, want, rel=1e-12, impacts=None):
+    """Every element of (dt, w, impulse, impacts, permanent)."""
+    assert (got is None) == (want is None), (got, want)
+    if want is None:
+        return
+    dt, w, J, n, perm = got
+    assert close(dt, want[0], rel), (dt, want[0])
+    assert close(w, want[1], rel, 1e-300), (w, want[1])
+    assert close(J, want[2], rel), (J, want[2])
+    assert n == (want[3] if impacts is None else impacts), (n, want[3])
+    assert isinstance(n, int)
+    assert perm is want[4] or perm == want[4]
+    assert (w == 0.0) == perm
+
+
+# ---- _geometric_bounces ------------------------------------------------------------------------
+
+# (side, speed, a_away, a_back, ci, eps_dv, mu, distance, span): the series ends permanently,
+# is cut by span, with eps_dv = 0, ci = 0, unequal accelerations (stick-slip friction), both sides
+CASES = [
+    (1.0, 0.7, 9.81, 9.81, 0.8, 1e-3, 2.0, 0.05, 10.0),       # permanent after 30 impacts
+    (-1.0, 0.7, 9.81, 9.81, 0.8, 1e-3, 2.0, 0.05, 10.0),      # the same at stop 2
+    (1.0, 0.7, 9.81, 9.81, 0.8, 1e-3, 2.0, 0.05, 0.5),        # cut by span
+    (-1.0, 0.7, 9.81, 9.81, 0.8, 1e-3, 2.0, 0.05, 0.31),
+    (1.0, 0.7, 9.81, 9.81, 0.8, 0.0, 2.0, 0.05, 0.5),         # eps_dv = 0, cut by span
+    (1.0, 0.7, 9.81, 9.81, 0.8, 0.0, 2.0, 0.05, 0.65),
+    (1.0, 0.7, 9.81, 9.81, 0.0, 1e-3, 2.0, 0.05, 1.0),        # plastic: one impact
+    (-1.0, 0.7, 9.81, 9.81, 0.0, 0.0, 3.0, 0.05, 1.0),
+    (1.0, 0.5, 12.0, 7.5, 0.9, 2e-3, 0.5, 0.02, 10.0),        # a_away > a_back (sliding friction)
+    (-1.0, 0.5, 12.0, 7.5, 0.9, 2e-3, 0.5, 0.02, 0.4),
+    (-1.0, 0.5, 12.0, 7.5, 0.9, 2e-3, 0.5, 0.02, 0.2),
+    (1.0, 0.5, 12.0, 7.5, 0.9, 0.0, 0.5, 0.02, 0.2),
+    (1.0, 0.3, 5.0, 6.0, 0.5, 1e-4, 1.5, 0.02, 10.0),         # a_back > a_away, r < 1
+    (-1.0, 0.3, 5.0, 6.0, 0.5, 1e-4, 1.5, 0.02, 0.15),
+    (1.0, 2.0, 100.0, 100.0, 0.3, 0.5, 1.0, 1.0, 10.0),       # 2 impacts: 2 -> 0.6 -> 0.18 <= 0.5? no: 0.6 > 0.5
+    (1.0, 2.0, 100.0, 100.0, 0.3, 0.7, 1.0, 1.0, 10.0),       # the first rebound 0.6 <= 0.7: one impact
+    (1.0, 1e-3, 9.81, 9.81, 0.6, 2e-4, 4.0, 0.01, 1.0),
+]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_geometric_bounces_match_the_bounce_by_bounce_kinematics(case):
+    got = es._geometric_bounces(*case)
+    want = bounce_loop(*case)
+    assert want is not None
+    # measured relative error of dt, w, impulse: <= 2e-15 (the loop accumulates rounding)
+    assert_same(got, want, rel=1e-13)
+
+
+def test_geometric_bounces_counts_the_documented_bounces():
+    # written out: speed 2, g = 100, ci = 0.3: rebounds 0.6, 0.18, 0.054 (<= eps_dv = 0.1: plastic)
+    got = es._geometric_bounces(1.0, 2.0, 100.0, 100.0, 0.3, 0.1, 1.0, 1.0, 10.0)
+    dt = 2 * (2.0 + 0.6 + 0.18) / 100.0
+    J = 1.0 * ((2.0 + 0.6) + (0.6 + 0.18) + 0.18)
+    assert got[3] == 3 and got[4] is True and got[1] == 0.0
+    assert close(got[0], dt, 1e-14) and close(got[2], J, 1e-14)        # measured 1e-16
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+def test_geometric_bounces_eps_dv_zero_sums_to_the_accumulation_point(side):
+    speed, g, ci, mu = 0.7, 9.81, 0.5, 2.0
+    got = es._geometric_bounces(side, speed, g, g, ci, 0.0, mu, 0.05, 10.0)
+    want = bounce_loop(side, speed, g, g, ci, 0.0, mu, 0.05, 10.0)
+    # the loop stops when the rebound underflows to 0 (~1075 impacts), the series counts infinitely
+    # many as 1e9; dt, impulse: measured 2e-16
+    assert_same(got, want, rel=1e-13, impacts=10**9)
+    assert close(got[0], 2 * speed / g / (1 - ci), 1e-14)
+    assert close(got[2], side * mu * (1 + ci) * speed / (1 - ci), 1e-14)
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+@pytest.mark.parametrize("periods", [1.0, 1.5, 7.5, 7.999])
+def test_geometric_bounces_elastic_repeats_whole_periods(side, periods):
+    speed, g, mu = 0.4, 9.81, 3.0
+    period = 2 * speed / g
+    span = periods * period
+    got = es._geometric_bounces(side, speed, g, g, 1.0, 1e-3, mu, 0.05, span)
+    m = int(periods)
+    assert got[3] == m and got[4] is False
+    assert close(got[0], m * period, 1e-14)                  # measured 0
+    assert got[1] == -side * speed
+    assert close(got[2], side * mu * 2 * speed * m, 1e-14)
+    assert_same(got, bounce_loop(side, speed, g, g, 1.0, 1e-3, mu, 0.05, span), rel=1e-13)
+
+
+def test_geometric_bounces_elastic_shorter_than_a_period_is_none():
+    speed, g = 0.4, 9.81
+    assert es._geometric_bounces(1.0, speed, g, g, 1.0, 1e-3, 1.0, 0.05, 0.99 * 2 * speed / g) is None
+    assert es._geometric_bounces(1.0, speed, g, g, 1.0, 1e-3, 1.0, 0.05, 0.0) is None
+
+
+@pytest.mark.parametrize("ci", [0.0, 0.5, 0.8])
+def test_geometric_bounces_first_cycle_longer_than_span_is_none(ci):
+    speed, g = 0.7, 9.81
+    first = 2 * speed / g
+    assert es._geometric_bounces(1.0, speed, g, g, ci, 1e-3, 1.0, 0.05, 0.999 * first) is None
+    assert es._geometric_bounces(-1.0, speed, g, g, ci, 0.0, 1.0, 0.05, 0.5 * first) is None
+    got = es._geometric_bounces(1.0, speed, g, g, ci, 1e-3, 1.0, 0.05, 1.001 * first)
+    assert got is not None and got[3] == 1
+
+
+def test_geometric_bounces_apex_reaching_the_other_stop_is_none():
+    # apex speed^2/(2*a_away) = 2^2/8 = 0.5 exactly: reaching the other stop at distance 0.5
+    assert es._geometric_bounces(1.0, 2.0, 4.0, 4.0, 0.5, 1e-3, 1.0, 0.5, 10.0) is None
+    assert es._geometric_bounces(1.0, 2.0, 4.0, 4.0, 0.5, 1e-3, 1.0, 0.4, 10.0) is None
+    got = es._geometric_bounces(1.0, 2.0, 4.0, 4.0, 0.5, 1e-3, 1.0, 0.5 * (1 + 1e-12), 10.0)
+    assert_same(got, bounce_loop(1.0, 2.0, 4.0, 4.0, 0.5, 1e-3, 1.0, 0.5 * (1 + 1e-12), 10.0), rel=1e-13)
+    # a_back does not enter the apex: a large a_back with the same a_away still reaches it
+    assert es._geometric_bounces(1.0, 2.0, 4.0, 40.0, 0.1, 1e-3, 1.0, 0.5, 10.0) is None
+    got = es._geometric_bounces(1.0, 2.0, 4.0, 1.0, 0.5, 1e-3, 1.0, 0.6, 10.0)
+    assert_same(got, bounce_loop(1.0, 2.0, 4.0, 1.0, 0.5, 1e-3, 1.0, 0.6, 10.0), rel=1e-13)
+
+
+@pytest.mark.parametrize("a_away, a_back", [(0.0, 9.81), (9.81, 0.0), (-1.0, 9.81), (9.81, -1.0),
+                                            (math.inf, 9.81), (9.81, math.inf), (math.inf, math.inf),
+                                            (math.nan, 9.81), (9.81, math.nan)])
+def test_geometric_bounces_without_positive_finite_accelerations_is_none(a_away, a_back):
+    assert es._geometric_bounces(1.0, 0.5, a_away, a_back, 0.8, 1e-3, 1.0, 0.05, 10.0) is None
+    assert es._geometric_bounces(-1.0, 0.5, a_away, a_back, 0.8, 1e-3, 1.0, 0.05, 10.0) is None
+
+
+def test_geometric_bounces_growing_series_is_none():
+    # a_back = 4*a_away, ci = 0.75: r = 1.5, every bounce higher than the last
+    assert es._geometric_bounces(1.0, 0.1, 1.0, 4.0, 0.75, 1e-3, 1.0, 1.0, 0.3) is None
+    assert es._geometric_bounces(1.0, 0.1, 1.0, 4.0, 0.75, 1e-3, 1.0, 1.0, 10.0) is None
+
+
+def test_geometric_bounces_rebound_exactly_eps_dv_is_permanent():
+    # ci = 0.5, a_away = a_back: rebounds 1, 0.5, 0.25 exactly; eps_dv = 0.25 ends at the 3rd impact
+    got = es._geometric_bounces(1.0, 1.0, 10.0, 10.0, 0.5, 0.25, 1.0, 1.0, 10.0)
+    want = bounce_loop(1.0, 1.0, 10.0, 10.0, 0.5, 0.25, 1.0, 1.0, 10.0)
+    assert want[3] == 2 and want[4]
+    assert_same(got, want, rel=1e-14)
+
+
+def test_geometric_bounces_speed_at_or_below_eps_dv_is_one_plastic_impact():
+    got = es._geometric_bounces(1.0, 0.01, 10.0, 10.0, 0.5, 0.01, 2.0, 1.0, 10.0)
+    assert_same(got, bounce_loop(1.0, 0.01, 10.0, 10.0, 0.5, 0.01, 2.0, 1.0, 10.0), rel=1e-14)
+    got = es._geometric_bounces(-1.0, 0.01, 10.0, 10.0, 0.5, 0.02, 2.0, 1.0, 10.0)
+    want = bounce_loop(-1.0, 0.01, 10.0, 10.0, 0.5, 0.02, 2.0, 1.0, 10.0)
+    assert want[3] == 1
+    assert_same(got, want, rel=1e-14)
+
+
+@pytest.mark.parametrize("k", [1, 2, 5, 17])
+def test_geometric_bounces_span_just_after_the_kth_cycle(k):
+    speed, g, ci = 0.7, 9.81, 0.8
+    ends = [0.0]
+    s = speed
+    for _ in range(k + 1):
+        ends.append(ends[-1] + 2 * s / g)
+        s *= ci
+    for span in (ends[k] * (1 + 1e-9), 0.5 * (ends[k] + ends[k + 1]), ends[k + 1] * (1 - 1e-9)):
+        for eps in (0.0, 1e-6):
+            got = es._geometric_bounces(1.0, speed, g, g, ci, eps, 1.0, 0.05, span)
+            want = bounce_loop(1.0, speed, g, g, ci, eps, 1.0, 0.05, span)
+            assert want[3] == k
+            assert_same(got, want, rel=1e-13)
