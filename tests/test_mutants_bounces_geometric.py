@@ -215,3 +215,110 @@ def test_geometric_bounces_span_just_after_the_kth_cycle(k):
             want = bounce_loop(1.0, speed, g, g, ci, eps, 1.0, 0.05, span)
             assert want[3] == k
             assert_same(got, want, rel=1e-13)
+
+
+# ---- _bounce_series ------------------------------------------------------------------------------
+
+def rigid(**kw):
+    base = dict(mode=es.RIGID, l1=0.02, l2=0.03, kind=es.BY_COEFFICIENT, ci=0.8, eps_dv=1e-3)
+    base.update(kw)
+    return es.Parameters(**base)
+
+
+EVENTS = [("hit1", 1.0), ("hit2", -1.0)]
+
+
+@pytest.mark.parametrize("event, side", EVENTS)
+@pytest.mark.parametrize("ci, eps_dv, span", [(0.8, 1e-3, 10.0), (0.8, 1e-3, 0.3), (0.6, 0.0, 0.25),
+                                              (0.0, 1e-3, 1.0), (0.5, 0.0, 10.0)])
+def test_bounce_series_without_friction_is_the_bounce_loop(event, side, ci, eps_dv, span):
+    mu, g, speed = 2.0, 9.81, 0.5
+    p = rigid(ci=ci, eps_dv=eps_dv)
+    got = es._bounce_series(event, -side * speed, mu, side * g, p, span)
+    want = bounce_loop(side, speed, g, g, ci, eps_dv, mu, p.l1 + p.l2, span)
+    # measured relative error <= 3e-16
+    assert_same(got, want, rel=1e-13, impacts=10**9 if eps_dv == 0.0 and span == 10.0 else None)
+
+
+@pytest.mark.parametrize("event, side", EVENTS)
+@pytest.mark.parametrize("kind, ci", [(es.PLASTIC, 0.0), (es.ELASTIC_IMPACT, 1.0)])
+def test_bounce_series_uses_the_restitution_of_the_kind_of_impact(event, side, kind, ci):
+    mu, g, speed = 1.5, 9.81, 0.4
+    p = rigid(kind=kind, ci=0.5)
+    got = es._bounce_series(event, -side * speed, mu, side * g, p, 0.7)
+    assert_same(got, bounce_loop(side, speed, g, g, ci, p.eps_dv, mu, p.l1 + p.l2, 0.7), rel=1e-13)
+
+
+@pytest.mark.parametrize("event, side", EVENTS)
+@pytest.mark.parametrize("Fsl, span", [(3.0, 10.0), (3.0, 0.2), (0.5, 10.0), (0.0, 0.3), (7.0, 10.0)])
+def test_bounce_series_with_stick_slip_friction_slides_out_and_back(event, side, Fsl, span):
+    # sliding away, friction adds to the pressing acceleration; sliding back, it subtracts
+    mu, g, speed = 2.0, 9.81, 0.5
+    p = rigid(friction=True, kindF=es.STICK_SLIP, Fst=5.0, Fsl=Fsl)
+    got = es._bounce_series(event, -side * speed, mu, side * g, p, span)
+    want = bounce_loop(side, speed, g + Fsl / mu, g - Fsl / mu, 0.8, p.eps_dv, mu, p.l1 + p.l2, span)
+    assert want is not None
+    assert_same(got, want, rel=1e-13)                        # measured 3e-16
+
+
+def test_bounce_series_stick_slip_friction_holding_the_body_at_the_apex_is_none():
+    mu, g = 2.0, 5.0
+    for Fst in (10.0, 10.5):                                 # |mu*g| = 10 <= Fst: sticks at the apex
+        p = rigid(friction=True, kindF=es.STICK_SLIP, Fst=Fst, Fsl=3.0)
+        assert es._bounce_series("hit1", -0.5, mu, g, p, 10.0) is None
+        assert es._bounce_series("hit2", 0.5, mu, -g, p, 10.0) is None
+    p = rigid(friction=True, kindF=es.STICK_SLIP, Fst=9.99, Fsl=3.0)
+    assert es._bounce_series("hit1", -0.5, mu, g, p, 10.0) is not None
+    p = rigid(friction=True, kindF=es.STICK_SLIP, Fst=5.0, Fsl=-1.0)   # negative sliding friction
+    assert es._bounce_series("hit1", -0.5, mu, g, p, 10.0) is None
+    # sliding friction at least the pressing force: the body never comes back
+    p = rigid(friction=True, kindF=es.STICK_SLIP, Fst=5.0, Fsl=10.0)
+    assert es._bounce_series("hit1", -0.5, mu, g, p, 10.0) is None
+
+
+@pytest.mark.parametrize("event, side", EVENTS)
+def test_bounce_series_negligible_continuous_friction_is_the_series_without_friction(event, side):
+    mu, g, speed = 2.0, 9.81, 0.5
+    tiny = 1e-17 * mu * abs(side * g)                        # max(Fst, Fsl) at the documented bound
+    for Fst, Fsl in ((tiny, 0.5 * tiny), (0.5 * tiny, tiny), (-tiny, 0.0)):
+        p = rigid(friction=True, kindF=es.CONTINUOUS, Fst=Fst, Fsl=Fsl)
+        pred = es.Prediction()
+        got = es._bounce_series(event, -side * speed, mu, side * g, p, 10.0, pred)
+        assert_same(got, bounce_loop(side, speed, g, g, 0.8, p.eps_dv, mu, p.l1 + p.l2, 10.0), rel=1e-13)
+        assert pred.flights == 0                             # no flight with friction followed
+
+
+def test_bounce_series_continuous_friction_above_negligible_follows_the_flights():
+    mu, g = 2.0, 9.81
+    p = rigid(friction=True, kindF=es.CONTINUOUS, Fst=1e-3, Fsl=8e-4)
+    pred = es.Prediction()
+    got = es._bounce_series("hit1", -0.5, mu, g, p, 10.0, pred)
+    assert got is not None and got[4] is True
+    assert 1 <= pred.flights <= got[3]                       # the flights solved one by one
+    # within the friction's share of the pressing force of the series without friction
+    want = bounce_loop(1.0, 0.5, g, g, 0.8, p.eps_dv, mu, p.l1 + p.l2, 10.0)
+    assert close(got[0], want[0], 1e-3) and close(got[2], want[2], 1e-3)
+    pred2 = es.Prediction()
+    pred2.flights = es.BOUNCE_EXACT - 1                      # the budget of the prediction is shared
+    with pytest.raises(es.EventStorm):
+        es._bounce_series("hit1", -0.5, mu, g, p, 10.0, pred2)
+
+
+@pytest.mark.parametrize("event, u, g", [("hit1", 0.5, 9.81), ("hit1", 1.5, 9.81), ("hit2", -0.5, -9.81),
+                                         ("hit1", 0.0, 9.81), ("hit2", 0.0, -9.81), ("hit2", -1.0, -9.81)])
+def test_bounce_series_moving_into_the_stop_or_at_rest_is_none(event, u, g):
+    assert es._bounce_series(event, u, 2.0, g, rigid(), 10.0) is None
+
+
+@pytest.mark.parametrize("p", [rigid(mode=es.ELASTIC), rigid(l1=0.02, l2=-0.03),
+                               rigid(l1=0.02, l2=-0.03, friction=True, kindF=es.CONTINUOUS, Fst=1.0, Fsl=0.8),
+                               rigid(mode=es.ELASTIC, friction=True, kindF=es.STICK_SLIP, Fst=1.0, Fsl=0.8)])
+def test_bounce_series_only_for_a_rigid_stop_with_backlash(p):
+    assert es._bounce_series("hit1", -0.5, 2.0, 9.81, p, 10.0) is None
+    assert es._bounce_series("hit2", 0.5, 2.0, -9.81, p, 10.0) is None
+
+
+def test_bounce_series_at_stop_2_leaving_at_unit_speed():
+    p = rigid()
+    got = es._bounce_series("hit2", 1.0, 2.0, -100.0, p, 10.0)
+    assert_same(got, bounce_loop(-1.0, 1.0, 100.0, 100.0, 0.8, p.eps_dv, 2.0, p.l1 + p.l2, 10.0), rel=1e-13)
