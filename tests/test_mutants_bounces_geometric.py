@@ -322,3 +322,102 @@ def test_bounce_series_at_stop_2_leaving_at_unit_speed():
     p = rigid()
     got = es._bounce_series("hit2", 1.0, 2.0, -100.0, p, 10.0)
     assert_same(got, bounce_loop(-1.0, 1.0, 100.0, 100.0, 0.8, p.eps_dv, 2.0, p.l1 + p.l2, 10.0), rel=1e-13)
+
+
+# ---- predict: bounces on a rigid stop end to end --------------------------------------------------
+
+def reference_motion(side, L, a_away, a_back, ci, eps_dv, mu, t_end):
+    """From rest at dx = 0, the body pressed toward the stop at distance L in direction side: the
+    impacts (time, rebound speed, impulse) up to t_end, bounce by bounce, and the state function."""
+    T = math.sqrt(2.0 * L / a_back)
+    arrival = math.sqrt(2.0 * a_back * L)
+    impacts = []
+    while T <= t_end:
+        rebound = ci * arrival
+        if rebound <= eps_dv:
+            impacts.append((T, 0.0, side * mu * arrival))
+            break
+        impacts.append((T, rebound, side * mu * (arrival + rebound)))
+        h = rebound * rebound / (2.0 * a_away)
+        T += rebound / a_away + math.sqrt(2.0 * h / a_back)
+        arrival = math.sqrt(2.0 * a_back * h)
+
+    def state(t):
+        """(dx, dv, stop, direction of dv or 0)"""
+        if not impacts or t < impacts[0][0]:
+            return side * a_back * t * t / 2.0, side * a_back * t, es.FREE, side
+        k = max(i for i, imp in enumerate(impacts) if imp[0] <= t)
+        Tk, s, _ = impacts[k]
+        if s == 0.0:
+            return side * L, 0.0, (es.STOP1 if side > 0 else es.STOP2), 0
+        tau = t - Tk
+        if tau <= s / a_away:
+            return side * (L - s * tau + a_away * tau * tau / 2.0), -side * (s - a_away * tau), es.FREE, -side
+        tau -= s / a_away
+        h = s * s / (2.0 * a_away)
+        return side * (L - h + a_back * tau * tau / 2.0), side * a_back * tau, es.FREE, side
+
+    return impacts, state
+
+
+TIMES = [0.01, 0.05, 0.0731, 0.11, 0.2, 0.2583, 0.31, 0.4, 0.55, 0.8, 1.3]
+
+
+def check_prediction(pred, impacts, state, times, friction):
+    assert len(pred.states) == len(times)
+    for t, (x, w, stop, sf) in zip(times, pred.states):
+        xr, wr, stopr, direction = state(t)
+        assert abs(x - xr) <= 1e-13 and abs(w - wr) <= 1e-12, (t, x, xr, w, wr)   # measured 1e-15
+        assert stop == stopr, (t, stop, stopr)
+        assert sf == (direction if friction else 0), (t, sf)
+    assert pred.impacts == len(impacts)
+    assert close(pred.impulse, sum(i[2] for i in impacts), 1e-13)                 # measured 2e-16
+    # the element transmits a force from the first impact on; with friction at once
+    assert pred.onset == (0.0 if friction else pytest.approx(impacts[0][0], rel=1e-14, abs=0.0))
+    assert pred.flights == 0
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+@pytest.mark.parametrize("ci, eps_dv", [(0.8, 1e-3), (0.6, 0.02), (0.0, 1e-3), (1.0, 1e-3)])
+def test_predict_bounces_on_a_rigid_stop_are_the_bounce_loop(side, ci, eps_dv):
+    mu, g = 2.0, 9.81
+    p = rigid(ci=ci, eps_dv=eps_dv)
+    L = p.l1 if side > 0 else p.l2
+    pred = es.predict(0.0, 0.0, es.FREE, 0, mu, side * g, TIMES, p)
+    impacts, state = reference_motion(side, L, g, g, ci, eps_dv, mu, TIMES[-1])
+    check_prediction(pred, impacts, state, TIMES, False)
+    assert pred.changes == len(impacts)                      # each impact is a state change
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+@pytest.mark.parametrize("Fsl", [0.0, 3.0])
+def test_predict_bounces_with_stick_slip_friction_are_the_bounce_loop(side, Fsl):
+    mu, g, ci, eps_dv = 2.0, 9.81, 0.7, 2e-3
+    p = rigid(ci=ci, eps_dv=eps_dv, friction=True, kindF=es.STICK_SLIP, Fst=5.0, Fsl=Fsl)
+    L = p.l1 if side > 0 else p.l2
+    pred = es.predict(0.0, 0.0, es.FREE, 0, mu, side * g, TIMES, p)
+    impacts, state = reference_motion(side, L, g + Fsl / mu, g - Fsl / mu, ci, eps_dv, mu, TIMES[-1])
+    assert impacts[-1][1] == 0.0
+    check_prediction(pred, impacts, state, TIMES, True)
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+def test_predict_bounces_without_eps_dv_end_at_the_accumulation_point(side):
+    # eps_dv = 0: infinitely many impacts (counted as 1e9) before the accumulation point, then the
+    # contact is permanent; stop 2 the same as stop 1 (followed one by one it would never end)
+    mu, g, ci = 2.0, 9.81, 0.5
+    p = rigid(ci=ci, eps_dv=0.0)
+    L = p.l1 if side > 0 else p.l2
+    T0, v0 = math.sqrt(2 * L / g), math.sqrt(2 * g * L)
+    end = T0 + 2 * ci * v0 / g / (1 - ci)
+    times = [0.5 * T0, T0 + 0.3 * (end - T0), end * 1.01, 1.0]
+    pred = es.predict(0.0, 0.0, es.FREE, 0, mu, side * g, times, p)
+    assert pred.impacts >= 10**9
+    # sum of mu*(1 + ci)*ci^k*v0 over all k (the rebounds tend to 0: no plastic last impact)
+    assert close(pred.impulse, side * mu * (1 + ci) * v0 / (1 - ci), 1e-13)       # measured 2e-16
+    impacts, state = reference_motion(side, L, g, g, ci, 0.0, mu, times[1])
+    for t, st in zip(times[:2], pred.states[:2]):
+        xr, wr, stopr, _ = state(t)
+        assert abs(st[0] - xr) <= 1e-13 and abs(st[1] - wr) <= 1e-12 and st[2] == stopr
+    for st in pred.states[2:]:
+        assert st == (side * L, 0.0, es.STOP1 if side > 0 else es.STOP2, 0)
