@@ -421,3 +421,95 @@ def test_predict_bounces_without_eps_dv_end_at_the_accumulation_point(side):
         assert abs(st[0] - xr) <= 1e-13 and abs(st[1] - wr) <= 1e-12 and st[2] == stopr
     for st in pred.states[2:]:
         assert st == (side * L, 0.0, es.STOP1 if side > 0 else es.STOP2, 0)
+
+
+def test_predict_continuous_friction_bounces_count_their_flights_in_the_prediction():
+    # a rigid stop with continuous friction: the bounces after the first impact are flights solved
+    # one by one (_friction_bounces), counted in the prediction (pred.flights) and within its impacts
+    mu, g = 2.0, 9.81
+    p = rigid(ci=0.6, eps_dv=1e-2, friction=True, kindF=es.CONTINUOUS, Fst=1.0, Fsl=0.8)
+    pred = es.predict(0.0, 0.0, es.FREE, 0, mu, g, [1.0], p)
+    assert pred.impacts >= 3
+    assert 1 <= pred.flights < pred.impacts
+    assert pred.states[0][:3] == (p.l1, 0.0, es.STOP1)
+
+
+@pytest.mark.parametrize("dx, dv, g", [(0.0, 1e308, 1e308), (1e308, 0.0, 1e308), (1e308, 1e308, 0.0),
+                                       (-1e308, -1e308, 1.0), (0.0, math.inf, 0.0), (0.0, 0.0, math.nan)])
+def test_predict_overflowing_inputs_give_non_finite_states(dx, dv, g):
+    pred = es.predict(dx, dv, es.FREE, 0, 1.0, g, [0.1, 0.2], rigid())
+    assert len(pred.states) == 2 and pred.onset == 0.0
+    assert all(math.isnan(s[0]) and math.isnan(s[1]) and s[2:] == (es.FREE, 0) for s in pred.states)
+
+
+def test_predict_ignores_the_parameters_of_an_inactive_friction():
+    # friction = false: the friction law's parameters do not enter (eps_tau = 0 would divide by 0)
+    kw = dict(friction=False, kindTrans=es.TANH, eps_tau=0.0)
+    for p in (rigid(**kw), es.Parameters(mode=es.ELASTIC, **kw)):
+        pred = es.predict(0.0, 0.1, es.FREE, 0, 1.0, 1.0, [0.01], p)
+        x, w, stop, sf = pred.states[0]
+        assert close(x, 0.1 * 0.01 + 0.5 * 0.01 ** 2, 1e-14) and close(w, 0.11, 1e-14) and stop == es.FREE
+
+
+def test_predict_impact_exactly_at_the_last_output_time():
+    # free flight at 1 m/s from 0 to the stop at l1 = 0.5 (no other force): the impact is located at
+    # the first float time strictly beyond the stop, which is here also the last output time
+    p = rigid(l1=0.5, l2=0.5)
+    t_hit = math.nextafter(0.5, 1.0)
+    pred = es.predict(0.0, 1.0, es.FREE, 0, 1.0, 0.0, [0.25, t_hit], p)
+    assert len(pred.states) == 2
+    assert pred.states[0] == (0.25, 1.0, es.FREE, 0)
+    x, w, stop, sf = pred.states[1]
+    assert abs(x - 0.5) <= 2e-16 and w in (1.0, -0.8) and stop == es.FREE
+    assert pred.impacts <= 1
+
+
+def test_elastic_transition_zero_backlash_at_rest_at_the_contact_point_is_free():
+    # l1 = l2 = 0, dx = dv = 0: each stop transmits Fstop = 0, i.e. no force; the element is free
+    p = es.Parameters(mode=es.ELASTIC, l1=0.0, l2=0.0)
+    for stop in (es.FREE, es.STOP1, es.STOP2):
+        assert es.elastic_transition(stop, 0.0, 0.0, p) == es.FREE
+    assert es.elastic_transition(es.DETACH1, 0.0, 0.0, p) == es.DETACH1   # neither dx < l1 nor dv > 0
+
+
+def continuous_contact_reference(p, mu, g, x0, w0, t):
+    """Stop 1 of the elastic end stop engaged, the continuous friction law in parallel (seed 004 and
+    the module docstring): mu*dv' = mu*g - k1*(dx - l1) - b1*dv - Ff(dv), where for dv >= 0.49 >> dvL
+    the law is Fsl + (Fst - Fsl)*exp(1 - dv/dvL) = Fsl to far below rounding: the linear
+    spring-damper under a constant force, by the matrix exponential."""
+    from scipy.linalg import expm
+    import numpy as np
+    a = np.array([[0.0, 1.0, 0.0], [-p.k1 / mu, -p.b1 / mu, g - p.Fsl / mu + p.k1 * p.l1 / mu], [0.0, 0.0, 0.0]])
+    z = expm(a * t) @ np.array([x0, w0, 1.0])
+    return z[0], z[1]
+
+
+def test_predict_elastic_contact_with_continuous_friction_keeps_the_friction():
+    p = es.Parameters(mode=es.ELASTIC, l1=0.01, l2=0.01, k1=1e4, b1=10.0, friction=True, kindF=es.CONTINUOUS,
+                      Fst=20.0, Fsl=15.0, dvL=1e-3)
+    mu, g, x0, w0 = 1.0, 50.0, 0.011, 0.5
+    times = [0.002, 0.005, 0.008]
+    pred = es.predict(x0, w0, es.STOP1, 0, mu, g, times, p)
+    for t, (x, w, stop, sf) in zip(times, pred.states):
+        xr, wr = continuous_contact_reference(p, mu, g, x0, w0, t)
+        assert stop == es.STOP1 and w > 0.49
+        # measured 2e-15 m, 1e-14 m/s (without the friction: 1e-4 m, 0.1 m/s off)
+        assert abs(x - xr) <= 2e-14 and abs(w - wr) <= 2e-13, (x, xr, w, wr)
+
+
+@pytest.mark.parametrize("mode, stop, x0", [(es.ELASTIC, es.STOP1, 0.014), (es.ELASTIC, es.FREE, 0.0),
+                                            (es.RIGID, es.FREE, 0.0)])
+def test_predict_starting_at_a_friction_node(mode, stop, x0):
+    # dv = dvL is a node of the interpolated law: the motion leaves it in the band its acceleration
+    # points into (here downwards: mu*g - Fstop - Fst < 0), i.e. dv decreases from dvL at once
+    p = es.Parameters(mode=mode, l1=0.01, l2=0.01, k1=1e4, b1=10.0, friction=True, kindF=es.CONTINUOUS,
+                      Fst=20.0, Fsl=15.0, dvL=1e-3)
+    mu, g = 1.0, 10.0 if stop == es.FREE else 50.0
+    acc = g - (p.k1 * (x0 - p.l1) + p.b1 * p.dvL if stop == es.STOP1 else 0.0) / mu - p.Fst / mu
+    assert acc < 0.0
+    t = 1e-7
+    pred = es.predict(x0, p.dvL, stop, 0, mu, g, [t], p)
+    x, w, st, _ = pred.states[0]
+    assert st == stop
+    assert abs(x - (x0 + p.dvL * t + 0.5 * acc * t * t)) <= 1e-15
+    assert abs(w - (p.dvL + acc * t)) <= 0.2 * abs(acc) * t
