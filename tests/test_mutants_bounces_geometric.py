@@ -94,6 +94,8 @@ CASES = [
     (1.0, 2.0, 100.0, 100.0, 0.3, 0.5, 1.0, 1.0, 10.0),       # 2 impacts: 2 -> 0.6 -> 0.18 <= 0.5? no: 0.6 > 0.5
     (1.0, 2.0, 100.0, 100.0, 0.3, 0.7, 1.0, 1.0, 10.0),       # the first rebound 0.6 <= 0.7: one impact
     (1.0, 1e-3, 9.81, 9.81, 0.6, 2e-4, 4.0, 0.01, 1.0),
+    (1.0, 0.1, 0.5, 0.4, 0.7, 1e-3, 1.0, 0.05, 10.0),        # accelerations below 1
+    (-1.0, 0.1, 0.5, 0.4, 0.7, 1e-3, 1.0, 0.05, 0.7),
 ]
 
 
@@ -199,6 +201,23 @@ def test_geometric_bounces_speed_at_or_below_eps_dv_is_one_plastic_impact():
     want = bounce_loop(-1.0, 0.01, 10.0, 10.0, 0.5, 0.02, 2.0, 1.0, 10.0)
     assert want[3] == 1
     assert_same(got, want, rel=1e-14)
+
+
+@pytest.mark.parametrize("a", [0.5, 2.0, 8.0])
+@pytest.mark.parametrize("eps_dv", [0.0, 1e-3])
+def test_geometric_bounces_span_two_floats_short_of_a_cycle_end(a, eps_dv):
+    # speed 1, a_away = a_back = a, ci = 0.75: the flights 2/a, 1.5/a, ... and their ends are exact
+    # binary fractions; a span two floats short of a cycle's end does not contain that cycle (the
+    # series' cycle time speed*tau, tau = 1/a + 1/(sqrt(a)*sqrt(a)), is off by up to one float)
+    first, second = 2.0 / a, 2.0 / a + 1.5 / a
+
+    def short(t):
+        return math.nextafter(math.nextafter(t, 0.0), 0.0)
+    assert es._geometric_bounces(1.0, 1.0, a, a, 0.75, eps_dv, 1.0, 10.0, short(first)) is None
+    got = es._geometric_bounces(-1.0, 1.0, a, a, 0.75, eps_dv, 2.0, 10.0, short(second))
+    assert_same(got, (first, 0.75, -2.0 * 1.75, 1, False), rel=1e-15)   # exact: measured 0
+    got = es._geometric_bounces(1.0, 1.0, a, a, 0.75, eps_dv, 2.0, 10.0, second)
+    assert got[3] in (1, 2)                                  # a cycle ending at span: rounding decides
 
 
 @pytest.mark.parametrize("k", [1, 2, 5, 17])
