@@ -532,3 +532,11 @@ def test_predict_starting_at_a_friction_node(mode, stop, x0):
     assert st == stop
     assert abs(x - (x0 + p.dvL * t + 0.5 * acc * t * t)) <= 1e-15
     assert abs(w - (p.dvL + acc * t)) <= 0.2 * abs(acc) * t
+
+
+@pytest.mark.parametrize("dx, dv, want", [(0.0, -1.0, es.STOP2), (0.01, -1.0, es.STOP2), (0.005, 0.0, es.STOP2),
+                                          (0.02, 1.0, es.FREE), (0.03, 1.0, es.STOP1)])
+def test_elastic_transition_with_a_negative_l2(dx, dv, want):
+    # l1 = 0.03, l2 = -0.01 (backlash l1 + l2 = 0.02 >= 0): stop 2 is in contact for dx <= -l2 = 0.01
+    p = es.Parameters(mode=es.ELASTIC, l1=0.03, l2=-0.01, k1=100.0, k2=100.0, b1=1.0, b2=1.0)
+    assert es.elastic_transition(es.FREE, dx, dv, p) == want
