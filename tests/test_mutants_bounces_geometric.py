@@ -337,6 +337,15 @@ def test_bounce_series_only_for_a_rigid_stop_with_backlash(p):
     assert es._bounce_series("hit2", 0.5, 2.0, -9.81, p, 10.0) is None
 
 
+def test_bounce_series_preloaded_rigid_element_with_slow_elastic_bounces_is_none():
+    # l1 + l2 < 0: the rigid element is a connection on both sides; no bounces, even those slow
+    # enough for the friction bounces' envelope (ci >= 0.999, speed in the friction's first band)
+    p = rigid(l1=0.02, l2=-0.03, friction=True, kindF=es.CONTINUOUS, Fst=1.0, Fsl=0.8, ci=0.9995, eps_dv=1e-13)
+    for u in (1e-7, 1e-9):
+        assert es._bounce_series("hit1", -u, 2.0, 9.81, p, 1.0) is None
+        assert es._bounce_series("hit2", u, 2.0, -9.81, p, 1.0) is None
+
+
 def test_bounce_series_at_stop_2_leaving_at_unit_speed():
     p = rigid()
     got = es._bounce_series("hit2", 1.0, 2.0, -100.0, p, 10.0)
@@ -526,10 +535,11 @@ def test_predict_starting_at_a_friction_node(mode, stop, x0):
     mu, g = 1.0, 10.0 if stop == es.FREE else 50.0
     acc = g - (p.k1 * (x0 - p.l1) + p.b1 * p.dvL if stop == es.STOP1 else 0.0) / mu - p.Fst / mu
     assert acc < 0.0
-    t = 1e-7
+    t = 1e-12                                                # dv moves by ~3e-11, within the band below
     pred = es.predict(x0, p.dvL, stop, 0, mu, g, [t], p)
     x, w, st, _ = pred.states[0]
     assert st == stop
+    assert pred.changes == 0                                 # no band left: started in the right one
     assert abs(x - (x0 + p.dvL * t + 0.5 * acc * t * t)) <= 1e-15
     assert abs(w - (p.dvL + acc * t)) <= 0.2 * abs(acc) * t
 
