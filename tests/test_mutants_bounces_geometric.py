@@ -504,12 +504,13 @@ def continuous_contact_reference(p, mu, g, x0, w0, t):
     """Stop 1 of the elastic end stop engaged, the continuous friction law in parallel (seed 004 and
     the module docstring): mu*dv' = mu*g - k1*(dx - l1) - b1*dv - Ff(dv), where for dv >= 0.49 >> dvL
     the law is Fsl + (Fst - Fsl)*exp(1 - dv/dvL) = Fsl to far below rounding: the linear
-    spring-damper under a constant force, by the matrix exponential."""
-    from scipy.linalg import expm
-    import numpy as np
-    a = np.array([[0.0, 1.0, 0.0], [-p.k1 / mu, -p.b1 / mu, g - p.Fsl / mu + p.k1 * p.l1 / mu], [0.0, 0.0, 0.0]])
-    z = expm(a * t) @ np.array([x0, w0, 1.0])
-    return z[0], z[1]
+    spring-damper under a constant force (underdamped here), in closed form."""
+    delta, w0sq = p.b1 / (2.0 * mu), p.k1 / mu
+    wd = math.sqrt(w0sq - delta * delta)
+    y0 = x0 - (p.l1 + (mu * g - p.Fsl) / p.k1)              # from the equilibrium
+    e, c, s = math.exp(-delta * t), math.cos(wd * t), math.sin(wd * t)
+    return (x0 - y0 + e * (y0 * c + (w0 + delta * y0) / wd * s),
+            e * (w0 * c - (delta * w0 + w0sq * y0) / wd * s))
 
 
 def test_predict_elastic_contact_with_continuous_friction_keeps_the_friction():
@@ -550,3 +551,23 @@ def test_elastic_transition_with_a_negative_l2(dx, dv, want):
     # l1 = 0.03, l2 = -0.01 (backlash l1 + l2 = 0.02 >= 0): stop 2 is in contact for dx <= -l2 = 0.01
     p = es.Parameters(mode=es.ELASTIC, l1=0.03, l2=-0.01, k1=100.0, k2=100.0, b1=1.0, b2=1.0)
     assert es.elastic_transition(es.FREE, dx, dv, p) == want
+
+
+def rattling_elastic():
+    # undamped elastic stops 2e-6 apart, hit at 1 m/s: four state changes per cycle of ~6 ms
+    return es.Parameters(mode=es.ELASTIC, l1=1e-6, l2=1e-6, k1=1e6, k2=1e6, b1=0.0, b2=0.0)
+
+
+def test_predict_more_state_changes_than_its_limit_is_an_event_storm_naming_the_span(monkeypatch):
+    monkeypatch.setattr(es, "MAX_SEGMENTS", 40)
+    with pytest.raises(es.EventStorm) as info:
+        es.predict(0.0, 1.0, es.FREE, 0, 1.0, 0.0, [100.0], rattling_elastic())
+    assert "EndStop" in str(info.value) and "40 state changes" in str(info.value) and "100.0 s" in str(info.value)
+
+
+def test_predict_more_work_than_its_limit_is_an_event_storm_naming_the_span(monkeypatch):
+    from contactfmu.physics import contact_motion as cm
+    monkeypatch.setattr(cm, "MAX_WORK", 200)
+    with pytest.raises(es.EventStorm) as info:
+        es.predict(0.0, 1.0, es.FREE, 0, 1.0, 0.0, [100.0], rattling_elastic())
+    assert "EndStop prediction over 100.0 s" in str(info.value)
