@@ -47,15 +47,30 @@ def test_msf_body_held_at_a_stop_by_a_slow_ramp_pushing_into_it(side):
     assert (body.s, body.v, body.mode, body.events) == (s, 0.0, msf.STUCK, [])
 
 
-def test_msf_stuck_at_minus_f0_max_under_a_slowly_rising_force_stays_stuck():
-    """F = -f0_max exactly, rising slowly (dF = 1e-4 N/s): |F| <= f0_max throughout, no breakaway
-    condition (F < -f0_max or F > f0_max) ever holds: stuck over the whole step."""
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_msf_stuck_at_f0_max_under_a_slowly_receding_force_stays_stuck(sign):
+    """F = -f0_max exactly, rising slowly (dF = 1e-4 N/s), or F = +f0_max falling slowly: |F| <= f0_max
+    throughout, no breakaway condition (F < -f0_max or F > f0_max) ever holds: stuck over the step."""
     p = msf.Parameters(m=1.0)
     body = msf.Body(p)
-    F0 = -p.f0_max
+    F0 = -sign * p.f0_max
     assert body.initialize(F0) == msf.STUCK
-    body.step(0.0, 1.0, F0, 1e-4)
+    body.step(0.0, 1.0, F0, sign * 1e-4)
     assert (body.s, body.v, body.mode, body.events) == (0.0, 0.0, msf.STUCK, [])
+
+
+@pytest.mark.parametrize("side", ["hi", "lo"])
+def test_msf_body_held_at_a_stop_while_the_force_into_it_slowly_falls_below_f0_max(side):
+    """At a stop, a force into it above f0_max falling slowly through f0_max: held (no breakaway
+    away from the stop is possible, F pushes into it), no event."""
+    p = msf.Parameters(m=1.0, smax=1.0, smin=-1.0)
+    sign = 1.0 if side == "hi" else -1.0
+    s = p.hi if side == "hi" else p.lo
+    body = msf.Body(p, s=s)
+    F0 = sign * (p.f0_max + 1e-4)               # crosses +-f0_max at t = 1 s, on the way down
+    assert body.initialize(F0) == msf.STUCK
+    body.step(0.0, 2.0, F0, -sign * 1e-4)
+    assert (body.s, body.v, body.mode, body.events) == (s, 0.0, msf.STUCK, [])
 
 
 # ---- phi2 against its Taylor series in exact arithmetic -----------------------------------------
