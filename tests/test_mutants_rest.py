@@ -14,7 +14,7 @@ import pytest
 
 from contactfmu.physics import contact_motion as cm
 from contactfmu.physics import mass_with_stop_and_friction as msf
-from test_mutants_contact_motion import two_stops   # the gap between two spring-damper stops
+from test_mutants_contact_motion import rattle_reference, two_stops   # two spring-damper stops, their contact map
 
 
 # ---- MassWithStopAndFriction, stuck under a force ramp (msl-reference.md 3.1/3.2) ---------------
@@ -237,3 +237,46 @@ def test_coupler_commit_starts_a_shadow_only_without_one():
     law = Recorder(0.0, 0.0)
     c.commit(0.01, law)
     assert c.shadow == [0.3, -0.5, 1, "state"]
+
+
+# ---- follow: a rattle between stops split into sub-regions of one linear law --------------------
+
+def split_stops(half, c, depth, n):
+    """(classify, law) of two undamped stops F = c*(x -+ half), each split into n regions of the same
+    law at depths k*depth (k = 1 .. n-1) past its boundary: region +-k, the gap 0; on a boundary,
+    the side the motion goes to (g = 0)."""
+    bounds = [half + k * depth for k in range(n)]
+
+    def classify(x, w):
+        a, v = abs(x), (w if x > 0.0 else -w)
+        k = sum(1 for b in bounds if a > b or (a == b and v > 0.0))
+        return k if x > 0.0 else -k
+
+    def law(region):
+        k, s = abs(region), (1.0 if region > 0 else -1.0)
+        if k == 0:
+            return 0.0, 0.0, 0.0, ((1.0, 0.0, half, -1), (1.0, 0.0, -half, 1)), False
+        exits = [(s, 0.0, bounds[k - 1], 1)]                     # s*x >= bound: still in region k
+        if k < n:
+            exits.append((s, 0.0, bounds[k], -1))
+        return c, 0.0, s * half, tuple(exits), True
+    return classify, law
+
+
+def test_follow_skips_a_rattle_through_stops_split_into_regions():
+    """follow docstring: a rattle (the same sequence of regions, left the same way) is summed as whole
+    cycles, not simulated bounce by bounce; stops split into 4 regions of one undamped law (8 changes
+    per stop) rattle periodically: the states are those of the analytic contact map (contact time
+    pi/om, the speed returned), with 4 times the changes of unsplit stops, far beyond MAX_SEGMENTS
+    changes one by one."""
+    half, mu, c = 0.01, 1.0, 1e6
+    classify, law = split_stops(half, c, 0.25e-3, 4)            # penetration 1e-3 m: all 4 regions
+    times = [30.0, 60.0]
+    out, onset, changes = cm.follow(0.0, 1.0, mu, 0.0, times, classify, law)
+    ref, ref_onset, ref_changes = rattle_reference(0.0, 1.0, half, mu, c, 0.0, times)
+    assert abs(ref[-1][0]) < half                                # the last time in the gap
+    assert changes == 4 * ref_changes > cm.MAX_SEGMENTS
+    assert onset == pytest.approx(ref_onset, rel=1e-12)
+    for (x, w), (xr, wr) in zip(out, ref, strict=True):        # measured: 6e-12 m (the phase after 60 s), 3e-16
+        assert x == pytest.approx(xr, rel=0.0, abs=6e-11)
+        assert w == pytest.approx(wr, rel=4e-15)
