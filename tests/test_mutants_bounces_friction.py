@@ -1,0 +1,263 @@
+"""Tests of the bounces on a rigid stop with continuous friction (kindF = 1) in
+src/contactfmu/physics/endstop.py (_segment, _reach, _flight, _friction_bounces, _friction_envelope),
+written to kill their surviving mutants (mutation/run.py, mutation/REPORT.md; the survivors no test
+can kill are explained in mutation/equivalent_bounces_friction.toml).
+
+Every expected value is computed here independently of the code under test:
+* a band of the piecewise linear friction interpolant is the linear ODE dv/dt = A - B*v, with
+  v(t) = A/B + (va - A/B)*exp(-B*t), y(t) = A/B*t + (va - A/B)*(1 - exp(-B*t))/B (B = 0: constant
+  acceleration), the instants solved with scipy's brentq;
+* a flight (leaving the stop at s, pressed back at G against the friction np.interp(v, nodes,
+  values)) is integrated here band by band with that closed form;
+* the bounces: rebound ci*arrival, permanent when the rebound is <= eps_dv (that impact plastic),
+  impulse = sum of mu*(arrival + rebound), as documented (seed 004, impact law);
+* the envelope: its documented affine map z' = (z + 2/3)/ci of z = G/(B1*s), iterated here, each
+  flight lasting (s + s_arrival)/G; and the linear damper's exact bounces.
+"""
+import bisect
+import functools
+import math
+
+import pytest
+from scipy.optimize import brentq
+
+from contactfmu.physics import endstop as es
+from contactfmu.physics.contact_motion import EventStorm
+
+
+# ---- the linear ODE of one band, written out ---------------------------------------------------------
+
+def phi2_ref(x):
+    """(x - 1 + exp(-x))/x^2 (its Taylor series near 0, where the closed form cancels)."""
+    if abs(x) < 0.1:
+        return sum((-x) ** n / math.factorial(n + 2) for n in range(12))
+    return (x + math.expm1(-x)) / (x * x)
+
+
+def closed_v(va, A, B, t):
+    """v(t) = A/B + (va - A/B)*exp(-B*t), written va + (A - B*va)*(1 - exp(-B*t))/B (no cancellation)."""
+    if B == 0.0:
+        return va + A * t
+    return va + (A - B * va) * -math.expm1(-B * t) / B
+
+
+def closed_y(va, A, B, t):
+    """Displacement of dv/dt = A - B*v from va after t: va*t + (A - B*va)*t^2*phi2(B*t) (the closed
+    form A/B*t + (va - A/B)*(1 - exp(-B*t))/B without its cancellation)."""
+    return va * t + (A - B * va) * t * t * phi2_ref(B * t)
+
+
+def closed_time(va, vb, A, B):
+    """Time from va to vb (> va) of dv/dt = A - B*v: the root of v(t) = vb (brentq), None if never."""
+    if B == 0.0:
+        return (vb - va) / A if A > 0.0 else None
+    vinf = A / B
+    if not (va < vb and (B < 0.0 and A - B * va > 0.0 or vb < vinf)):
+        return None
+    hi = 1e-12
+    while closed_v(va, A, B, hi) < vb:
+        hi *= 2.0
+    return brentq(lambda t: closed_v(va, A, B, t) - vb, 0.0, hi, xtol=1e-300, rtol=1e-15)
+
+
+# ---- a flight, band by band ------------------------------------------------------------------------
+
+def band_line(nodes, values, mu, G, j):
+    """(A, B) of band j (between nodes[j-1] and nodes[j]; 0 and len(nodes): the constant outer bands)."""
+    if j == 0:
+        return G - values[0] / mu, 0.0
+    if j == len(nodes):
+        return G - values[-1] / mu, 0.0
+    k = (values[j] - values[j - 1]) / (nodes[j] - nodes[j - 1])
+    return G - (values[j - 1] - k * nodes[j - 1]) / mu, k / mu
+
+
+def band_time(va, vb, A, B):
+    """Time from va to vb (> va) within one band (log form of v(t) = vb), None if never."""
+    aa = A - B * va
+    if not aa > 0.0:
+        return None
+    if B == 0.0:
+        return (vb - va) / aa
+    x = B * (vb - va) / aa
+    if not x < 1.0:
+        return None
+    return -math.log1p(-x) / B
+
+
+def ref_flight(s, bands, mu, G, distance, apex=False):
+    """(duration, arrival speed) of the flight from -s (v positive into the stop) up to 0 (the apex)
+    and back to the stop, band by band; None if it reaches `distance` or does not come back (apex:
+    the apex's distance from the stop instead)."""
+    nodes, values = bands
+    t = y = 0.0
+    v = -s
+    while v < 0.0:
+        j = bisect.bisect_right(nodes, v)
+        A, B = band_line(nodes, values, mu, G, j)
+        vb = min(nodes[j], 0.0) if j < len(nodes) else 0.0
+        dt = band_time(v, vb, A, B)
+        if dt is None:
+            return None
+        t, y, v = t + dt, y + closed_y(v, A, B, dt), vb
+    depth = -y
+    if apex:
+        return depth
+    if not 0.0 < depth < distance:
+        return None
+    y = 0.0
+    while True:
+        j = bisect.bisect_right(nodes, v)
+        A, B = band_line(nodes, values, mu, G, j)
+        vb = nodes[j] if j < len(nodes) else math.inf
+        dt = band_time(v, vb, A, B) if vb < math.inf else None
+        dt = math.inf if dt is None else dt                 # the band's end is not reached
+        if dt == math.inf or y + closed_y(v, A, B, dt) >= depth:
+            rest = depth - y
+            hi = dt if dt < math.inf else 1e-12
+            while dt == math.inf and closed_y(v, A, B, hi) < rest:
+                hi *= 2.0
+            tau = brentq(lambda x: closed_y(v, A, B, x) - rest, 0.0, hi, xtol=1e-300, rtol=1e-15)
+            return t + tau, closed_v(v, A, B, tau)
+        t, y, v = t + dt, y + closed_y(v, A, B, dt), vb
+
+
+def ref_bounces(side, s, mu, G, p, span, bands=None):
+    """Bounce by bounce: (dt, w, impulse, impacts, permanent) of the documented impact law with the
+    flights of ref_flight, up to the last flight ending within span; None without one."""
+    bands = bands or es.friction_bands(p)
+    ci, eps = p.restitution, p.eps_dv
+    t = J = 0.0
+    n = 0
+    while True:
+        f = ref_flight(s, bands, mu, G, p.l1 + p.l2)
+        if f is None or t + f[0] > span:
+            break
+        t += f[0]
+        n += 1
+        after = ci * f[1]
+        if after <= eps:
+            return t, 0.0, side * mu * (J + f[1]), n, True
+        J += f[1] + after
+        s = after
+    if n == 0:
+        return None
+    return t, -side * s, side * mu * J, n, False
+
+
+def pressed(ci=0.8, eps_dv=1e-4, **kw):
+    return es.Parameters(mode=es.RIGID, ci=ci, friction=True, kindF=es.CONTINUOUS, eps_dv=eps_dv, **kw)
+
+
+def same(result, expected, rel):
+    assert (result is None) == (expected is None), (result, expected)
+    if expected is None:
+        return
+    dt, w, J, n, permanent = result
+    assert (n, permanent) == expected[3:]
+    assert type(n) is int and type(permanent) is bool
+    assert dt == pytest.approx(expected[0], rel=rel)
+    assert w == pytest.approx(expected[1], rel=rel, abs=0.0)
+    assert J == pytest.approx(expected[2], rel=rel)
+
+
+# ---- _segment and _reach against the closed form ----------------------------------------------------
+
+@pytest.mark.parametrize("va, vb, A, B", [
+    (-1.0, -0.2, 100.0, 50.0), (-1.0, 0.5, 3.0, 2.0), (0.2, 1.7, 3.0, 1.5), (0.5, 3.0, 4.0, -3.0),
+    (0.5, 2.0, 1.0, 0.0), (-0.3, 0.0, 100.0, 2e4), (1e-3, 2e-3, 1.0, 1e-9)])
+def test_segment_is_the_closed_form_of_the_band(va, vb, A, B):
+    """Time (brentq on v(t) = vb) and displacement of dv/dt = A - B*v from va to vb (measured
+    agreement 3e-16 relative)."""
+    t = closed_time(va, vb, A, B)
+    seg = es._segment(va, vb, A, B)
+    assert seg[0] == pytest.approx(t, rel=1e-13)
+    if B == 0.0:
+        y = va * t + A * t * t / 2.0
+    elif abs(B * t) > 1e-3:
+        y = A / B * t + (va - A / B) * (1.0 - math.exp(-B * t)) / B
+    else:
+        y = closed_y(va, A, B, t)
+    assert seg[1] == pytest.approx(y, rel=1e-12)
+
+
+@pytest.mark.parametrize("va, vb, A, B", [
+    (0.0, 1.0, 0.0, 0.0),               # no acceleration
+    (1.0, 2.0, 1.0, 1.0),               # at the asymptote A/B already: aa = 0
+    (2.0, 3.0, 1.0, 1.0),               # decelerating
+    (0.0, math.inf, 1.0, 0.0),          # the outer band never ends
+    (0.0, 2.0, 2.0, 1.0),               # vb = A/B: reached only as t -> inf
+    (0.0, 3.0, 2.0, 1.0)])              # beyond the asymptote
+def test_segment_that_never_gets_there_is_none(va, vb, A, B):
+    assert es._segment(va, vb, A, B) is None
+
+
+def test_segment_just_below_the_asymptote_is_finite():
+    """vb a little below A/B = 2: t = ln(2/(2 - vb)) (the closed form's time of v(t) = vb)."""
+    vb = 2.0 - 1e-9
+    t, y = es._segment(0.0, vb, 2.0, 1.0)
+    assert t == pytest.approx(math.log(2.0 / (2.0 - vb)), rel=1e-7)
+    assert y == pytest.approx(2.0 * t - 2.0 * (1.0 - math.exp(-t)), rel=1e-7)
+
+
+@pytest.mark.parametrize("va, R, A, B", [
+    (0.0, 0.01, 100.0, 0.0), (0.0, 1e-3, 100.0, 2e4), (0.5, 0.2, 3.0, 1.0), (2.0, 0.5, 1.0, -2.0),
+    (1.0, 3.0, 1.0, 1.0), (0.0, 1e-12, 100.0, 2e4), (3e-5, 5e-7, 100.0, 2e4), (0.1, 1e3, 5.0, 0.5)])
+def test_reach_is_the_closed_form_of_the_band(va, R, A, B):
+    """Time at which y(t) = R (brentq on the closed form) and the speed then (measured 4e-16)."""
+    hi = 1e-12
+    while closed_y(va, A, B, hi) < R:
+        hi *= 2.0
+    t = brentq(lambda x: closed_y(va, A, B, x) - R, 0.0, hi, xtol=1e-300, rtol=1e-15)
+    got = es._reach(va, R, A, B)
+    assert got[0] == pytest.approx(t, rel=1e-13)
+    assert got[1] == pytest.approx(closed_v(va, A, B, t), rel=1e-13)
+
+
+@pytest.mark.parametrize("va, R, A, B", [(0.0, 1.0, 0.0, 0.0), (1.0, 1.0, 0.5, 1.0), (0.0, 1.0, -1.0, 0.0),
+                                         (0.0, 1e308, 1e300, -1e3)])
+def test_reach_that_never_gets_there_is_none(va, R, A, B):
+    """No motion (aa = 0 at rest), decelerating (aa < 0), or a displacement beyond the largest float."""
+    assert es._reach(va, R, A, B) is None
+
+
+def test_reach_at_constant_speed():
+    """aa = 0 with va > 0: uniform motion, t = R/va."""
+    t, v = es._reach(2.0, 3.0, 2.0, 1.0)
+    assert t == pytest.approx(1.5, rel=1e-15) and v == 2.0
+
+
+# ---- _flight against the band by band integration ---------------------------------------------------
+
+P = pressed()
+BANDS = es.friction_bands(P)
+P_TAIL = pressed(Fst=10.0, Fsl=4.0, dvL=0.05)        # a wide transition and a long decaying tail
+BANDS_TAIL = es.friction_bands(P_TAIL)
+
+
+@pytest.mark.parametrize("bands, mu, G, s", [
+    (BANDS, 1.0, 100.0, 1.0), (BANDS, 1.0, 100.0, 3e-3), (BANDS, 1.0, 100.0, 6.25e-5), (BANDS, 1.0, 100.0, 3e-5),
+    (BANDS, 1.0, 100.0, 9.375e-05), (BANDS_TAIL, 2.0, 7.0, 0.6), (BANDS_TAIL, 2.0, 7.0, 0.02),
+    (BANDS_TAIL, 0.5, 30.0, 0.3), (BANDS_TAIL, 0.5, 30.0, 25.0)])
+def test_flight_is_the_band_by_band_integration(bands, mu, G, s):
+    """Duration and arrival speed of one flight (at nodes, between them, in the first band, beyond
+    the last node) as the band by band closed form (measured agreement 1e-15 to 3e-14)."""
+    expected = ref_flight(s, bands, mu, G, 100.0)
+    got = es._flight(s, es._flight_table(bands, mu, G), 100.0)
+    assert got[0] == pytest.approx(expected[0], rel=1e-12)
+    assert got[1] == pytest.approx(expected[1], rel=1e-12)
+
+
+def test_flight_reaching_the_other_stop_or_not_coming_back_is_none():
+    """The apex at or beyond the other stop: None (just below it: the flight); a pressing
+    acceleration below the sliding friction (G < Fsl/mu) brings the flight back at the friction's
+    equilibrium speed (the band's asymptote A/B)."""
+    table = es._flight_table(BANDS, 1.0, 100.0)
+    depth = ref_flight(1.0, BANDS, 1.0, 100.0, 1.0, apex=True)
+    flight = ref_flight(1.0, BANDS, 1.0, 100.0, 1.0)
+    assert es._flight(1.0, table, depth * (1.0 - 1e-9)) is None
+    assert es._flight(1.0, table, depth * (1.0 + 1e-9)) == pytest.approx(flight, rel=1e-12)
+    weak = es._flight_table(BANDS_TAIL, 1.0, 3.0)                         # G = 3 < Fsl = 4 N / 1 kg
+    slow = ref_flight(0.5, BANDS_TAIL, 1.0, 3.0, 1.0)
+    assert slow[1] < 0.05 * 0.5
+    assert es._flight(0.5, weak, 1.0) == pytest.approx(slow, rel=1e-12)
