@@ -349,3 +349,128 @@ def test_friction_bounces_beyond_bounce_exact_are_an_event_storm():
     pred.flights = es.BOUNCE_EXACT
     with pytest.raises(EventStorm):
         es._friction_bounces(-1.0, 1.0, 1.0, -100.0, p, 10.0, pred)
+
+
+def frictionless(side, s, mu, G, ci, eps, span):
+    """Bounces without friction, one by one: flights 2*s/G, rebound ci*s, the last impact plastic."""
+    t = J = 0.0
+    n = 0
+    while t + 2.0 * s / G <= span:
+        t += 2.0 * s / G
+        n += 1
+        if ci * s <= eps:
+            return t, 0.0, side * mu * (J + s), n, True
+        J += s + ci * s
+        s *= ci
+    return t, -side * s, side * mu * J, n, False
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+@pytest.mark.parametrize("span", [10.0, 0.0735])
+def test_friction_below_rounding_hands_over_to_the_bounces_without_friction(side, span):
+    """Friction of 1e-16 N on a body pressed at 100 m/s2 (a first band |v| <= 0.625 m/s of slope
+    2e-17 N.s/m, below 1e-17*(1 - ci) of the pressing force there): two flights from 2 m/s through
+    the friction's tail, then the series without friction (measured agreement 1e-16)."""
+    p = pressed(0.5, 1e-4, l1=0.03, l2=0.05, Fst=1e-16, Fsl=0.8e-16, dvL=10.0)
+    bands = es.friction_bands(p)
+    head = ref_bounces(side, 2.0, 1.0, 100.0, p, span, bands)
+    assert head[3] >= 2
+    t, J, s = 0.0, 0.0, 2.0
+    for _ in range(2):                                  # the flights above the first band
+        f = ref_flight(s, bands, 1.0, 100.0, 0.08)
+        t, J, s = t + f[0], J + f[1] * 1.5, 0.5 * f[1]
+    assert s < 0.625
+    dt, w, dJ, n, permanent = frictionless(side, s, 1.0, 100.0, 0.5, 1e-4, span - t)
+    got = es._friction_bounces(side, -side * 2.0, 1.0, side * 100.0, p, span)
+    same(got, (t + dt, w, side * J + dJ, 2 + n, permanent), 1e-12)
+
+
+# ---- the envelope: its documented map iterated -----------------------------------------------------
+
+@functools.cache
+def affine(s0, B1, G, ci, m):
+    """The envelope's map z' = (z + 2/3)/ci from z0 = G/(B1*s0), m times: the rebound speeds
+    s_j = G/(B1*z_j) (j = 0..m) and the cumulative durations of the cycles, (s_j + s_{j+1}/ci)/G each."""
+    z = G / (B1 * s0)
+    speeds, ends = [s0], [0.0]
+    for _ in range(m):
+        z = (z + 2.0 / 3.0) / ci
+        speeds.append(G / (B1 * z))
+        ends.append(ends[-1] + (speeds[-2] + speeds[-1] / ci) / G)
+    return speeds, ends
+
+
+ENV = [(5e-6, 2e4, 100.0, 0.9995), (5e-6, 2e4, 100.0, 1.0), (1e-4, 3.0, 0.5, 0.999), (2e-9, 2e4, 100.0, 0.9999)]
+
+
+@pytest.mark.parametrize("s0, B1, G, ci", ENV)
+@pytest.mark.parametrize("m", [1, 2, 37, 1500])
+def test_friction_envelope_is_the_affine_map_up_to_span(s0, B1, G, ci, m):
+    """A span ending in the middle of cycle m + 1 (m + 1 whole cycles within it): the envelope takes
+    m or m - 1 whole cycles (at least one before span is left to the exact bounces; its bisection
+    of the cycle count ends within one cycle), their duration and the rebound speed after them as
+    the map iterated (measured agreement 3e-13 relative)."""
+    speeds, ends = affine(s0, B1, G, ci, 1600)
+    span = ends[m + 1] + 0.5 * (ends[m + 2] - ends[m + 1])
+    got = es._friction_envelope(s0, B1, G, ci, 0.0, span)
+    if m == 1:
+        assert got == pytest.approx((ends[1], speeds[1], 1, False), rel=1e-11)
+        return
+    dt, s_new, n, permanent = got
+    assert m - 1 <= n <= m and not permanent and type(n) is int
+    assert dt == pytest.approx(ends[n], rel=1e-11)
+    assert s_new == pytest.approx(speeds[n], rel=1e-11)
+
+
+@pytest.mark.parametrize("s0, B1, G, ci", ENV)
+def test_friction_envelope_without_two_whole_cycles_is_none(s0, B1, G, ci):
+    speeds, ends = affine(s0, B1, G, ci, 3)
+    assert es._friction_envelope(s0, B1, G, ci, 0.0, ends[2] * (1.0 - 1e-9)) is None
+
+
+@pytest.mark.parametrize("s0, B1, G, ci", ENV)
+@pytest.mark.parametrize("k", [1, 2, 40, 900])
+def test_friction_envelope_stops_before_the_rebound_reaches_eps_dv(s0, B1, G, ci, k):
+    """eps_dv between the rebounds s_k and s_(k+1) of the map: the envelope takes the k cycles whose
+    rebound stays above eps_dv (the exact bounces do the last one); eps_dv >= s0: None."""
+    speeds, ends = affine(s0, B1, G, ci, 1000)
+    eps = math.sqrt(speeds[k] * speeds[k + 1])
+    got = es._friction_envelope(s0, B1, G, ci, eps, 1e9)
+    n = got[2]
+    assert (k - 1 <= n <= k or k == 1 and n == 1) and got[3] is False     # bisection: within one cycle
+    assert got[0] == pytest.approx(ends[n], rel=1e-11)
+    assert got[1] == pytest.approx(speeds[n], rel=1e-11)
+    assert es._friction_envelope(s0, B1, G, ci, s0, 1e9) is None
+    assert es._friction_envelope(s0, B1, G, ci, s0 * (1.0 + 1e-12), 1e9) is None
+
+
+@pytest.mark.parametrize("s0, B1, G, ci", [(5e-6, 2e4, 100.0, 0.999), (1e-4, 3.0, 0.5, 0.9995)])
+def test_friction_envelope_to_rest_sums_the_whole_series(s0, B1, G, ci):
+    """eps_dv = 0 and ci < 1 with a span beyond the series' end: permanent after all its cycles
+    (counted as 1e18), the duration the sum of the map's cycles (iterated to 1e-14 of the first)."""
+    z, s, total = G / (B1 * s0), s0, 0.0
+    while s > 1e-14 * s0:
+        z = (z + 2.0 / 3.0) / ci
+        total += (s + G / (B1 * z) / ci) / G
+        s = G / (B1 * z)
+    got = es._friction_envelope(s0, B1, G, ci, 0.0, 2.0 * total)
+    assert got[1:] == (0.0, 10 ** 18, True)
+    assert got[0] == pytest.approx(total, rel=1e-11)
+    assert es._friction_envelope(s0, B1, G, ci, 0.0, 0.999 * total)[3] is False
+
+
+def test_friction_envelope_elastic_runs_to_span():
+    """ci = 1: the speeds decay like 1/k, never permanent short of 1e300 cycles; a span of 4 ms
+    (about 6e14 cycles) ends where the map's duration reaches it: with z_j = z0 + 2j/3 the cycles
+    last (1/z_j + 1/z_(j+1))/B1, summed by the digamma function (measured agreement 1e-12)."""
+    from scipy.special import digamma
+    s0, B1, G = 5e-6, 2e4, 100.0
+    z0 = G / (B1 * s0)
+    dt, s_new, m, permanent = es._friction_envelope(s0, B1, G, 1.0, 0.0, 0.004)
+
+    def S(k):                                           # sum_{j<k} 1/z_j
+        return 1.5 * (digamma(1.5 * z0 + k) - digamma(1.5 * z0))
+    assert not permanent and 10 ** 14 < m < 10 ** 15
+    assert s_new == pytest.approx(G / (B1 * (z0 + 2.0 * m / 3.0)), rel=1e-12)
+    assert dt == pytest.approx((S(m) + S(m + 1) - 1.0 / z0) / B1, rel=1e-10)
+    assert 0.004 * (1 - 1e-10) < dt + 2.0 * s_new / G and dt < 0.004
