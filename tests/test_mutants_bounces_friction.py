@@ -214,7 +214,8 @@ def test_segment_just_below_the_asymptote_is_finite():
 
 @pytest.mark.parametrize("va, R, A, B", [
     (0.0, 0.01, 100.0, 0.0), (0.0, 1e-3, 100.0, 2e4), (0.5, 0.2, 3.0, 1.0), (2.0, 0.5, 1.0, -2.0),
-    (1.0, 3.0, 1.0, 1.0), (0.0, 1e-12, 100.0, 2e4), (3e-5, 5e-7, 100.0, 2e4), (0.1, 1e3, 5.0, 0.5)])
+    (1.0, 3.0, 1.0, 1.0), (0.0, 1e-12, 100.0, 2e4), (3e-5, 5e-7, 100.0, 2e4), (0.1, 1e3, 5.0, 0.5),
+    (0.0, 0.2, 0.5, 0.0), (1.0, 1.0, -50.0, -50.0), (1.0, 1e-3, 0.0, -50.0)])
 def test_reach_is_the_closed_form_of_the_band(va, R, A, B):
     """Time at which y(t) = R (brentq on the closed form) and the speed then (measured 4e-16)."""
     hi = 1e-12
@@ -237,6 +238,8 @@ def test_reach_at_constant_speed():
     """aa = 0 with va > 0: uniform motion, t = R/va."""
     t, v = es._reach(2.0, 3.0, 2.0, 1.0)
     assert t == pytest.approx(1.5, rel=1e-15) and v == 2.0
+    t, v = es._reach(0.5, 3.0, 0.5, 1.0)
+    assert t == pytest.approx(6.0, rel=1e-15) and v == 0.5
 
 
 # ---- _flight against the band by band integration ---------------------------------------------------
