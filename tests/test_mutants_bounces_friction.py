@@ -477,3 +477,33 @@ def test_friction_envelope_elastic_runs_to_span():
     assert s_new == pytest.approx(G / (B1 * (z0 + 2.0 * m / 3.0)), rel=1e-12)
     assert dt == pytest.approx((S(m) + S(m + 1) - 1.0 / z0) / B1, rel=1e-10)
     assert 0.004 * (1 - 1e-10) < dt + 2.0 * s_new / G and dt < 0.004
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+@pytest.mark.parametrize("eps, span", [(0.0, 4e-5), (4.6e-6, 1.0)])
+def test_friction_bounces_through_the_envelope_are_the_linear_damper_bounces(side, eps, span):
+    """Slow bounces in the first band (sigma = s*B1/G = 1e-3, ci = 0.9995): the envelope skips
+    most of them; the result is that of the exact bounces followed one by one (the linear damper's
+    flights; measured agreement 2e-9, the envelope's neglected O(1/z^2))."""
+    expected, _ = reference(side, 5e-6, 1.0, 100.0, span, 0.9995, eps, 0.01, 0.02)
+    got = es._friction_bounces(side, -side * 5e-6, 1.0, side * 100.0, pressed(0.9995, eps, l1=0.01, l2=0.02), span)
+    assert got[3:] == expected[3:] and type(got[3]) is int
+    assert got[:3] == pytest.approx(expected[:3], rel=2e-8)
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+def test_friction_bounces_to_rest_through_the_envelope(side):
+    """eps_dv = 0, ci = 0.999: the envelope sums the whole series (permanent, counted as 1e18
+    impacts): its duration and impulse sum(mu*(arrival + rebound)) as the map iterated."""
+    B1 = es._band_lines(BANDS, 1.0, 100.0)[bisect.bisect_right(BANDS[0], 0.0)][1]
+    G, ci, s0 = 100.0, 0.999, 5e-6
+    z, s, total, J = G / (B1 * s0), s0, 0.0, 0.0
+    while s > 1e-14 * s0:
+        z = (z + 2.0 / 3.0) / ci
+        total += (s + G / (B1 * z) / ci) / G
+        s = G / (B1 * z)
+        J += s / ci + s
+    got = es._friction_bounces(side, -side * s0, 1.0, side * G, pressed(ci, 0.0), 1.0)
+    assert got[1:2] + got[3:] == (0.0, 10 ** 18, True)
+    assert got[0] == pytest.approx(total, rel=1e-11)
+    assert got[2] == pytest.approx(side * J, rel=1e-9)
