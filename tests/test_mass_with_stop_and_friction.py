@@ -193,3 +193,21 @@ def test_msl_friction_example_event_times(fmu_dir, tmp_path):
     assert res["stop2.s"][-1] == pytest.approx(-0.24751585, abs=2.5e-5)
     assert np.all(res["stop2.s"] >= -0.4)                             # never passes its stop
     assert (tmp_path / "Friction.png").stat().st_size > 10000
+
+
+@pytest.mark.parametrize("F0,dF,h", [(15.0149, 1e-4, 2.0), (-15.0149, -1e-4, 2.0), (15.0, 1e-9, 2e7),
+                                     (15.014999999, 1e-12, 2e3)])
+def test_a_slowly_rising_force_breaks_a_stuck_mass_away_when_it_passes_f0_max(F0, dF, h):
+    """Stuck (v = 0), the force rising so slowly that a time nudge of 1e-15 s moves it by less than its
+    rounding (1e-4 N/s: 1e-19 N against an ulp of 1.8e-15 N at 15 N). It must break away where the
+    force passes f0_max = 1.001*(F_Coulomb + F_Stribeck) (MSL), within the time resolution of the
+    force, ulp(f0_max)/|dF| (before: 'more than 1000 mode changes in one step', an internal error)."""
+    from contactfmu.physics import mass_with_stop_and_friction as msf
+
+    body = msf.Body(msf.Parameters(**P))
+    body.initialize(F0)
+    body.step(0.0, h, F0, dF)
+    t, what = body.events[0]                     # (then it slides, and may reach a stop)
+    expected = (math.copysign(F0_MAX, dF) - F0) / dF
+    assert what == "breakaway " + ("forward" if dF > 0 else "backward")
+    assert abs(t - expected) <= 4.0 * math.ulp(F0_MAX) / abs(dF) + 4.0 * math.ulp(expected)

@@ -213,6 +213,16 @@ class Body:
         if not candidates:
             return t_end, None
         tau = min(candidates)
-        # step just past the threshold so that the breakaway condition holds strictly
-        tau = min(t_end, math.nextafter(tau, math.inf) + 1e-15 * max(1.0, abs(tau)))
-        return tau, "breakaway threshold"
+        threshold = p.f0_max if dF > 0.0 else -p.f0_max
+
+        def beyond(tt):                          # settle's strict breakaway condition
+            return force(tt) > threshold if dF > 0.0 else force(tt) < threshold
+
+        # the first time the force is strictly beyond the threshold (a nudge of the time alone moves a
+        # slowly rising force by less than its rounding: 1e-4 N/s stays within one ulp of 15 N for
+        # 1e-11 s): steps that change the force by at least one ulp, doubled until it is beyond
+        nudge = max(math.ulp(tau), math.ulp(threshold) / abs(dF))
+        while not beyond(tau) and tau < t_end:
+            tau += nudge
+            nudge *= 2.0
+        return min(t_end, tau), "breakaway threshold"
