@@ -15,14 +15,17 @@ class ReferenceMissing(RuntimeError):
 
 
 def parse_args(description, default_step, argv=None):
+    """Command line of an example; default_step None: the master chooses the steps unless --step is given."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--out", default="results", help="output directory for CSV and PNG (default: results/)")
     parser.add_argument("--step", type=float, default=default_step,
-                        help=f"communication step in s (default: {default_step:g})")
+                        help="fixed communication step in s (default: " + (
+                            f"{default_step:g})" if default_step else "none: the master chooses the steps under its "
+                                                                      "error tolerance, cosim.adaptive)"))
     parser.add_argument("--fmus", default=str(ROOT / "fmus"),
                         help="directory of the FMUs; missing or outdated ones are built (default: fmus/)")
     args = parser.parse_args(argv)
-    if not args.step > 0:
+    if args.step is not None and not args.step > 0:
         parser.error(f"--step must be > 0, got {args.step!r}")
     return args
 
@@ -108,11 +111,21 @@ class Checks(list):
         return "\n".join(map(str, self))
 
 
+def step_text(result, step):
+    """'step 0.001 s', or for an adaptive run its accepted and rejected steps."""
+    records = getattr(result, "steps", None)
+    if step is not None or not records:
+        return f"step {step:g} s"
+    accepted = [r.h for r in records if r.accepted]
+    return (f"adaptive steps: {len(accepted)} accepted ({min(accepted):.2g} .. {max(accepted):.2g} s), "
+            f"{len(records) - len(accepted)} rejected")
+
+
 def summarize(name, result, step, wall, out, *sections):
     """Print the run's summary and, per section (against, report) -- a tube Report of
     cosim.compare or Checks -- one PASSED/FAILED line per signal or value and a verdict.
     Returns the exit status: 1 if anything failed."""
-    print(f"{name}: {len(result.time)} rows, step {step:g} s, wall time {wall:.2f} s -> {out}/{name}.csv, .png")
+    print(f"{name}: {len(result.time)} rows, {step_text(result, step)}, wall time {wall:.2f} s -> {out}/{name}.csv, .png")
     ok = True
     for against, report in sections:
         print(f"{against}:")
@@ -190,6 +203,23 @@ def _split_by_unit(ylabel, signals):
             for var, names in groups.items()]
 
 
+def plot_steps(ax, records):
+    """The communication steps of an adaptive run over time: accepted (line), rejected for the error
+    (x) and for an event inside them (v), on a log scale: the contacts show as dips."""
+    accepted = [(r.t, r.h) for r in records if r.accepted]
+    ax.step([t for t, _ in accepted], [h for _, h in accepted], where="post", lw=1.0, color="C0",
+            label=f"accepted ({len(accepted)})")
+    for reason, marker, color in (("error", "x", "C3"), ("event", "v", "C1")):
+        rejected = [(r.t, r.h) for r in records if r.reason == reason]
+        if rejected:
+            ax.plot([t for t, _ in rejected], [h for _, h in rejected], marker, color=color, ms=4, ls="none",
+                    label=f"rejected: {'error estimate' if reason == 'error' else 'event inside'} ({len(rejected)})")
+    ax.set_yscale("log")
+    ax.set_ylabel("communication step [s]")
+    ax.grid(True, which="major", alpha=0.3)
+    legend_right(ax)
+
+
 def plot(result, path, panels, title, ref=None, ref_label="Dymola reference", tol=2e-3):
     """Plot panels [(ylabel, [signals])] against time, one axes per panel (a panel whose signals
     have different units is split, one axes per quantity), each with its legend to the right.
@@ -200,7 +230,8 @@ def plot(result, path, panels, title, ref=None, ref_label="Dymola reference", to
 
     panels = [p for ylabel, signals in panels for p in _split_by_unit(ylabel, signals)]
     compared = [n for _, signals in panels for n in signals if ref is not None and n in ref]
-    rows = len(panels) + bool(compared)
+    records = getattr(result, "steps", None)
+    rows = len(panels) + bool(compared) + bool(records)
     fig, axes = figure(rows, 1, figsize=(10, 0.9 + 2.4 * rows), sharex=True, squeeze=False)
     for ax, (ylabel, signals) in zip(axes[:, 0], panels):
         for name in signals:
@@ -214,7 +245,7 @@ def plot(result, path, panels, title, ref=None, ref_label="Dymola reference", to
         ax.grid(True, alpha=0.3)
         legend_right(ax, handles)
     if compared:
-        ax = axes[-1, 0]
+        ax = axes[len(panels), 0]
         floor, top = 1e-9, 10 * tol
         for name in compared:
             scale = max(np.ptp(ref[name]), abs(np.min(ref[name])), 1e-12)     # as the tube's dy = tol*scale
@@ -229,6 +260,8 @@ def plot(result, path, panels, title, ref=None, ref_label="Dymola reference", to
                      f"as in the tube; floor {floor:g})", fontsize=9)
         ax.grid(True, which="major", alpha=0.3)
         legend_right(ax)
+    if records:
+        plot_steps(axes[-1, 0], records)
     axes[-1, 0].set_xlabel("time [s]")
     if ref is not None:
         title += f"\nsolid: FMU co-simulation, dashed: {ref_label}"
