@@ -210,9 +210,8 @@ def test_demo_shows_the_three_documented_curves(fmu_dir, tmp_path):
 
 
 def test_msl_preload_from_fmus_matches_the_monolithic_reference(fmu_dir, tmp_path):
-    """PreLoad at its default step, first second (the full 100 s run takes about 30 min; its
-    figures are in the closing note of issue 3): every state signal inside the 2e-3 tube of the
-    project's monolithic scipy reference."""
+    """PreLoad with the example's default (the adaptive master, rtol 1e-3), first second: every state
+    signal inside the 2e-3 tube of the project's monolithic scipy reference (the full 100 s: README)."""
     proc = subprocess.run([sys.executable, str(ROOT / "examples" / "msl_preload.py"), "--out", str(tmp_path),
                            "--fmus", str(fmu_dir), "--stop", "1", "--check"], capture_output=True, text=True,
                           timeout=900)

@@ -188,7 +188,7 @@ def test_preload_plot_is_readable(tmp_path, figures):
     t = np.linspace(0.0, 100.0, 2001)
     solution = preload(t, stop_time=100.0)
     result = Result(["time"] + example["SIGNALS"], np.column_stack([t] + [solution[n] for n in example["SIGNALS"]]))
-    example["plot"](result, tmp_path / "PreLoad.png", example["DEFAULT_STEP"])
+    example["plot"](result, tmp_path / "PreLoad.png", f"communication step {example['FIXED_STEP']:g} s")
     check(figures, ["PreLoad.png"])
 
 
