@@ -280,3 +280,55 @@ def test_follow_skips_a_rattle_through_stops_split_into_regions():
     for (x, w), (xr, wr) in zip(out, ref, strict=True):        # measured: 6e-12 m (the phase after 60 s), 3e-16
         assert x == pytest.approx(xr, rel=0.0, abs=6e-11)
         assert w == pytest.approx(wr, rel=4e-15)
+
+
+# ---- Coupler in any master (motion, commit of the delivered force, held_motion) -------------------
+
+def test_held_motion_is_the_uniformly_accelerated_motion():
+    """x + h*w + a*h^2/2, w + a*h: written out with values whose products are exact in binary."""
+    assert cm.held_motion(0.5, -2.0, 4.0, 0.25) == (0.5 - 0.5 + 0.125, -2.0 + 1.0)
+    assert cm.held_motion(1.0, 0.0, -8.0, 0.5) == (0.0, -4.0)
+
+
+def test_coupler_motion_uses_the_inputs_when_they_are_fresh_or_there_is_no_model_yet():
+    """Coupler docstring: the inputs if they were set since the last step, else the element's model
+    of the bodies at the end of the last step (none before the first step: the inputs)."""
+    c = cm.Coupler(2.0, 1e-3)
+    assert c.motion(0.1, -1.0, False) == (0.1, -1.0)          # no model yet
+    c.expected = (0.3, 0.5)
+    assert c.motion(0.1, -1.0, True) == (0.1, -1.0)           # fresh inputs (Gauss-Seidel)
+    assert c.motion(0.1, -1.0, False) == (0.3, 0.5)           # one step old (Jacobi): the model
+
+
+def test_coupler_commit_models_the_bodies_with_the_delivered_force():
+    """commit: the bodies' motion at the step's end under g - delivered/mu held over h, g from
+    planning_step (the last step's velocity change plus its force's share); the delivered force and
+    the start velocity become the next step's last_f and last_v."""
+    mu, h = 2.0, 0.5
+    c = cm.Coupler(mu, 1e-3)
+    c.last_h, c.last_v, c.last_f = 0.25, 1.0, 3.0
+    c.force_now, c.x_now, c.v_now, c.g_now, c.pending = 7.0, 9.0, 9.0, 9.0, [1.0, 2.0, 0, None]
+    c.commit(h, Recorder(0.0, None), x=0.5, w=2.0, delivered=4.0)
+    g = (2.0 - 1.0) / 0.25 + 3.0 / mu                          # 5.5
+    a = g - 4.0 / mu                                             # 3.5
+    assert c.expected == (0.5 + h * 2.0 + 0.5 * a * h * h, 2.0 + a * h)
+    assert (c.last_h, c.last_v, c.last_f) == (h, 2.0, 4.0)
+    assert c.shadow == [1.0, 2.0, 0, None]
+
+
+def test_coupler_commit_defaults_to_the_force_and_motion_last_computed():
+    """Without x, w, delivered (a master that sets inputs and reads the force before every step):
+    the motion and force of the last force() call."""
+    c = cm.Coupler(1.0, 1e-3)
+    c.force_now, c.x_now, c.v_now, c.g_now, c.pending = 2.0, 0.25, -1.0, 0.0, [0.0, 0.0, 0, None]
+    c.commit(0.5, Recorder(0.0, None))
+    assert (c.last_v, c.last_f) == (-1.0, 2.0)
+    assert c.expected == cm.held_motion(0.25, -1.0, 0.0 - 2.0, 0.5)
+
+
+def test_coupler_commit_with_no_step_before_plans_without_other_forces():
+    """First step (last_h = 0): planning_step gives g = 0, so the model moves under -delivered/mu only."""
+    c = cm.Coupler(4.0, 1e-3)
+    c.force_now, c.x_now, c.v_now, c.g_now, c.pending = 1.0, 0.0, 0.0, 0.0, [0.0, 0.0, 0, None]
+    c.commit(0.5, Recorder(0.0, None), x=1.0, w=-2.0, delivered=8.0)
+    assert c.expected == cm.held_motion(1.0, -2.0, -2.0, 0.5)
