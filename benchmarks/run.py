@@ -223,6 +223,32 @@ def largest_passing(fmu, case, coupling, ladder):
     return {"step": None, "wall": None, "tried": tried}
 
 
+# the adaptive master's tolerance and output grid per example, as the examples use them (the steps end
+# on the output grid: a fine grid bounds the step)
+ADAPTIVE = {"ElastoGap": (1e-4, 5e-3), "PreLoad": (1e-3, 0.05), "GenerationOfFMUs": (1e-4, 5e-4),
+            "Friction": (1e-4, 5e-4)}
+
+
+def adaptive_run(fmu, name, case):
+    """The example in the adaptive master (no step): passed, wall, steps."""
+    build, stop, interval, signals, check, _ = case
+    rtol, grid = ADAPTIVE[name]
+    system = build(fmu)
+    t0 = time.perf_counter()
+    try:
+        result = system.simulate(stop, output_interval=grid, outputs=signals,
+                                 rtol=rtol, atol=rtol * 1e-2)
+        wall = time.perf_counter() - t0
+        report = check(result)
+        return {"rtol": rtol, "output_interval": grid, "passed": bool(report.passed), "wall": wall,
+                "worst": max((c.worst for c in report.values()), default=0.0),
+                "accepted": sum(x.accepted for x in result.steps), "rejected": sum(not x.accepted for x in result.steps),
+                "fmu_steps": fmu_steps(result.steps)}
+    except CosimError as exc:
+        return {"rtol": rtol, "output_interval": grid, "passed": False, "wall": time.perf_counter() - t0,
+                "failed": str(exc).splitlines()[0]}
+
+
 QUICK_EXAMPLES = ("PreLoad", "PreLoad (first 2 s)", "ElastoGap")
 QUICK_LADDER = {"PreLoad": [1e-2, 5e-3, 2e-3], "PreLoad (first 2 s)": [5e-5, 2e-5], "ElastoGap": [1e-2, 1e-3, 5e-4]}
 
@@ -242,6 +268,11 @@ def msl_examples(fmu, quick):
             ladder = QUICK_LADDER[name] if quick else LADDER
             out[name][coupling] = largest_passing(fmu, case, coupling, ladder)
             print(f"   {name:20s} {coupling:9s} largest passing step {out[name][coupling]['step']}", flush=True)
+        if name != "PreLoad (first 2 s)":
+            if quick and name == "PreLoad":     # 100 s adaptive: about 30 to 45 s, full mode only
+                out[name]["adaptive"] = {"not_run": "quick mode"}
+            else:
+                out[name]["adaptive"] = adaptive_run(fmu, name, case)
     if quick:  # PreLoad plain and foh, extrapolated from its first 2 s
         short = out.pop("PreLoad (first 2 s)")
         for coupling in ("plain", "foh"):
@@ -268,6 +299,17 @@ def print_examples(res):
             cells.append(("not run (quick)" if x.get("not_run") else "none passed").rjust(22) if x["step"] is None else
                          f"{x['step']:8.0e} s {x['wall']:8.2f} s{note:1s}".rjust(22))
         print(f"{name:18s} {r['reference']:10s} | " + " | ".join(cells))
+    print("   adaptive master (no step; the examples' rtol, atol = rtol*1e-2, and output grid):")
+    for name, r in res.items():
+        a = r.get("adaptive", {})
+        if a.get("not_run"):
+            print(f"   {name:18s} not run ({a['not_run']})")
+        elif "failed" in a:
+            print(f"   {name:18s} failed: {a['failed'][:100]}")
+        elif a:
+            print(f"   {name:18s} rtol {a['rtol']:g}, grid {a['output_interval']:g} s: "
+                  f"{'passed' if a['passed'] else 'FAILED'}, wall {a['wall']:.2f} s, "
+                  f"{a['accepted']} accepted + {a['rejected']} rejected steps, {a['fmu_steps']} doStep calls per FMU")
     if any(r["plain"].get("extrapolated_from") for r in res.values()):
         print("  * wall time extrapolated from the first 2 s (quick mode)")
 

@@ -56,6 +56,10 @@ def test_results_json_has_every_field(results, fmu_dir):
             if run["step"] is not None:                       # the largest passing step was the last one tried
                 assert run["tried"][-1]["passed"] and run["tried"][-1]["step"] == run["step"]
     assert res["examples"]["PreLoad"]["plain"]["extrapolated_from"]
+    assert res["examples"]["PreLoad"]["adaptive"] == {"not_run": "quick mode"}
+    a = res["examples"]["ElastoGap"]["adaptive"]
+    assert {"rtol", "output_interval", "passed", "wall", "worst", "accepted", "rejected", "fmu_steps"} == set(a)
+    assert a["passed"]                                        # the Dymola tube (an accuracy figure, not speed)
 
     cost = res["fmu_cost"]
     assert set(cost) == {p.stem for p in fmu_dir.glob("*.fmu")} and len(cost) == 11
