@@ -31,7 +31,7 @@ Every attempt, accepted or rejected, is kept as a :class:`StepRecord` for plots 
 import math
 from typing import NamedTuple
 
-from .exchange import INTERFACE
+from .conventions import DISCRETE_TYPES, INTERFACE
 from .fastcalls import Reader
 
 
@@ -68,7 +68,7 @@ class AdaptiveAlgorithm:
         # the discrete outputs of every FMU (events)
         self.discrete = []
         for inst in self.instances:
-            for kind in ("Integer", "Boolean"):
+            for kind in DISCRETE_TYPES:
                 vrs = [v.valueReference for v in inst.md.modelVariables
                        if v.causality == "output" and v.type == kind]
                 if vrs:

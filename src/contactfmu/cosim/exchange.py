@@ -10,7 +10,7 @@ from fmpy.fmi2 import fmi2Real, fmi2ValueReference
 
 from .fastcalls import Reader, Writer, check
 
-INTERFACE = ("interface.c", "interface.d")  # outputs df/ds_rel and df/dv_rel of a compliant element
+from .conventions import INTERFACE  # noqa: F401  (outputs df/ds_rel, df/dv_rel; cosim.conventions)
 
 
 def _readers(pairs, kind="Real", derivative=False):

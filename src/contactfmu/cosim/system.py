@@ -24,6 +24,11 @@ Inertial FMUs integrate exactly under a held or linear force; because the forces
 with the motion of the same communication point, no algebraic loop arises (compliant forces
 depend on s and v only, their derivatives also on a).
 
+The schemes are algorithm objects (cosim.algorithms.GaussSeidel for "gauss-seidel" and
+"implicit", cosim.algorithms.Jacobi, cosim.adaptive.AdaptiveAlgorithm without a step); the exchange
+plan is made of named records (MotionLink, SignalLink, ForceLink, AccelLink); what the master needs
+from an FMU is declared by its variables as cosim.conventions writes down.
+
 ``scheme="jacobi"`` runs libcosim's fixed-step algorithm instead (OSP ``FixedStepAlgorithm``, as in
 libcosim's fixed_step_algorithm.cpp and slave_simulator.cpp), for comparisons with libcosim and
 other plain masters: initialization mode with N = (number of FMUs) sweeps of "read every
@@ -40,11 +45,14 @@ import tempfile
 import time as _time
 from collections import defaultdict
 from ctypes import byref
+from typing import NamedTuple
 
 import numpy as np
 
+from . import conventions
+from .algorithms import GaussSeidel, Jacobi
 from .exchange import Exchange
-from .fastcalls import Reader, check
+from .fastcalls import Reader
 from .results import Result
 
 SCHEMES = ("gauss-seidel", "jacobi", "implicit", "adaptive")
@@ -96,7 +104,52 @@ def _callbacks():
     return cb
 
 
-SIMULATIONX_PORTS = {"s": "x", "f": "F"}  # SimulationX connector names of position and force
+SIMULATIONX_PORTS = conventions.PORT_ALIASES   # (kept for importers of this name)
+
+
+class MotionLink(NamedTuple):
+    """An inertial flange's position and velocity to a compliant flange (s_target = s + offset)."""
+    source: "Instance"
+    s: int
+    v: int
+    target: "Instance"
+    target_s: int
+    target_v: int
+    offset: float
+
+
+class AccelLink(NamedTuple):
+    """An inertial flange's acceleration to a compliant flange."""
+    source: "Instance"
+    a: int
+    target: "Instance"
+    target_a: int
+
+
+class ForceLink(NamedTuple):
+    """The forces of the compliant elements on a node, summed into the inertial flange's force input;
+    with_derivative: their first derivatives are passed too."""
+    body: "Instance"
+    f: int
+    sources: list
+    with_derivative: bool
+
+
+class SignalLink(NamedTuple):
+    """An output signal to an input (e.g. sine.y -> force.f)."""
+    source: "Instance"
+    output: object
+    target: "Instance"
+    input: object
+    with_derivative: bool
+
+
+class Plan(NamedTuple):
+    """The exchange of a communication point (System._plan), in causal order."""
+    motion: list
+    signals: list
+    forces: list
+    accel: list
 
 class CosimError(RuntimeError):
     """An FMU call failed, or the system is not well formed."""
@@ -143,9 +196,7 @@ class Instance:
     def port(self, flange, what):
         """Name of a flange's position ('s'), velocity ('v'), acceleration ('a') or force ('f')
         variable: MSL names <flange>.s/.v/.a/.f, or SimulationX names <flange>.x/.v/.a/.F."""
-        name = f"{flange}.{what}"
-        alt = f"{flange}.{SIMULATIONX_PORTS.get(what, what)}"
-        return alt if name not in self.variables and alt in self.variables else name
+        return conventions.port(self.variables, flange, what)
 
     def flange_role(self, flange):
         """'motion' for an inertial flange (s out, f in), 'force' for a compliant one, or None."""
@@ -327,15 +378,16 @@ class System:
         motion, forces, accel = [], [], []
         for si, sf, targets in self.node_links():
             for ti, tf, off in targets:
-                motion.append((si, si.var(si.port(sf, "s")).valueReference, si.var(si.port(sf, "v")).valueReference,
-                               ti, ti.var(ti.port(tf, "s")).valueReference, ti.var(ti.port(tf, "v")).valueReference,
-                               off))
+                motion.append(MotionLink(si, si.var(si.port(sf, "s")).valueReference,
+                                         si.var(si.port(sf, "v")).valueReference, ti,
+                                         ti.var(ti.port(tf, "s")).valueReference,
+                                         ti.var(ti.port(tf, "v")).valueReference, off))
                 if self.passes_acceleration(si, sf, ti, tf):
-                    accel.append((si, si.var(si.port(sf, "a")).valueReference, ti,
-                                  ti.var(ti.port(tf, "a")).valueReference))
+                    accel.append(AccelLink(si, si.var(si.port(sf, "a")).valueReference, ti,
+                                           ti.var(ti.port(tf, "a")).valueReference))
             srcs = [(ti, ti.var(ti.port(tf, "f")).valueReference) for ti, tf, _ in targets]
             with_der = derivatives and self.interpolate_inputs and si.interpolates and all(ti.derivatives for ti, _ in srcs)
-            forces.append((si, si.var(si.port(sf, "f")).valueReference, srcs, with_der))
+            forces.append(ForceLink(si, si.var(si.port(sf, "f")).valueReference, srcs, with_der))
         signals = []
         for a, b in self.signals:
             ia, na = self._split(a)
@@ -344,26 +396,27 @@ class System:
             if va.type != vb.type:
                 raise CosimError(f"signal {a} ({va.type}) -> {b} ({vb.type}): types differ")
             with_der = derivatives and self.interpolate_inputs and va.type == "Real" and ia.derivatives and ib.interpolates
-            signals.append((ia, va, ib, vb, with_der))
-        return motion, signals, forces, accel
+            signals.append(SignalLink(ia, va, ib, vb, with_der))
+        return Plan(motion, signals, forces, accel)
 
     def _implicit(self, plan):
         """The ImplicitCoupling of scheme="implicit": the compliant elements with interface outputs
         (both flanges on nodes) and the bodies they act on, with their inertia m (read from the FMU)."""
-        from .exchange import INTERFACE, ImplicitCoupling
+        from .exchange import ImplicitCoupling
 
+        INTERFACE = conventions.INTERFACE
         motion, _, forces, _ = plan
         feed = {(ti.name, ts): (si, vs, vv, off, ts, tv) for si, vs, vv, ti, ts, tv, off in motion}
         mass = {}
         for si, *_ in motion:
-            var = si.variables.get("m")
+            var = si.variables.get(conventions.INERTIA)
             if si.name not in mass and var is not None and var.causality == "parameter" and var.type == "Real":
                 m = self._call(si, "fmi2GetReal", lambda: si.slave.getReal([var.valueReference]))[0]
                 mass[si.name] = m if m > 0.0 else None
         elements, used = [], set()
         for inst in self.instances.values():
-            names = ("flange_a.f", "flange_b.f") + INTERFACE
-            if not all(n in inst.variables for n in names) or inst.values.get("m_a") or inst.values.get("m_b"):
+            names = conventions.COMPLIANT_FORCES + INTERFACE
+            if not all(n in inst.variables for n in names) or conventions.holds_own_force(inst.values):
                 continue  # no interface outputs, or an element that holds its own coupling force
             ends = [feed.get((inst.name, inst.var(inst.port(fl, "s")).valueReference)) for fl in ("flange_a", "flange_b")]
             if None in ends:
@@ -489,46 +542,29 @@ class System:
         plan = self._plan(derivatives=scheme == "gauss-seidel")
         drive = self._input_plan(inputs, plan)
         names, groups = self._recorder(outputs)
-        jacobi = scheme == "jacobi"
         rows = []
         bar = _Progress(start_time, stop_time) if progress is True else None
         try:
             self._instantiate(start_time, stop_time)
             exchange = Exchange(plan, self._implicit(plan) if scheme == "implicit" else None)
             record = self._record_calls(groups)
-            steps = [(inst, inst.slave._functions["fmi2DoStep"], inst.slave.component)
-                     for inst in self.instances.values()]
+            algorithm = (Jacobi if scheme == "jacobi" else GaussSeidel)(self, exchange, drive)
             self._drive(drive, start_time)
             for inst in self.instances.values():
                 self._call(inst, "fmi2EnterInitializationMode", inst.slave.enterInitializationMode, start_time)
-            if jacobi:
-                for _ in range(len(self.instances)):
-                    exchange.read(start_time)
-                    exchange.write(start_time)
-            else:
-                exchange.gauss_seidel(start_time, step)
+            algorithm.initialize(start_time, step)
             for inst in self.instances.values():
                 self._call(inst, "fmi2ExitInitializationMode", inst.slave.exitInitializationMode, start_time)
             t = start_time
             for n in range(n_steps + 1):
                 t_next = min(start_time + (n + 1) * step, stop_time)
                 h = t_next - t
-                if jacobi:
-                    exchange.read(t)
-                else:
-                    self._drive(drive, t)
-                    exchange.gauss_seidel(t, h)
+                algorithm.exchange(t, h)
                 if n % every == 0 or n == n_steps:
                     rows.append(record(t))
                 if n == n_steps:
                     break
-                if jacobi:
-                    exchange.write(t)
-                    self._drive(drive, t)
-                for inst, do_step, component in steps:
-                    status = do_step(component, t, h, 1)
-                    if status > 1:
-                        check(inst, "fmi2DoStep", status, t)
+                algorithm.step(t, h)
                 t = t_next
                 if bar:
                     bar.update(t)

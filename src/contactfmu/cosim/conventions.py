@@ -1,0 +1,44 @@
+"""What the master needs from an FMU, declared by its variables and naming conventions: all in
+one place. The master knows no component by name; an FMU of another tool that follows these
+conventions takes part like the project's own.
+
+Flanges (DESIGN.md "Flanges as FMI variables"):
+  <flange>.s / .v / .a / .f  position, velocity, acceleration, force (MSL names); SimulationX
+      connectors use .x for the position and .F for the force (PORT_ALIASES).
+  An inertial flange outputs s (and v, a) and takes f as input (a body); a compliant flange takes
+  the motion as input and outputs f (the Modelica flange.f of the element, the force acting on it).
+  Several compliant elements on one inertial flange: the master sums their forces into .f.
+
+Compliant elements that can be coupled implicitly declare their linearization:
+  interface.c = df/ds_rel, interface.d = df/dv_rel  (INTERFACE), flange_b.f = f = -flange_a.f;
+  the ModelStructure says whether they depend on the inputs (then the element is re-evaluated at
+  the predicted end state, Newton's method).
+  An element that integrates its contact itself (given the attached inertias: a nonzero value of
+  one of HOLDS_OWN_FORCE) holds a coupling force of its own and is never linearized or probed.
+
+Bodies declare their inertia by a Real parameter INERTIA [kg] (> 0; a body without it, such as a
+fixed point, does not move in the implicit prediction).
+
+Discrete state: every Integer and Boolean output of an FMU (contact, stop and friction states,
+modes) is a state whose change is an event the adaptive master locates (DISCRETE_TYPES).
+"""
+
+PORT_ALIASES = {"s": "x", "f": "F"}          # SimulationX connector names of position and force
+INTERFACE = ("interface.c", "interface.d")   # outputs df/ds_rel and df/dv_rel of a compliant element
+COMPLIANT_FORCES = ("flange_a.f", "flange_b.f")
+INERTIA = "m"                                # a body's inertia [kg]: a Real parameter
+HOLDS_OWN_FORCE = ("m_a", "m_b", "m1", "m2")  # set (nonzero): the element integrates its contact itself
+DISCRETE_TYPES = ("Integer", "Boolean")       # outputs of these types are discrete states (events)
+
+
+def port(variables, flange, what):
+    """Name of a flange's position ('s'), velocity ('v'), acceleration ('a') or force ('f') variable
+    among `variables`: <flange>.<what>, or the SimulationX name where only that exists."""
+    name = f"{flange}.{what}"
+    alias = f"{flange}.{PORT_ALIASES.get(what, what)}"
+    return alias if name not in variables and alias in variables else name
+
+
+def holds_own_force(values):
+    """True if the parameter values of an element make it hold its own coupling force."""
+    return any(values.get(name) for name in HOLDS_OWN_FORCE)
