@@ -332,3 +332,43 @@ def test_coupler_commit_with_no_step_before_plans_without_other_forces():
     c.force_now, c.x_now, c.v_now, c.g_now, c.pending = 1.0, 0.0, 0.0, 0.0, [0.0, 0.0, 0, None]
     c.commit(0.5, Recorder(0.0, None), x=1.0, w=-2.0, delivered=8.0)
     assert c.expected == cm.held_motion(1.0, -2.0, -2.0, 0.5)
+
+
+# ---- Body._stuck_until: the breakaway time of a stuck mass under a linear force ---------------------
+
+def _breakaway(F0, dF, h, **params):
+    from contactfmu.physics import mass_with_stop_and_friction as msf
+
+    body = msf.Body(msf.Parameters(**params))
+    body.initialize(F0)
+    body.step(0.0, h, F0, dF)
+    return body.events[0] if body.events else None
+
+
+@pytest.mark.parametrize("F0,dF,direction", [(-1.001 * 15.0, 0.5, "forward"), (1.001 * 15.0, -0.5, "backward")])
+def test_stuck_at_one_threshold_moving_to_the_other_breaks_away_there(F0, dF, direction):
+    """A force exactly at -f0_max rising (at +f0_max falling) holds the mass until it passes the other
+    threshold: MSL breaks away when |F| exceeds f0_max = 1.001*(F_Coulomb + F_Stribeck) = 15.015 N, at
+    t = 2*f0_max/|dF| = 60.06 s, not at a threshold the force is leaving."""
+    f0_max = 1.001 * 15.0
+    t, what = _breakaway(F0, dF, 100.0)
+    assert what == "breakaway " + direction
+    assert abs(t - 2.0 * f0_max / abs(dF)) <= 4.0 * math.ulp(f0_max) / abs(dF) + 4.0 * math.ulp(t)
+
+
+def test_breakaway_time_of_random_slow_ramps_is_the_threshold_crossing():
+    """300 stuck masses under ramps F0 + dF*t (|dF| from 1e-12 to 1e3 N/s): each breaks away where the force
+    passes f0_max, within 4 of the force's rounding steps (ulp(f0_max)/|dF|); about 3 % of such ramps
+    need more than one step past the computed crossing before the rounded force is beyond it."""
+    import random
+
+    f0_max = 1.001 * 15.0
+    rng = random.Random(7)
+    for _ in range(300):
+        sign = rng.choice((1.0, -1.0))
+        F0 = sign * rng.uniform(-15.0, f0_max)
+        dF = sign * 10.0 ** rng.uniform(-12.0, 3.0)
+        expected = (sign * f0_max - F0) / dF
+        t, what = _breakaway(F0, dF, 4.0 * expected + 10.0)
+        assert what == "breakaway " + ("forward" if sign > 0 else "backward")
+        assert abs(t - expected) <= 4.0 * math.ulp(f0_max) / abs(dF) + 4.0 * math.ulp(expected), (F0, dF, t, expected)
