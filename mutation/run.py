@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS = ROOT / "mutants"
 EQUIVALENT = ROOT / "mutation" / "equivalent.toml"
+CARRIED = ROOT / "mutation" / "carried_over.toml"   # results of an earlier run for mutants not rerun
 REPORT = ROOT / "mutation" / "REPORT.md"
 TARGET = 0.90
 
@@ -36,8 +37,20 @@ STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests"
           None: "not checked"}
 
 
+def carried_over():
+    """(prefixes, text) of mutant names whose result is carried over from an earlier run when this run
+    did not check them (mutation/carried_over.toml: functions unchanged since that run, whose mutants
+    take long; see its comment), or ((), None)."""
+    if not CARRIED.is_file():
+        return (), None
+    data = tomllib.loads(CARRIED.read_text())
+    return tuple(data.get("prefixes", ())), data.get("text")
+
+
 def read_results():
-    """{module: {mutant name: status}} from mutmut's .meta files."""
+    """{module: {mutant name: status}} from mutmut's .meta files; a mutant this run did not check whose
+    name starts with a prefix of mutation/carried_over.toml has the status "killed (carried over)"."""
+    prefixes, _ = carried_over()
     out = {}
     for meta in sorted((MUTANTS / "src").rglob("*.py.meta")):
         data = json.loads(meta.read_text())
@@ -45,7 +58,8 @@ def read_results():
         if not codes:
             continue
         module = meta.relative_to(MUTANTS / "src").as_posix()[:-len(".py.meta")].replace("/", ".")
-        out[module] = {name: STATUS.get(code, f"suspicious ({code})") for name, code in codes.items()}
+        out[module] = {name: ("carried" if code is None and name.startswith(prefixes) else
+                              STATUS.get(code, f"suspicious ({code})")) for name, code in codes.items()}
     return out
 
 
@@ -57,6 +71,7 @@ def diff_of(name):
 
 def write_report(results, elapsed=None, jobs=None, note=None):
     explained, accepted = {}, {}
+    carried_text = carried_over()[1]
     for path in sorted(EQUIVALENT.parent.glob("equivalent*.toml")):
         data = tomllib.loads(path.read_text())
         explained.update(data.get("equivalent", {}))
@@ -66,16 +81,16 @@ def write_report(results, elapsed=None, jobs=None, note=None):
     for module, statuses in results.items():
         c = collections.Counter(statuses.values())
         n = len(statuses)
-        killed = c["killed"] + c["timeout"]
+        killed = c["killed"] + c["timeout"] + c["carried"]
         total.update(c)
         total["all"] += n
-        rows.append(f"| {module} | {c['killed']} | {c['timeout']} | {c['survived']} | {c['no tests']} "
-                    f"| {n - c['killed'] - c['timeout'] - c['survived'] - c['no tests']} | {n} "
+        rows.append(f"| {module} | {c['killed']} | {c['timeout']} | {c['carried']} | {c['survived']} | {c['no tests']} "
+                    f"| {n - killed - c['survived'] - c['no tests']} | {n} "
                     f"| {100.0 * killed / n:.1f} % |")
         survivors += [(module, name, st) for name, st in sorted(statuses.items())
-                      if st not in ("killed", "timeout")]
+                      if st not in ("killed", "timeout", "carried")]
     n = total["all"]
-    score = (total["killed"] + total["timeout"]) / n if n else 0.0
+    score = (total["killed"] + total["timeout"] + total["carried"]) / n if n else 0.0
     equivalent = sum(1 for _, name, _ in survivors if name in explained)
     kept = sum(1 for _, name, _ in survivors if name in accepted and name not in explained)
     unexplained = [(m, name, st) for m, name, st in survivors if name not in explained and name not in accepted]
@@ -89,12 +104,14 @@ def write_report(results, elapsed=None, jobs=None, note=None):
         "Tests run against the mutants: those that call the physics directly (the FMU-building tests are "
         "deselected by mutation/pytest_plugin.py). Killed = a test failed (or mutmut's CPU-time limit hit: "
         "timeout, counted as killed).",
+        *(["", f"Carried over (counted as killed): {carried_text}"] if total["carried"] else []),
         "",
-        "| module | killed | timeout | survived | no tests | other | total | score |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| module | killed | timeout | carried over | survived | no tests | other | total | score |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
         *rows,
-        f"| **all** | {total['killed']} | {total['timeout']} | {total['survived']} | {total['no tests']} | "
-        f"{n - total['killed'] - total['timeout'] - total['survived'] - total['no tests']} | {n} | "
+        f"| **all** | {total['killed']} | {total['timeout']} | {total['carried']} | {total['survived']} | "
+        f"{total['no tests']} | "
+        f"{n - total['killed'] - total['timeout'] - total['carried'] - total['survived'] - total['no tests']} | {n} | "
         f"**{100.0 * score:.1f} %** |",
         "",
         f"Target: at least {100 * TARGET:.0f} % killed, every survivor explained. "
@@ -115,7 +132,7 @@ def write_report(results, elapsed=None, jobs=None, note=None):
             text = "UNEXPLAINED"
         lines.append(f"* `{name}` ({st}): " + text)
     REPORT.write_text("\n".join(lines) + "\n")
-    print(f"score {100 * score:.1f} % ({total['killed'] + total['timeout']}/{n}); "
+    print(f"score {100 * score:.1f} % ({total['killed'] + total['timeout'] + total['carried']}/{n}); "
           f"{len(unexplained)} unexplained survivors; report: {REPORT.relative_to(ROOT)}")
     return score >= TARGET and not unexplained
 
