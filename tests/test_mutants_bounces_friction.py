@@ -624,3 +624,20 @@ def test_friction_envelope_elastic_down_to_a_tiny_eps_dv():
     dt, s_new, m, permanent = es._friction_envelope(s0, B1, G, 1.0, 1e-25, 1e9)
     assert (m, permanent) == (10 ** 18, False)
     assert s_new == pytest.approx(1e-25, rel=1e-12) and s_new > 1e-25
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+def test_friction_bounces_in_a_flat_first_band_are_followed_one_by_one(side):
+    """Fst = Fsl = 5e-324 N (the smallest float): the interpolant is 0 on its first band (slope B1 = 0,
+    not a linear friction: neither the envelope nor the series without friction takes it), so the
+    bounces in it are followed one by one (pred.flights = 7 for the 7 bounces from 1e-4 m/s at
+    ci = 0.5 down to eps_dv = 1e-6), each exactly the frictionless flight."""
+    p = pressed(0.5, 1e-6, Fst=5e-324, Fsl=5e-324)
+    bands = es.friction_bands(p)
+    j0 = bisect.bisect_right(bands[0], 0.0)
+    assert bands[1][j0] == 0.0 and bands[0][j0] > 1e-4
+    pred = es.Prediction()
+    got = es._friction_bounces(side, -side * 1e-4, 1.0, side * 100.0, p, 10.0, pred)
+    expected = frictionless(side, 1e-4, 1.0, 100.0, 0.5, 1e-6, 10.0)
+    assert pred.flights == expected[3] == 7
+    same(got, expected, 1e-14)
