@@ -215,7 +215,8 @@ def test_segment_just_below_the_asymptote_is_finite():
 @pytest.mark.parametrize("va, R, A, B", [
     (0.0, 0.01, 100.0, 0.0), (0.0, 1e-3, 100.0, 2e4), (0.5, 0.2, 3.0, 1.0), (2.0, 0.5, 1.0, -2.0),
     (1.0, 3.0, 1.0, 1.0), (0.0, 1e-12, 100.0, 2e4), (3e-5, 5e-7, 100.0, 2e4), (0.1, 1e3, 5.0, 0.5),
-    (0.0, 0.2, 0.5, 0.0), (1.0, 1.0, -50.0, -50.0), (1.0, 1e-3, 0.0, -50.0)])
+    (0.0, 0.2, 0.5, 0.0), (1.0, 1.0, -50.0, -50.0), (1.0, 1e-3, 0.0, -50.0),
+    (1.0, 10.0, 0.0, -50.0)])           # fast exponential growth: Newton from the guess within its 100 steps
 def test_reach_is_the_closed_form_of_the_band(va, R, A, B):
     """Time at which y(t) = R (brentq on the closed form) and the speed then (measured 4e-16)."""
     hi = 1e-12
@@ -493,10 +494,12 @@ def test_friction_bounces_through_the_envelope_are_the_linear_damper_bounces(sid
 
 
 @pytest.mark.parametrize("side", [1.0, -1.0])
-def test_friction_bounces_to_rest_through_the_envelope(side):
+@pytest.mark.parametrize("mu", [1.0, 1e5])
+def test_friction_bounces_to_rest_through_the_envelope(side, mu):
     """eps_dv = 0, ci = 0.999: the envelope sums the whole series (permanent, counted as 1e18
-    impacts): its duration and impulse sum(mu*(arrival + rebound)) as the map iterated."""
-    B1 = es._band_lines(BANDS, 1.0, 100.0)[bisect.bisect_right(BANDS[0], 0.0)][1]
+    impacts): its duration and impulse sum(mu*(arrival + rebound)) as the map iterated (mu = 1e5: a
+    first band of slope/mu = 0.2 1/s, below 1: the envelope all the same)."""
+    B1 = es._band_lines(BANDS, mu, 100.0)[bisect.bisect_right(BANDS[0], 0.0)][1]
     G, ci, s0 = 100.0, 0.999, 5e-6
     z, s, total, J = G / (B1 * s0), s0, 0.0, 0.0
     while s > 1e-14 * s0:
@@ -504,7 +507,137 @@ def test_friction_bounces_to_rest_through_the_envelope(side):
         total += (s + G / (B1 * z) / ci) / G
         s = G / (B1 * z)
         J += s / ci + s
-    got = es._friction_bounces(side, -side * s0, 1.0, side * G, pressed(ci, 0.0), 1.0)
+    got = es._friction_bounces(side, -side * s0, mu, side * G, pressed(ci, 0.0), 1.0)
     assert got[1:2] + got[3:] == (0.0, 10 ** 18, True)
     assert got[0] == pytest.approx(total, rel=1e-11)
-    assert got[2] == pytest.approx(side * J, rel=1e-9)
+    assert got[2] == pytest.approx(side * mu * J, rel=1e-9)
+
+
+# ---- the regimes' thresholds, the end of the bouncing --------------------------------------------------
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+@pytest.mark.parametrize("span", [100.0, "after three"])
+def test_friction_below_rounding_starts_at_its_documented_threshold(side, span):
+    """Friction of 1e-16 N (first band |v| <= 0.625 m/s of slope B1 = 2e-17 N.s/m) on a body pressed
+    at G = 0.1 m/s2, ci = 0.5: the bounces are followed one by one (pred.flights) while B1*s >
+    1e-17*G*(1 - ci), i.e. s > 0.025 m/s: from 0.125 m/s three flights (0.125, 0.0625, 0.031), then
+    the series without friction. A span ending before the first flight of that series: the three
+    flights' result."""
+    G, ci = 0.1, 0.5
+    p = pressed(ci, 1e-4, l1=0.03, l2=0.5, Fst=1e-16, Fsl=0.8e-16, dvL=10.0)
+    bands = es.friction_bands(p)
+    j0 = bisect.bisect_right(bands[0], 0.0)
+    B1 = (bands[1][j0] - bands[1][j0 - 1]) / (bands[0][j0] - bands[0][j0 - 1])
+    t, J, s, n = 0.0, 0.0, 0.125, 0
+    while B1 * s > 1e-17 * G * (1.0 - ci):
+        f = ref_flight(s, bands, 1.0, G, 0.53)
+        t, J, s, n = t + f[0], J + f[1] * (1.0 + ci), ci * f[1], n + 1
+    assert n == 3
+    if span == "after three":
+        span = t + 0.5 * 2.0 * s / G
+        expected = (t, -side * s, side * J, 3, False)
+    else:
+        dt, w, dJ, m, permanent = frictionless(side, s, 1.0, G, ci, 1e-4, span - t)
+        expected = (t + dt, w, side * J + dJ, n + m, permanent)
+    pred = es.Prediction()
+    got = es._friction_bounces(side, -side * 0.125, 1.0, side * G, p, span, pred)
+    assert pred.flights == 3
+    same(got, expected, 1e-12)
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+@pytest.mark.parametrize("s, G", [(5e-5, 100.0), (1e-4, 1e7)])
+def test_friction_bounces_outside_the_envelope_are_followed_one_by_one(side, s, G):
+    """ci = 0.9995 with bounces the envelope does not cover: in the first band (|v| <= 6.25e-5 m/s,
+    B1 = 2e4 1/s) with sigma = s*B1/G = 0.01 above ENVELOPE_SIGMA, and above the first band
+    (1e-4 m/s, sigma = 2e-4): a span of five and a half flights gives the five exact bounces
+    (measured agreement 1e-15)."""
+    p = pressed(0.9995, 1e-12, l1=0.01, l2=0.02)
+    f = ref_flight(s, BANDS, 1.0, G, 0.03)
+    expected = ref_bounces(side, s, 1.0, G, p, 5.5 * f[0])
+    assert expected[3] == 5
+    got = es._friction_bounces(side, -side * s, 1.0, side * G, p, 5.5 * f[0])
+    same(got, expected, 1e-11)
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+def test_friction_bounces_with_a_growing_rebound_end_at_the_other_stop(side):
+    """ci = 1.5: the apexes grow until one reaches the other stop (distance 0.03 m): the bounces before it."""
+    p = pressed(1.5, 1e-4, l1=0.01, l2=0.02)
+    expected = ref_bounces(side, 1.0, 1.0, 100.0, p, 10.0)
+    assert expected[3] >= 2 and expected[4] is False
+    same(es._friction_bounces(side, -side, 1.0, side * 100.0, p, 10.0), expected, 1e-11)
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+def test_plastic_rest_below_the_rounding_of_the_stop(side):
+    """ci = 0 and a flight rising less than the rounding of the stop's position (s^2/2 <= 1e-16*G*l):
+    at rest at once, the impact taking the momentum mu*s."""
+    p = pressed(0.0, 1e-12, l1=0.01, l2=0.01)
+    dt, w, J, n, permanent = es._friction_bounces(side, -side * 1e-9, 2.0, side * 100.0, p, 10.0)
+    assert (dt, w, permanent) == (0.0, 0.0, True)
+    assert J == pytest.approx(side * 2e-9, rel=1e-15)
+    assert n >= 1          # (the code counts 1e9: eps_dv's count of the rebounds, though ci = 0 leaves none)
+
+
+def approximate_flight(s, bands, mu, G):
+    """A flight of the body pressed at G from s, far within the first band (sigma = s*B1/G < 1e-6):
+    the linear damper's series: duration 2s/G*(1 - sigma/3), arrival s*(1 - 2*sigma/3) (O(sigma^2))."""
+    j0 = bisect.bisect_right(bands[0], 0.0)
+    sigma = s * (bands[1][j0] - bands[1][j0 - 1]) / (bands[0][j0] - bands[0][j0 - 1]) / mu / G
+    return 2.0 * s / G * (1.0 - sigma / 3.0), s * (1.0 - 2.0 * sigma / 3.0)
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+def test_friction_bounces_end_where_a_flight_is_below_the_rounding_of_the_time(side):
+    """eps_dv = 0, ci = 0.8, a stop position of 1e-30 m (its rounding no limit), pressed at G = 0.1
+    m/s2 (flights 20 s/(m/s)): the bounces are followed until a flight is below half an ulp of the
+    elapsed time (the time cannot advance): the result at that time, not permanent, with the pending
+    rebound (about 150 bounces; the bounce where it stops to within one, at the float boundary)."""
+    G, mu, ci = 0.1, 1000.0, 0.8
+    p = pressed(ci, 0.0, l1=1e-30, l2=10.0) if side > 0.0 else pressed(ci, 0.0, l1=10.0, l2=1e-30)
+    t, J, s, n = 0.0, 0.0, 1.0, 0
+    while True:
+        f = ref_flight(s, BANDS, mu, G, 10.0) if s > 1e-8 else approximate_flight(s, BANDS, mu, G)
+        if f[0] <= 0.5 * math.ulp(t):
+            break
+        t, J, s, n = t + f[0], J + mu * f[1] * (1.0 + ci), ci * f[1], n + 1
+    dt, w, got_J, m, permanent = es._friction_bounces(side, -side, mu, side * G, p, 1e5)
+    assert permanent is False and abs(m - n) <= 1 and 100 < n < 200
+    assert dt == pytest.approx(t, rel=1e-12)
+    assert got_J == pytest.approx(side * J, rel=1e-12)
+    assert 2.0 * abs(w) / G <= 0.5 * math.ulp(dt) < 2.0 * abs(w) / (ci * G) * (1.0 + 1e-6)
+    assert w * side < 0.0
+
+
+def test_friction_envelope_elastic_down_to_a_tiny_eps_dv():
+    """ci = 1, eps_dv = 1e-20 m/s: the map z_j = z0 + 2j/3 reaches z = G/(B1*eps_dv) = 5e17 after
+    m = 1.5*(5e17 - z0) cycles (7.5e17, beyond the integers of a float: the bisection stops at 1e-12
+    relative); the rebound after them is eps_dv to that precision (measured 2e-14). eps_dv = 1e-25:
+    7.5e22 cycles, counted as 1e18."""
+    s0, B1, G = 5e-6, 2e4, 100.0
+    z0 = G / (B1 * s0)
+    dt, s_new, m, permanent = es._friction_envelope(s0, B1, G, 1.0, 1e-20, 1e9)
+    assert not permanent
+    assert m == pytest.approx(1.5 * (G / (B1 * 1e-20) - z0), rel=1e-12)
+    assert s_new == pytest.approx(1e-20, rel=1e-12) and s_new > 1e-20
+    dt, s_new, m, permanent = es._friction_envelope(s0, B1, G, 1.0, 1e-25, 1e9)
+    assert (m, permanent) == (10 ** 18, False)
+    assert s_new == pytest.approx(1e-25, rel=1e-12) and s_new > 1e-25
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+def test_friction_bounces_in_a_flat_first_band_are_followed_one_by_one(side):
+    """Fst = Fsl = 5e-324 N (the smallest float): the interpolant is 0 on its first band (slope B1 = 0,
+    not a linear friction: neither the envelope nor the series without friction takes it), so the
+    bounces in it are followed one by one (pred.flights = 7 for the 7 bounces from 1e-4 m/s at
+    ci = 0.5 down to eps_dv = 1e-6), each exactly the frictionless flight."""
+    p = pressed(0.5, 1e-6, Fst=5e-324, Fsl=5e-324)
+    bands = es.friction_bands(p)
+    j0 = bisect.bisect_right(bands[0], 0.0)
+    assert bands[1][j0] == 0.0 and bands[0][j0] > 1e-4
+    pred = es.Prediction()
+    got = es._friction_bounces(side, -side * 1e-4, 1.0, side * 100.0, p, 10.0, pred)
+    expected = frictionless(side, 1e-4, 1.0, 100.0, 0.5, 1e-6, 10.0)
+    assert pred.flights == expected[3] == 7
+    same(got, expected, 1e-14)
