@@ -340,6 +340,7 @@ def test_non_finite_output_fails_the_step():
     d.inputs(flange_a__f=-1e300)
     assert d.step(0.0, 1.0) is False
     assert any("non-finite" in e or "cannot be computed" in e for e in d.errors())
+    assert "Remedy: the force inputs are too large for the mass m = 1e-300 kg" in d.errors()[-1]
     assert d.step(1.0, 1.0) is False   # error state
     assert math.isfinite(d.get("s"))
 
@@ -392,3 +393,28 @@ def test_foreign_state_is_refused():
     bad = Mass._fmu_state_from_bytes(b"garbage")
     d.s._set_fmu_state(bad)
     assert len(d.errors()) == 2 and d.step(0.0, 1e-3)
+
+
+@pytest.mark.parametrize("cls, params, inputs, expected", [
+    (Spring, {"c": 1e300}, {"flange_b__s": 1e10},
+     ["Remedy: a communication step well below sqrt(m/c)", "(c = 1e+300 N/m, d = 0 N.s/m)"]),
+    (Damper, {"d": 1e300}, {"flange_b__v": 1e10},
+     ["Remedy: a communication step below 2*m/d", "at h = 0.001 s only for m > h*d/2", "(c = 0 N/m, d = 1e+300 N.s/m)"]),
+    (SpringDamper, {"c": 1e300, "d": 1e300}, {"flange_b__s": 1e10},
+     ["below 2*m/d", "well below sqrt(m/c)", "(c = 1e+300 N/m, d = 1e+300 N.s/m)"]),
+    (ElastoGap, {"c": 1e300, "d": 2.0}, {"flange_b__s": -1e10},
+     ["Remedy: give m_a/m_b (the masses at the flanges; n = 1)", "(c = 1e+300 N/m, d = 2 N.s/m)"]),
+    (TranslationalHardstop, {"c": 1e300, "d": 3.0, "b": 0.0}, {"flange_b__s": 1e10},
+     ["Remedy: give m_a/m_b (the masses at the flanges)", "(c = 1e+300 N/m, d = 3 N.s/m)"]),
+])
+def test_non_finite_force_names_the_remedy(cls, params, inputs, expected):
+    """A force that comes out non-finite fails the getter with the element's remedy hint
+    (sampled_law_remedy with its stiffness, damping and the last step size)."""
+    d = Driver(cls, **params)
+    assert d.step(0.0, 1e-3)
+    d.inputs(**inputs)
+    d.get("flange_b.f")
+    message = d.errors()[-1]
+    assert "non-finite output" in message
+    for text in expected:
+        assert text in message
