@@ -235,6 +235,21 @@ def test_mass_sign_convention_and_flanges():
     assert d.get("flange_a.v") == d.get("flange_b.v") == -0.5
 
 
+def test_mass_outputs_during_initialization_follow_the_start_parameters():
+    s = Mass(instance_name="x", resources="/tmp", visible=False, logger=None)
+    d = Driver.__new__(Driver)
+    d.s, d.vr, d.kind = s, {v.name: v.vr for v in s._table()}, {v.name: v.type for v in s._table()}
+    s.setup_experiment(0.0)
+    s.enter_initialization_mode()
+    d.set(s_start=2.0, v_start=-3.0, L=1.0, m=2.0)
+    d.inputs(flange_a__f=4.0)
+    assert d.get("s", "v", "a", "flange_a.s", "flange_b.s") == [2.0, -3.0, -2.0, 1.5, 2.5]
+    d.set(s_start=5.0)
+    assert d.get("s") == 5.0
+    s.exit_initialization_mode()
+    assert d.get("s", "v") == [5.0, -3.0] and not d.errors()
+
+
 def test_mass_exact_motion_under_held_force():
     m, s0, v0, F, h = 4.0, 0.5, 1.25, 3.0, 0.01
     d = Driver(Mass, m=m, s_start=s0, v_start=v0, L=1.0)
@@ -255,13 +270,14 @@ def test_mass_linear_force_from_input_derivatives():
     d = Driver(Mass, m=m)
     d.inputs(flange_a__f=F)
     d.set_der("flange_a.f", rate / 2)
-    d.set_der("flange_a.f2", rate / 2)
+    d.set_der("flange_a.f2", rate / 4)
+    d.set_der("flange_b.f4", rate / 4)
     assert d.step(0.0, h)
     a, j = -F / m, -rate / m
     assert d.get("s") == pytest.approx(a * h * h / 2 + j * h ** 3 / 6, rel=1e-12)
     assert d.get("v") == pytest.approx(a * h + j * h * h / 2, rel=1e-12)
     # a new input value without a derivative is held
-    d.inputs(flange_a__f=0.0, flange_a__f2=0.0)
+    d.inputs(flange_a__f=0.0, flange_a__f2=0.0, flange_b__f4=0.0)
     s, v = d.get("s", "v")
     assert d.step(h, h)
     assert d.get("s") == pytest.approx(s + v * h, rel=1e-12)
@@ -401,7 +417,8 @@ def test_foreign_state_is_refused():
     (Damper, {"d": 1e300}, {"flange_b__v": 1e10},
      ["Remedy: a communication step below 2*m/d", "at h = 0.001 s only for m > h*d/2", "(c = 0 N/m, d = 1e+300 N.s/m)"]),
     (SpringDamper, {"c": 1e300, "d": 1e300}, {"flange_b__s": 1e10},
-     ["below 2*m/d", "well below sqrt(m/c)", "(c = 1e+300 N/m, d = 1e+300 N.s/m)"]),
+     ["below 2*m/d", "at h = 0.001 s only for m > h*d/2", "well below sqrt(m/c)",
+      "(c = 1e+300 N/m, d = 1e+300 N.s/m)"]),
     (ElastoGap, {"c": 1e300, "d": 2.0}, {"flange_b__s": -1e10},
      ["Remedy: give m_a/m_b (the masses at the flanges; n = 1)", "(c = 1e+300 N/m, d = 2 N.s/m)"]),
     (TranslationalHardstop, {"c": 1e300, "d": 3.0, "b": 0.0}, {"flange_b__s": 1e10},
