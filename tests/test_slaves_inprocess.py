@@ -289,10 +289,13 @@ def test_fixed_force_sine():
     d.inputs(flange__f=1.0, flange__f2=2.0, flange__f3=-4.0, flange__f4=0.5)
     assert d.get("flange.s", "flange.v", "flange.a") == [0.7, 0.0, 0.0]
     assert d.get("f_support") == pytest.approx(0.5, rel=REL)
+    assert d.step(0.0, 1e-3) and d.get("flange.s", "flange.v", "flange.a") == [0.7, 0.0, 0.0]
+    assert not d.errors() and d.s._initialized
     d = Driver(Force)
     d.inputs(f=3.0, flange__v=2.0)
     d.set_der("f", 5.0)
     assert d.get("flange.f") == -3.0 and d.get("power") == 6.0 and d.der("flange.f") == -5.0
+    assert not d.errors()
     amp, fr, ph, off, t0 = 2.0, 3.0, 0.4, 0.5, 0.1
     d = Driver(Sine, amplitude=amp, f=fr, phase=ph, offset=off, startTime=t0)
     assert d.get("y") == off
