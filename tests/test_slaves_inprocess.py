@@ -438,3 +438,70 @@ def test_non_finite_force_names_the_remedy(cls, params, inputs, expected):
     assert "non-finite output" in message
     for text in expected:
         assert text in message
+
+
+# ---- inertia-aware coupling (m_a/m_b set): documented impact results in a master loop ------------
+
+def _bounce(cls, params, h, T, jacobi):
+    """A 1 kg Mass (v_start = 1 m/s, from s = 0) against a stop element whose other flange is fixed,
+    in a Gauss-Seidel (set inputs, read outputs, step) or Jacobi (read, step, set) master loop.
+    Returns (v at T, largest s at a communication point, errors logged, the element's Driver)."""
+    m = Driver(Mass, m=1.0, v_start=1.0)
+    gap = cls is ElastoGap   # ElastoGap: contact while flange_b.s - flange_a.s < s_rel0: the mass at flange_a
+    e = Driver(cls, **({"m_a": 1.0} if gap else {"m_b": 1.0}), **params)
+    mine, force, mass_input = ("flange_a", "flange_a.f", "flange_b__f") if gap else ("flange_b", "flange_b.f",
+                                                                                       "flange_a__f")
+    if gap:
+        e.inputs(flange_b__s=0.01)
+
+    def feed():
+        e.inputs(**{mine + "__s": m.get("s"), mine + "__v": m.get("v")})
+
+    smax = -math.inf
+    for _ in range(round(T / h)):
+        t = m.s.time
+        if not jacobi:
+            feed()
+        m.inputs(**{mass_input: e.get(force)})
+        assert m.step(t, h) and e.step(t, h)
+        if jacobi:
+            feed()
+        smax = max(smax, m.get("s"))
+    return m.get("v"), smax, m.errors() + e.errors(), e
+
+
+@pytest.mark.parametrize("h", [1e-3, 5e-3])
+@pytest.mark.parametrize("jacobi", [False, True])
+def test_hardstop_coupling_gives_the_laws_rebound(h, jacobi):
+    """Upper stop at b/2 = 0.01 m, c = 1e4 N/m, d = 20 N.s/m, 1 kg: inside the stop the law is the
+    linear oscillator x'' = -(c*x + d*x')/m (the damper unbounded), so the mass leaves the stop
+    at t = pi/wd with v = -v0*exp(-zeta*wn*pi/wd), and x never exceeds its first maximum."""
+    c, dd, m, v0 = 1e4, 20.0, 1.0, 1.0
+    wn, zeta = math.sqrt(c / m), dd / (2.0 * math.sqrt(c * m))
+    wd, a = wn * math.sqrt(1.0 - zeta ** 2), zeta * wn
+    t_max = math.atan2(wd, a) / wd
+    x_max = v0 / wd * math.exp(-a * t_max) * math.sin(wd * t_max)
+    v, smax, errors, e = _bounce(TranslationalHardstop, {"b": 0.02, "c": c, "d": dd}, h, 0.06, jacobi)
+    assert v == pytest.approx(-v0 * math.exp(-a * math.pi / wd), rel=1e-9)
+    assert 0.01 < smax <= 0.01 + x_max * (1.0 + 1e-9)
+    assert not errors
+    assert e.der("F") == 0.0 and e.get("interface.c", "interface.d") == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("h", [1e-3, 5e-3])
+@pytest.mark.parametrize("jacobi", [False, True])
+def test_elastogap_coupling_gives_the_laws_rebound(h, jacobi):
+    """ElastoGap without damping (d = 0, n = 1), c = 1e4 N/m, 1 kg at 1 m/s: an elastic impact,
+    the mass leaves at -1 m/s and compresses the spring by at most v0*sqrt(m/c) = 0.01 m."""
+    v, smax, errors, e = _bounce(ElastoGap, {"c": 1e4, "d": 0.0}, h, 0.06, jacobi)
+    assert v == pytest.approx(-1.0, rel=1e-9)
+    assert 0.01 < smax <= 0.02 * (1.0 + 1e-9)
+    assert not errors
+    assert e.der("f") == 0.0 and e.get("interface.c", "interface.d") == [0.0, 0.0]
+
+
+def test_elastogap_coupling_with_reference_compression():
+    """The coupling plans with the law's stiffness f_ref/s_ref (here f_ref = 2e4 N at s_ref = 2 m,
+    so 1e4 N/m, c not used): the same elastic rebound."""
+    v, smax, errors, _ = _bounce(ElastoGap, {"c": 5.0, "d": 0.0, "f_ref": 2e4, "s_ref": 2.0}, 1e-3, 0.06, False)
+    assert v == pytest.approx(-1.0, rel=1e-9) and smax <= 0.02 * (1.0 + 1e-9) and not errors
