@@ -323,6 +323,27 @@ def test_invalid_parameter_fails_initialization(cls, params, name):
     assert d.step(0.0, 1e-3) is False and "doStep refused" in d.errors()[-1]
 
 
+def test_elastogap_coupling_needs_n_1_and_says_so():
+    d = Driver(ElastoGap, m_a=1.0, n=1.5)
+    assert "the inertia-aware coupling (m_a or m_b > 0) needs n = 1" in d.errors()[0]
+    assert "set m_a = m_b = 0 for n != 1" in d.errors()[0]
+
+
+@pytest.mark.parametrize("cls", [ElastoGap, TranslationalHardstop])
+def test_law_outputs_readable_during_initialization(cls):
+    """Before initialization ends the outputs follow the inputs (the law, no coupling yet)."""
+    s = cls(instance_name="x", resources="/tmp", visible=False, logger=None)
+    d = Driver.__new__(Driver)
+    d.s, d.vr, d.kind = s, {v.name: v.vr for v in s._table()}, {v.name: v.type for v in s._table()}
+    s.setup_experiment(0.0)
+    s.enter_initialization_mode()
+    d.set(c=100.0, d=0.0, m_b=1.0)
+    if cls is TranslationalHardstop:
+        d.set(b=0.0)
+    d.inputs(flange_b__s=-0.5)
+    assert d.get("flange_b.f") == pytest.approx(-50.0, rel=REL) and not d.errors()
+
+
 def test_valid_boundary_parameters_pass():
     for cls, params in [(Spring, {"c": 0.0}), (ElastoGap, {"n": 1.0, "m_a": 1.0}), (Mass, {"m": 1e-9})]:
         d = Driver(cls, **params)
