@@ -166,6 +166,30 @@ def test_elastogap_law(s_rel, v_rel, n, s_ref, f_ref):
     assert not d.errors()
 
 
+@pytest.mark.parametrize("v_rel", [-0.01, -5.0, 5.0])
+def test_elastogap_derivative_and_interface_with_exponent_and_reference(v_rel):
+    """n = 1.5, s_ref = 0.1 m, f_ref = 7 N: f_c = -f_ref*(delta/s_ref)^n, delta = s_rel0 - s_rel;
+    df_c/dt = n*f_ref/s_ref*(delta/s_ref)^(n-1)*v_rel. Unbounded damper: df/dt = df_c/dt + d*a_rel,
+    df/ds_rel = n*f_ref/s_ref*(delta/s_ref)^(n-1), df/dv_rel = d; bounded to f_c (fast approach):
+    f = 2*f_c; bounded to -f_c (fast separation): f = 0."""
+    c, dd, s0, n, s_ref, f_ref = 1000.0, 20.0, 0.01, 1.5, 0.1, 7.0
+    d = Driver(ElastoGap, c=c, d=dd, s_rel0=s0, n=n, s_ref=s_ref, f_ref=f_ref)
+    s_rel, a_rel = -0.03, 2.0
+    d.inputs(flange_a__s=0.0, flange_b__s=s_rel, flange_a__v=0.0, flange_b__v=v_rel, flange_b__a=a_rel)
+    delta = s0 - s_rel
+    k = n * f_ref / s_ref * (delta / s_ref) ** (n - 1.0)
+    f_c = -f_ref * (delta / s_ref) ** n
+    if abs(dd * v_rel) < -f_c:
+        rate, dfds, dfdv = k * v_rel + dd * a_rel, k, dd
+    elif dd * v_rel < 0.0:
+        rate, dfds, dfdv = 2.0 * k * v_rel, 2.0 * k, 0.0
+    else:
+        rate, dfds, dfdv = 0.0, 0.0, 0.0
+    assert d.der("f") == pytest.approx(rate, rel=1e-12, abs=1e-12)
+    assert d.get("interface.c") == pytest.approx(dfds, rel=1e-12, abs=1e-12)
+    assert d.get("interface.d") == pytest.approx(dfdv, rel=1e-12, abs=1e-12)
+
+
 def test_elastogap_heat_port_off_and_derivative():
     c, dd = 1000.0, 20.0
     d = Driver(ElastoGap, c=c, d=dd)
@@ -463,21 +487,25 @@ def test_non_finite_force_names_the_remedy(cls, params, inputs, expected):
 
 # ---- inertia-aware coupling (m_a/m_b set): documented impact results in a master loop ------------
 
-def _bounce(cls, params, h, T, jacobi):
+def _bounce(cls, params, h, T, jacobi, offset=0.0):
     """A 1 kg Mass (v_start = 1 m/s, from s = 0) against a stop element whose other flange is fixed,
     in a Gauss-Seidel (set inputs, read outputs, step) or Jacobi (read, step, set) master loop.
-    Returns (v at T, largest s at a communication point, errors logged, the element's Driver)."""
-    m = Driver(Mass, m=1.0, v_start=1.0)
+    The stop is at s = offset + 0.01 (offset: the fixed flange's position, or ElastoGap's s_rel0).
+    Returns (v at T, largest s - offset at a communication point, errors logged, the element's Driver)."""
+    m = Driver(Mass, m=1.0, v_start=1.0, s_start=offset)
     gap = cls is ElastoGap   # ElastoGap: contact while flange_b.s - flange_a.s < s_rel0: the mass at flange_a
     e = Driver(cls, **({"m_a": 1.0} if gap else {"m_b": 1.0}), **params)
     mine, force, mass_input = ("flange_a", "flange_a.f", "flange_b__f") if gap else ("flange_b", "flange_b.f",
                                                                                        "flange_a__f")
     if gap:
-        e.inputs(flange_b__s=0.01)
+        e.inputs(flange_b__s=2 * offset + 0.01)   # s_rel0 = offset: contact from s = offset + 0.01
+    else:
+        e.inputs(flange_a__s=offset)
 
     def feed():
         e.inputs(**{mine + "__s": m.get("s"), mine + "__v": m.get("v")})
 
+    feed()   # the initial exchange of every master
     smax = -math.inf
     for _ in range(round(T / h)):
         t = m.s.time
@@ -487,7 +515,7 @@ def _bounce(cls, params, h, T, jacobi):
         assert m.step(t, h) and e.step(t, h)
         if jacobi:
             feed()
-        smax = max(smax, m.get("s"))
+        smax = max(smax, m.get("s") - offset)
     return m.get("v"), smax, m.errors() + e.errors(), e
 
 
@@ -502,7 +530,7 @@ def test_hardstop_coupling_gives_the_laws_rebound(h, jacobi):
     wd, a = wn * math.sqrt(1.0 - zeta ** 2), zeta * wn
     t_max = math.atan2(wd, a) / wd
     x_max = v0 / wd * math.exp(-a * t_max) * math.sin(wd * t_max)
-    v, smax, errors, e = _bounce(TranslationalHardstop, {"b": 0.02, "c": c, "d": dd}, h, 0.06, jacobi)
+    v, smax, errors, e = _bounce(TranslationalHardstop, {"b": 0.02, "c": c, "d": dd}, h, 0.06, jacobi, 0.3)
     assert v == pytest.approx(-v0 * math.exp(-a * math.pi / wd), rel=1e-9)
     assert 0.01 < smax <= 0.01 + x_max * (1.0 + 1e-9)
     assert not errors
@@ -514,7 +542,7 @@ def test_hardstop_coupling_gives_the_laws_rebound(h, jacobi):
 def test_elastogap_coupling_gives_the_laws_rebound(h, jacobi):
     """ElastoGap without damping (d = 0, n = 1), c = 1e4 N/m, 1 kg at 1 m/s: an elastic impact,
     the mass leaves at -1 m/s and compresses the spring by at most v0*sqrt(m/c) = 0.01 m."""
-    v, smax, errors, e = _bounce(ElastoGap, {"c": 1e4, "d": 0.0}, h, 0.06, jacobi)
+    v, smax, errors, e = _bounce(ElastoGap, {"c": 1e4, "d": 0.0, "s_rel0": 0.3}, h, 0.06, jacobi, 0.3)
     assert v == pytest.approx(-1.0, rel=1e-9)
     assert 0.01 < smax <= 0.02 * (1.0 + 1e-9)
     assert not errors
