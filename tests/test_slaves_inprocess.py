@@ -468,9 +468,15 @@ def test_foreign_state_is_refused():
      ["below 2*m/d", "at h = 0.001 s only for m > h*d/2", "well below sqrt(m/c)",
       "(c = 1e+300 N/m, d = 1e+300 N.s/m)"]),
     (ElastoGap, {"c": 1e300, "d": 2.0}, {"flange_b__s": -1e10},
-     ["Remedy: give m_a/m_b (the masses at the flanges; n = 1)", "(c = 1e+300 N/m, d = 2 N.s/m)"]),
+     ["Remedy: give m_a/m_b (the masses at the flanges; n = 1)", "(c = 1e+300 N/m, d = 2 N.s/m)",
+      "at h = 0.001 s only for m > h*d/2"]),
+    (ElastoGap, {"c": 1.0, "d": 2.0, "s_ref": 0.5, "f_ref": 1e300}, {"flange_b__s": -1e10},
+     ["(c = 2e+300 N/m, d = 2 N.s/m)"]),
+    (ElastoGap, {"c": 1e300, "d": 2.0, "n": 1.5}, {"flange_b__s": -1e10},
+     ["Remedy: a communication step below 2*m/d"]),
     (TranslationalHardstop, {"c": 1e300, "d": 3.0, "b": 0.0}, {"flange_b__s": 1e10},
-     ["Remedy: give m_a/m_b (the masses at the flanges)", "(c = 1e+300 N/m, d = 3 N.s/m)"]),
+     ["Remedy: give m_a/m_b (the masses at the flanges)", "(c = 1e+300 N/m, d = 3 N.s/m)",
+      "at h = 0.001 s only for m > h*d/2"]),
 ])
 def test_non_finite_force_names_the_remedy(cls, params, inputs, expected):
     """A force that comes out non-finite fails the getter with the element's remedy hint
