@@ -145,6 +145,7 @@ def _elastogap(s_rel, v_rel, c, dd, s0, n, s_ref, f_ref):
     (-0.02, 3.0, 1.0, 1.0, 0.0),     # contact, fast separation: f = 0
     (-0.02, -0.01, 1.5, 0.1, 0.0),   # Hertzian exponent, reference compression
     (-0.02, -0.01, 1.5, 0.1, 7.0),   # explicit f_ref
+    (-0.02, -0.001, 1.0, 1.0, 0.5),  # explicit f_ref below 1 N
     (0.03, -1.0, 1.0, 1.0, 0.0),     # no contact
     (0.01, 1.0, 1.5, 1.0, 0.0),      # s_rel = s_rel0: no contact
 ])
@@ -350,7 +351,8 @@ def test_invalid_parameter_fails_initialization(cls, params, name):
 def test_elastogap_coupling_needs_n_1_and_says_so():
     d = Driver(ElastoGap, m_a=1.0, n=1.5)
     assert "the inertia-aware coupling (m_a or m_b > 0) needs n = 1" in d.errors()[0]
-    assert "set m_a = m_b = 0 for n != 1" in d.errors()[0]
+    assert d.errors()[0] == ("Invalid parameter n = 1.5: the inertia-aware coupling (m_a or m_b > 0) needs n = 1 "
+                             "(a piecewise linear law it solves in closed form); set m_a = m_b = 0 for n != 1")
 
 
 @pytest.mark.parametrize("cls", [ElastoGap, TranslationalHardstop])
@@ -493,6 +495,9 @@ def test_non_finite_force_names_the_remedy(cls, params, inputs, expected):
 
 # ---- inertia-aware coupling (m_a/m_b set): documented impact results in a master loop ------------
 
+d_end = [None]   # s - offset at the end of the last _bounce
+
+
 def _bounce(cls, params, h, T, jacobi, offset=0.0):
     """A 1 kg Mass (v_start = 1 m/s, from s = 0) against a stop element whose other flange is fixed,
     in a Gauss-Seidel (set inputs, read outputs, step) or Jacobi (read, step, set) master loop.
@@ -522,6 +527,7 @@ def _bounce(cls, params, h, T, jacobi, offset=0.0):
         if jacobi:
             feed()
         smax = max(smax, m.get("s") - offset)
+    d_end[0] = m.get("s") - offset
     return m.get("v"), smax, m.errors() + e.errors(), e
 
 
@@ -538,6 +544,8 @@ def test_hardstop_coupling_gives_the_laws_rebound(h, jacobi):
     x_max = v0 / wd * math.exp(-a * t_max) * math.sin(wd * t_max)
     v, smax, errors, e = _bounce(TranslationalHardstop, {"b": 0.02, "c": c, "d": dd}, h, 0.06, jacobi, 0.3)
     assert v == pytest.approx(-v0 * math.exp(-a * math.pi / wd), rel=1e-9)
+    # contact from t = 0.01 s for pi/wd; the coupling may spread the impact over the steps around it
+    assert d_end[0] == pytest.approx(0.01 + v * (0.06 - 0.01 - math.pi / wd), abs=3e-4)
     assert 0.01 < smax <= 0.01 + x_max * (1.0 + 1e-9)
     assert not errors
     assert e.der("F") == 0.0 and e.get("interface.c", "interface.d") == [0.0, 0.0]
@@ -551,6 +559,7 @@ def test_elastogap_coupling_gives_the_laws_rebound(h, jacobi):
     v, smax, errors, e = _bounce(ElastoGap, {"c": 1e4, "d": 0.0, "s_rel0": 0.3}, h, 0.06, jacobi, 0.3)
     assert v == pytest.approx(-1.0, rel=1e-9)
     assert 0.01 < smax <= 0.02 * (1.0 + 1e-9)
+    assert d_end[0] == pytest.approx(0.01 - (0.06 - 0.01 - math.pi / 100.0), abs=3e-4)   # contact time pi/wn
     assert not errors
     assert e.der("f") == 0.0 and e.get("interface.c", "interface.d") == [0.0, 0.0]
 
@@ -560,3 +569,4 @@ def test_elastogap_coupling_with_reference_compression():
     so 1e4 N/m, c not used): the same elastic rebound."""
     v, smax, errors, _ = _bounce(ElastoGap, {"c": 5.0, "d": 0.0, "f_ref": 2e4, "s_ref": 2.0}, 1e-3, 0.06, False)
     assert v == pytest.approx(-1.0, rel=1e-9) and smax <= 0.02 * (1.0 + 1e-9) and not errors
+    assert d_end[0] == pytest.approx(0.01 - (0.06 - 0.01 - math.pi / 100.0), abs=3e-4)
