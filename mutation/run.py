@@ -12,6 +12,15 @@ reason): in [equivalent] a mutant that behaves identically, in [accepted] one wh
 documented statement or tolerance constrains (an exact iteration cap, a nudge below a tolerance); a survivor without
 an entry is listed as UNEXPLAINED and the script exits with status 1, as it does when fewer
 than 90 % of the mutants of physics/ are killed.
+
+--slaves mutates the slave layer src/contactfmu/fmus/ instead (no score target; the report states
+the score): mutmut reads [tool.mutmut] from the pyproject.toml of its working directory, so the run
+takes place in mutation-slaves/ (git-ignored), a copy of src/, tests/ and mutation/ with a
+pyproject.toml whose only_mutate is src/contactfmu/fmus/* and whose tests are the in-process slave
+tests (tests/test_slaves_inprocess.py: no FMU build). Report: mutation/REPORT_SLAVES.md, survivors
+explained in mutation/equivalent_slaves*.toml.
+
+    python mutation/run.py --slaves --jobs 1 'contactfmu.fmus.spring.*'
 """
 import argparse
 import collections
@@ -31,48 +40,103 @@ EQUIVALENT = ROOT / "mutation" / "equivalent.toml"
 CARRIED = ROOT / "mutation" / "carried_over.toml"   # results of an earlier run for mutants not rerun
 REPORT = ROOT / "mutation" / "REPORT.md"
 TARGET = 0.90
+SLAVES_WORK = ROOT / "mutation-slaves"   # working directory of --slaves (git-ignored)
+SLAVES_REPORT = ROOT / "mutation" / "REPORT_SLAVES.md"
+SLAVES_TESTS = ["tests/test_slaves_inprocess.py"]
+
+
+class Profile:
+    """What a run mutates and where its results go: physics (default) or the slave layer (--slaves)."""
+
+    def __init__(self, slaves):
+        self.slaves = slaves
+        self.work = SLAVES_WORK if slaves else ROOT
+        self.mutants = self.work / "mutants"
+        self.report = SLAVES_REPORT if slaves else REPORT
+        self.equivalent = "equivalent_slaves*.toml" if slaves else "equivalent*.toml"
+        self.target = None if slaves else TARGET
+        self.subject = "src/contactfmu/fmus" if slaves else "src/contactfmu/physics"
+
+    def explanation_files(self):
+        files = sorted(EQUIVALENT.parent.glob(self.equivalent))
+        return files if self.slaves else [f for f in files if not f.name.startswith("equivalent_slaves")]
+
+
+def prepare_slaves(keep):
+    """mutation-slaves/: a fresh copy of src/, tests/ and mutation/ and a pyproject.toml that points
+    mutmut at src/contactfmu/fmus/ and the in-process slave tests; keep: reuse its mutants/ (mutmut
+    reruns only the mutants whose function changed)."""
+    work = SLAVES_WORK
+    if not keep and work.exists():
+        shutil.rmtree(work)
+    work.mkdir(exist_ok=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", ".hypothesis")
+    for name in ("src", "tests", "mutation"):
+        if (work / name).exists():
+            shutil.rmtree(work / name)
+        shutil.copytree(ROOT / name, work / name, ignore=ignore)
+    base = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
+    config = {
+        "source_paths": ["src"],
+        "only_mutate": ["src/contactfmu/fmus/*"],
+        "also_copy": ["mutation/"],
+        "pytest_add_cli_args": base["pytest_add_cli_args"],
+        "pytest_add_cli_args_test_selection": SLAVES_TESTS,
+        "use_git_change_detection": False,
+        "timeout_multiplier": base.get("timeout_multiplier", 3.0),
+        "timeout_constant": base.get("timeout_constant", 0.5),
+    }
+    lines = ["# written by mutation/run.py --slaves (do not edit: rewritten on every run)", "[tool.mutmut]"]
+    lines += [f"{key} = {json.dumps(value)}" for key, value in config.items()]
+    lines += ["", "[tool.pytest.ini_options]", 'testpaths = ["tests"]', ""]
+    (work / "pyproject.toml").write_text("\n".join(lines))
 
 STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",
           36: "timeout", -24: "timeout", 24: "timeout", 152: "timeout", 255: "timeout", 37: "type check",
           None: "not checked"}
 
 
-def carried_over():
+def carried_over(profile=None):
     """(prefixes, text) of mutant names whose result is carried over from an earlier run when this run
     did not check them (mutation/carried_over.toml: functions unchanged since that run, whose mutants
     take long; see its comment), or ((), None)."""
-    if not CARRIED.is_file():
+    if not CARRIED.is_file() or (profile is not None and profile.slaves):
         return (), None
     data = tomllib.loads(CARRIED.read_text())
     return tuple(data.get("prefixes", ())), data.get("text")
 
 
-def read_results():
+def read_results(profile):
     """{module: {mutant name: status}} from mutmut's .meta files; a mutant this run did not check whose
     name starts with a prefix of mutation/carried_over.toml has the status "killed (carried over)"."""
-    prefixes, _ = carried_over()
+    prefixes, _ = carried_over(profile)
     out = {}
-    for meta in sorted((MUTANTS / "src").rglob("*.py.meta")):
+    for meta in sorted((profile.mutants / "src").rglob("*.py.meta")):
         data = json.loads(meta.read_text())
         codes = data.get("exit_code_by_key", {})
         if not codes:
             continue
-        module = meta.relative_to(MUTANTS / "src").as_posix()[:-len(".py.meta")].replace("/", ".")
+        module = meta.relative_to(profile.mutants / "src").as_posix()[:-len(".py.meta")].replace("/", ".")
         out[module] = {name: ("carried" if code is None and name.startswith(prefixes) else
                               STATUS.get(code, f"suspicious ({code})")) for name, code in codes.items()}
     return out
 
 
-def diff_of(name):
-    r = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=ROOT, capture_output=True, text=True)
+def diff_of(name, profile):
+    r = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=profile.work, capture_output=True, text=True)
     lines = [ln for ln in r.stdout.splitlines() if ln.startswith(("+", "-")) and not ln.startswith(("+++", "---"))]
     return " / ".join(ln.strip() for ln in lines)[:300]
 
 
-def write_report(results, elapsed=None, jobs=None, note=None):
+def write_report(profile, results, elapsed=None, jobs=None, note=None):
+    """Write profile.report; modules none of whose mutants was checked (a partial run) are left out
+    and named. Returns whether the run passes (physics: the target and every survivor explained;
+    slaves: no target, every survivor explained)."""
     explained, accepted = {}, {}
-    carried_text = carried_over()[1]
-    for path in sorted(EQUIVALENT.parent.glob("equivalent*.toml")):
+    carried_text = carried_over(profile)[1]
+    unchecked = sorted(m for m, st in results.items() if all(s == "not checked" for s in st.values()))
+    results = {m: st for m, st in results.items() if m not in unchecked}
+    for path in profile.explanation_files():
         data = tomllib.loads(path.read_text())
         explained.update(data.get("equivalent", {}))
         accepted.update(data.get("accepted", {}))
@@ -94,16 +158,26 @@ def write_report(results, elapsed=None, jobs=None, note=None):
     equivalent = sum(1 for _, name, _ in survivors if name in explained)
     kept = sum(1 for _, name, _ in survivors if name in accepted and name not in explained)
     unexplained = [(m, name, st) for m, name, st in survivors if name not in explained and name not in accepted]
+    command = "python mutation/run.py --slaves" if profile.slaves else "python mutation/run.py"
+    tests = ("Tests run against the mutants: tests/test_slaves_inprocess.py, which drives the slave classes "
+             "in-process through their FMI methods (no FMU build). Killed = a test failed (or mutmut's CPU-time "
+             "limit hit: timeout, counted as killed)." if profile.slaves else
+             "Tests run against the mutants: those that call the physics directly (the FMU-building tests are "
+             "deselected by mutation/pytest_plugin.py). Killed = a test failed (or mutmut's CPU-time limit hit: "
+             "timeout, counted as killed).")
+    target = (f"Target: at least {100 * profile.target:.0f} % killed, every survivor explained. "
+              if profile.target else "No score target for the slave layer (the 90 % target is for physics/); "
+              "every survivor explained. ")
     lines = [
-        "# Mutation testing report: src/contactfmu/physics",
+        f"# Mutation testing report: {profile.subject}",
         "",
-        f"Written by `python mutation/run.py` (mutmut, configuration in pyproject.toml `[tool.mutmut]`) on "
+        f"Written by `{command}` (mutmut, configuration in pyproject.toml `[tool.mutmut]`) on "
         f"{datetime.date.today().isoformat()}"
         + (f", run time {elapsed / 60:.0f} min with {jobs} workers." if elapsed else "."),
+        "",
         *([note, ""] if note else []),
-        "Tests run against the mutants: those that call the physics directly (the FMU-building tests are "
-        "deselected by mutation/pytest_plugin.py). Killed = a test failed (or mutmut's CPU-time limit hit: "
-        "timeout, counted as killed).",
+        *([f"Not run (no mutant of theirs checked): {', '.join(unchecked)}.", ""] if unchecked else []),
+        tests,
         *(["", f"Carried over (counted as killed): {carried_text}"] if total["carried"] else []),
         "",
         "| module | killed | timeout | carried over | survived | no tests | other | total | score |",
@@ -114,8 +188,7 @@ def write_report(results, elapsed=None, jobs=None, note=None):
         f"{n - total['killed'] - total['timeout'] - total['carried'] - total['survived'] - total['no tests']} | {n} | "
         f"**{100.0 * score:.1f} %** |",
         "",
-        f"Target: at least {100 * TARGET:.0f} % killed, every survivor explained. "
-        f"Survivors: {len(survivors)}, explained as equivalent: {equivalent}, accepted (a change no documented "
+        target + f"Survivors: {len(survivors)}, explained as equivalent: {equivalent}, accepted (a change no documented "
         f"statement or tolerance constrains, reason given): {kept}, unexplained: {len(unexplained)}.",
         "",
         "## Surviving mutants",
@@ -131,10 +204,10 @@ def write_report(results, elapsed=None, jobs=None, note=None):
         else:
             text = "UNEXPLAINED"
         lines.append(f"* `{name}` ({st}): " + text)
-    REPORT.write_text("\n".join(lines) + "\n")
+    profile.report.write_text("\n".join(lines) + "\n")
     print(f"score {100 * score:.1f} % ({total['killed'] + total['timeout'] + total['carried']}/{n}); "
-          f"{len(unexplained)} unexplained survivors; report: {REPORT.relative_to(ROOT)}")
-    return score >= TARGET and not unexplained
+          f"{len(unexplained)} unexplained survivors; report: {profile.report.relative_to(ROOT)}")
+    return (profile.target is None or score >= profile.target) and not unexplained
 
 
 def main():
@@ -143,19 +216,27 @@ def main():
     ap.add_argument("--report", action="store_true", help="only rewrite the report from mutants/")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel mutmut workers")
     ap.add_argument("--note", help="a paragraph put at the top of the report (what this run covered)")
-    ap.add_argument("names", nargs="*", help="mutant names or globs to (re)run, e.g. 'contactfmu.physics.ode*'")
+    ap.add_argument("--slaves", action="store_true",
+                    help="mutate the slave layer src/contactfmu/fmus/ (in mutation-slaves/; report "
+                         "mutation/REPORT_SLAVES.md) instead of physics/")
+    ap.add_argument("names", nargs="*", help="mutant names or globs to (re)run, e.g. 'contactfmu.physics.ode*', "
+                                             "with --slaves e.g. 'contactfmu.fmus.spring.*'")
     args = ap.parse_args()
+    profile = Profile(args.slaves)
     os.chdir(ROOT)
     elapsed = None
     if not args.report:
-        if not args.keep and MUTANTS.exists():
+        if args.slaves:
+            prepare_slaves(args.keep)
+        elif not args.keep and MUTANTS.exists():
             shutil.rmtree(MUTANTS)
         start = time.monotonic()
-        r = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs), *args.names])
+        r = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs), *args.names],
+                           cwd=profile.work)
         elapsed = time.monotonic() - start
         if r.returncode:
             sys.exit(f"mutmut run failed (exit status {r.returncode})")
-    ok = write_report(read_results(), elapsed, args.jobs, args.note)
+    ok = write_report(profile, read_results(profile), elapsed, args.jobs, args.note)
     sys.exit(0 if ok else 1)
 
 
