@@ -3,7 +3,7 @@
 Fast (the whole file well under 10 s): these are the tests `python mutation/run.py --slaves` runs
 against the mutants of src/contactfmu/fmus/ (inside a built FMU the package is renamed, so mutmut
 cannot select a mutant there). Expected values are written here from the documented laws (each
-slave's description, /work/shared/seeds/), not taken from the physics modules.
+slave's description, the component documentation), not taken from the physics modules.
 
 In-process, the FMU's C status shim (logged error -> fmi2Error) is not in play: a refused or
 failed call is recognised by the error message it logs (pythonfmu's log_queue).
