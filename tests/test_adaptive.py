@@ -11,17 +11,12 @@ import numpy as np
 import pytest
 
 from contactfmu.cosim import CosimError, System
-from test_any_master import ELASTOGAP, KELVIN_VOIGT
+from test_any_master import ELASTOGAP, KELVIN_VOIGT, impact_system
 
 
 def impact(fmu_dir, element, params, s0, stop=0.05, **kw):
-    s = System()
-    s.add("wall", fmu_dir / "Fixed.fmu", s0=0.0)
-    s.add("el", fmu_dir / f"{element}.fmu", **params)
-    s.add("mass", fmu_dir / "Mass.fmu", m=1.0, s_start=s0, v_start=-1.0)
-    s.connect("wall.flange", "el.flange_a")
-    s.connect("el.flange_b", "mass.flange_a")
-    return s.simulate(stop, outputs=["mass.s", "mass.v", "el.contact"], **kw)
+    """test_any_master's impact system in the adaptive master (no step)."""
+    return impact_system(fmu_dir, element, params, s0).simulate(stop, outputs=["mass.s", "mass.v", "el.contact"], **kw)
 
 
 def test_split_impact_on_the_plain_elastogap_law_is_within_one_percent_by_default(fmu_dir):

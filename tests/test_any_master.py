@@ -118,7 +118,7 @@ def run(system, outputs, stop, h, master, inputs=None, c_master=None):
     return {n: np.asarray(r[n]) for n in outputs}
 
 
-def impact(fmu_dir, element, params, s0, h, master, stop=0.05, c_master=None):
+def impact_system(fmu_dir, element, params, s0):
     """Fixed -- element -- Mass (1 kg) moving at -1 m/s from s0 towards the element's stop."""
     s = System()
     s.add("wall", fmu_dir / "Fixed.fmu", s0=0.0)
@@ -126,7 +126,11 @@ def impact(fmu_dir, element, params, s0, h, master, stop=0.05, c_master=None):
     s.add("mass", fmu_dir / "Mass.fmu", m=1.0, s_start=s0, v_start=-1.0)
     s.connect("wall.flange", "el.flange_a")
     s.connect("el.flange_b", "mass.flange_a")
-    return run(s, ["mass.s", "mass.v"], stop, h, master, c_master=c_master)
+    return s
+
+
+def impact(fmu_dir, element, params, s0, h, master, stop=0.05, c_master=None):
+    return run(impact_system(fmu_dir, element, params, s0), ["mass.s", "mass.v"], stop, h, master, c_master=c_master)
 
 
 @pytest.mark.parametrize("h", STEPS)

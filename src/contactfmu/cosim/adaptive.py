@@ -31,6 +31,7 @@ Every attempt, accepted or rejected, is kept as a :class:`StepRecord` for plots 
 import math
 from typing import NamedTuple
 
+from .algorithms import DoSteps
 from .conventions import DISCRETE_TYPES, INTERFACE
 from .fastcalls import Reader
 
@@ -52,17 +53,18 @@ class AdaptiveAlgorithm:
 
     GROW, SHRINK, SAFETY = 4.0, 0.2, 0.9
 
-    def __init__(self, system, explicit, implicit, coupling, drive, rtol, atol, h0, hmax, event_window, hmin):
+    def __init__(self, system, plan, explicit, implicit, coupling, drive, rtol, atol, h0, hmax, event_window, hmin):
         self.system, self.explicit, self.implicit = system, explicit, implicit
         self.drive = drive
         self.rtol, self.atol = rtol, atol
         self.h, self.hmax, self.window, self.hmin = h0, hmax, event_window, hmin
         self.instances = list(system.instances.values())
+        self._do_steps = DoSteps(self.instances)
         self.records = []
         self.bracket = None           # an event lies in (t, bracket] of the present step
         # the motion of every inertial flange (error estimate): one reader per instance
         motion = {}
-        for si, vs, vv, *_ in system._plan()[0]:
+        for si, vs, vv, *_ in plan.motion:
             motion.setdefault(si.name, (si, set()))[1].update((vs, vv))
         self.motion = [Reader(inst, sorted(vrs)) for inst, vrs in motion.values()]
         # the discrete outputs of every FMU (events)
@@ -104,11 +106,7 @@ class AdaptiveAlgorithm:
 
     def _advance(self, t, h, implicit):
         self._exchange(t, h, implicit)
-        for inst in self.instances:
-            status = inst.slave._functions["fmi2DoStep"](inst.slave.component, t, h, 1)
-            if status > 1:
-                from .fastcalls import check
-                check(inst, "fmi2DoStep", status, t)
+        self._do_steps(t, h)
 
     def _measure(self, t):
         """(motion, discrete state) at t, after the exchange that makes every output current."""

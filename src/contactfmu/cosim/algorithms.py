@@ -7,17 +7,26 @@ System calls between exchange and step."""
 from .fastcalls import check
 
 
-class _FixedStep:
-    def __init__(self, system, exchange, drive):
-        self.system, self.exchange_, self.drive = system, exchange, drive
-        self.steps = [(inst, inst.slave._functions["fmi2DoStep"], inst.slave.component)
-                      for inst in system.instances.values()]
+class DoSteps:
+    """fmi2DoStep of every instance, bound once (fmpy's ctypes function, no wrapper): ``(t, h)``."""
 
-    def _do_steps(self, t, h):
+    def __init__(self, instances):
+        self.steps = [(inst, inst.slave._functions["fmi2DoStep"], inst.slave.component) for inst in instances]
+
+    def __len__(self):
+        return len(self.steps)
+
+    def __call__(self, t, h):
         for inst, do_step, component in self.steps:
             status = do_step(component, t, h, 1)
             if status > 1:
                 check(inst, "fmi2DoStep", status, t)
+
+
+class _FixedStep:
+    def __init__(self, system, exchange, drive):
+        self.system, self.exchange_, self.drive = system, exchange, drive
+        self._do_steps = DoSteps(system.instances.values())
 
 
 class GaussSeidel(_FixedStep):
@@ -41,7 +50,7 @@ class Jacobi(_FixedStep):
     point every output is read (right after the steps), all inputs are set, every FMU steps."""
 
     def initialize(self, t0, h):
-        for _ in range(len(self.steps)):
+        for _ in range(len(self._do_steps)):
             self.exchange_.read(t0)
             self.exchange_.write(t0)
 

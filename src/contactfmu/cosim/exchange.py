@@ -10,8 +10,6 @@ from fmpy.fmi2 import fmi2Real, fmi2ValueReference
 
 from .fastcalls import Reader, Writer, check
 
-from .conventions import INTERFACE  # noqa: F401  (outputs df/ds_rel, df/dv_rel; cosim.conventions)
-
 
 def _readers(pairs, kind="Real", derivative=False):
     """Readers for [(instance, vr)] (one per instance) and where each value lands: {(name, vr): (buf, i)}."""

@@ -549,12 +549,7 @@ class System:
             exchange = Exchange(plan, self._implicit(plan) if scheme == "implicit" else None)
             record = self._record_calls(groups)
             algorithm = (Jacobi if scheme == "jacobi" else GaussSeidel)(self, exchange, drive)
-            self._drive(drive, start_time)
-            for inst in self.instances.values():
-                self._call(inst, "fmi2EnterInitializationMode", inst.slave.enterInitializationMode, start_time)
-            algorithm.initialize(start_time, step)
-            for inst in self.instances.values():
-                self._call(inst, "fmi2ExitInitializationMode", inst.slave.exitInitializationMode, start_time)
+            self._initialize(drive, start_time, lambda: algorithm.initialize(start_time, step))
             t = start_time
             for n in range(n_steps + 1):
                 t_next = min(start_time + (n + 1) * step, stop_time)
@@ -566,12 +561,8 @@ class System:
                     break
                 algorithm.step(t, h)
                 t = t_next
-                if bar:
-                    bar.update(t)
-                elif progress:
-                    progress(t)
-            for inst in self.instances.values():
-                self._call(inst, "fmi2Terminate", inst.slave.terminate, t)
+                _report(bar, progress, t)
+            self._terminate(t)
         finally:
             if bar:
                 bar.close()
@@ -611,14 +602,9 @@ class System:
             coupling = self._implicit(plain)
             implicit = Exchange(plain, coupling) if coupling.elements else None
             record = self._record_calls(groups)
-            self._drive(drive, start_time)
-            for inst in self.instances.values():
-                self._call(inst, "fmi2EnterInitializationMode", inst.slave.enterInitializationMode, start_time)
-            explicit.gauss_seidel(start_time, h0)
-            for inst in self.instances.values():
-                self._call(inst, "fmi2ExitInitializationMode", inst.slave.exitInitializationMode, start_time)
-            algorithm = AdaptiveAlgorithm(self, explicit, implicit or explicit, coupling if implicit else None, drive,
-                                          rtol, atol, h0, hmax, event_window=max(1e-12 * span, 1e-9 * span),
+            self._initialize(drive, start_time, lambda: explicit.gauss_seidel(start_time, h0))
+            algorithm = AdaptiveAlgorithm(self, plan, explicit, implicit or explicit, coupling if implicit else None,
+                                          drive, rtol, atol, h0, hmax, event_window=1e-9 * span,
                                           hmin=1e-14 * max(1.0, abs(stop_time)))
             algorithm.initialize(start_time)
             rows.append(record(start_time))
@@ -630,12 +616,8 @@ class System:
                     rows.append(record(t))
                     if grid:
                         k += 1
-                if bar:
-                    bar.update(t)
-                elif progress:
-                    progress(t)
-            for inst in self.instances.values():
-                self._call(inst, "fmi2Terminate", inst.slave.terminate, t)
+                _report(bar, progress, t)
+            self._terminate(t)
         finally:
             if bar:
                 bar.close()
@@ -643,6 +625,19 @@ class System:
         result = Result(["time"] + names, np.array(rows, dtype=float))
         result.steps = algorithm.records
         return result
+
+    def _initialize(self, drive, start_time, exchange):
+        """Initialization mode of every instance around the scheme's initial exchange."""
+        self._drive(drive, start_time)
+        for inst in self.instances.values():
+            self._call(inst, "fmi2EnterInitializationMode", inst.slave.enterInitializationMode, start_time)
+        exchange()
+        for inst in self.instances.values():
+            self._call(inst, "fmi2ExitInitializationMode", inst.slave.exitInitializationMode, start_time)
+
+    def _terminate(self, t):
+        for inst in self.instances.values():
+            self._call(inst, "fmi2Terminate", inst.slave.terminate, t)
 
     def _free(self):
         for inst in self.instances.values():
@@ -652,6 +647,14 @@ class System:
                 except Exception:
                     pass
                 inst.slave = None
+
+
+def _report(bar, progress, t):
+    """Progress after a step: the bar, or the caller's function."""
+    if bar:
+        bar.update(t)
+    elif progress:
+        progress(t)
 
 
 class _Progress:
