@@ -73,7 +73,7 @@ INERTIA = ("inertia", "inertia-jacobi")
 SPLIT = ("plain", "foh", "implicit", "inertia", "inertia-jacobi")
 HARDSTOP = ("plain", "implicit", "inertia", "inertia-jacobi", "adaptive")   # adaptive: the plain law, no step
 EXAMPLE_COUPLINGS = ("plain", "foh", "implicit")   # the MSL examples (no attached-inertia parameters there)
-GOAL_WALL, GOAL_RESTITUTION, GOAL_COST = 20.0, 0.01, 2.0
+GOAL_WALL, GOAL_RESTITUTION, GOAL_COST = 10.0, 0.01, 2.0   # PreLoad: issue 17
 
 
 def configure(system, coupling):
@@ -153,8 +153,11 @@ def print_split(res):
 
 # ---- 2. MSL examples --------------------------------------------------------------------------
 
-def _dymola(name, signals):
+def _dymola(name, signals, stop=None):
     ref = examples.reference(name)
+    if stop is not None and stop < ref.time[-1]:     # a shortened run: the reference up to its end
+        keep = ref.time <= stop
+        ref = Result(ref.names, np.column_stack([ref[n][keep] for n in ref.names]))
 
     def check(result):
         return compare(result, ref, signals)
@@ -184,7 +187,7 @@ def example_cases(quick):
     import msl_generation_of_fmus
     import msl_preload
 
-    preload_signals = msl_preload.SIGNALS[:-2] + ["spool.s"]
+    preload_signals = msl_preload.SIGNALS[:6]          # the MSL comparison signals
     friction_signals = ["stop1.s", "stop1.v", "stop2.s", "stop2.v", "stop1.mode", "stop2.mode"]
     cases = {
         "ElastoGap": (msl_elastogap.build_system, 5.0, 1e-3, msl_elastogap.SIGNALS,
@@ -193,16 +196,18 @@ def example_cases(quick):
                              _dymola("GenerationOfFMUs", msl_generation_of_fmus.SIGNALS), "Dymola"),
         "Friction": (msl_friction.build_system, 5.0, 1e-3, friction_signals, _friction_check(friction_signals),
                      "monolithic"),
-        "PreLoad": (msl_preload.build_system, 100.0, 5e-3, preload_signals,
-                    _preload_check(preload_signals, 100.0), "monolithic"),
+        "PreLoad": (msl_preload.build_system, 100.0, 0.05, preload_signals,
+                    _dymola("PreLoad", preload_signals), "Dymola"),
     }
     if quick:  # explicit coupling of PreLoad needs ~1e6 steps for 100 s: its first 2 s only
-        cases["PreLoad (first 2 s)"] = (msl_preload.build_system, 2.0, 2e-3, preload_signals,
-                                        _preload_check(preload_signals, 2.0), "monolithic")
+        cases["PreLoad (first 2 s)"] = (msl_preload.build_system, 2.0, 0.05, preload_signals,
+                                        _dymola("PreLoad", preload_signals, 2.0), "Dymola")
     return cases
 
 
-def largest_passing(fmu, case, coupling, ladder):
+def largest_passing(fmu, case, coupling, ladder, name=""):
+    """The largest step of the ladder that passes (PreLoad on the experiment's 0.05 s output grid,
+    the grid of its MSL reference result; the others at most stop/2000)."""
     build, stop, interval, signals, check, _ = case
     tried = []
     for h in ladder:
@@ -210,7 +215,8 @@ def largest_passing(fmu, case, coupling, ladder):
         scheme = configure(system, coupling)
         t0 = time.perf_counter()
         try:
-            result = system.simulate(stop, h, output_interval=max(h, min(interval, stop / 2000)),
+            result = system.simulate(stop, h, output_interval=max(h, interval if name == "PreLoad" else
+                                                                  min(interval, stop / 2000)),
                                      outputs=signals, scheme=scheme)
             wall = time.perf_counter() - t0
             report = check(result)
@@ -225,7 +231,7 @@ def largest_passing(fmu, case, coupling, ladder):
 
 # the adaptive master's tolerance and output grid per example, as the examples use them (the steps end
 # on the output grid: a fine grid bounds the step)
-ADAPTIVE = {"ElastoGap": (1e-4, 5e-3), "PreLoad": (1e-3, 0.05), "GenerationOfFMUs": (1e-4, 5e-4),
+ADAPTIVE = {"ElastoGap": (1e-4, 5e-3), "PreLoad": (1e-4, 0.05), "GenerationOfFMUs": (1e-4, 5e-4),
             "Friction": (1e-4, 5e-4)}
 
 
@@ -240,7 +246,13 @@ def adaptive_run(fmu, name, case):
                                  rtol=rtol, atol=rtol * 1e-2)
         wall = time.perf_counter() - t0
         report = check(result)
-        return {"rtol": rtol, "output_interval": grid, "passed": bool(report.passed), "wall": wall,
+        extra = {}
+        if name == "PreLoad":   # the project's monolithic scipy solution of the same 100 s, same grid, timed here
+            t1 = time.perf_counter()
+            monolithic.preload(result.time, stop_time=stop)
+            extra = {"scipy_wall": time.perf_counter() - t1}
+            extra["ratio_vs_scipy"] = wall / extra["scipy_wall"]
+        return {**extra, "rtol": rtol, "output_interval": grid, "passed": bool(report.passed), "wall": wall,
                 "worst": max((c.worst for c in report.values()), default=0.0),
                 "accepted": sum(x.accepted for x in result.steps), "rejected": sum(not x.accepted for x in result.steps),
                 "fmu_steps": fmu_steps(result.steps)}
@@ -250,7 +262,7 @@ def adaptive_run(fmu, name, case):
 
 
 QUICK_EXAMPLES = ("PreLoad", "PreLoad (first 2 s)", "ElastoGap")
-QUICK_LADDER = {"PreLoad": [1e-2, 5e-3, 2e-3], "PreLoad (first 2 s)": [5e-5, 2e-5], "ElastoGap": [1e-2, 1e-3, 5e-4]}
+QUICK_LADDER = {"PreLoad": [5e-3], "PreLoad (first 2 s)": [5e-5, 2e-5], "ElastoGap": [1e-2, 1e-3, 5e-4]}
 
 
 def msl_examples(fmu, quick):
@@ -266,13 +278,10 @@ def msl_examples(fmu, quick):
                 out[name][coupling] = {"step": None, "wall": None, "tried": [], "not_run": "quick mode"}
                 continue
             ladder = QUICK_LADDER[name] if quick else LADDER
-            out[name][coupling] = largest_passing(fmu, case, coupling, ladder)
+            out[name][coupling] = largest_passing(fmu, case, coupling, ladder, name.split(" (")[0])
             print(f"   {name:20s} {coupling:9s} largest passing step {out[name][coupling]['step']}", flush=True)
         if name != "PreLoad (first 2 s)":
-            if quick and name == "PreLoad":     # 100 s adaptive: about 30 to 45 s, full mode only
-                out[name]["adaptive"] = {"not_run": "quick mode"}
-            else:
-                out[name]["adaptive"] = adaptive_run(fmu, name, case)
+            out[name]["adaptive"] = adaptive_run(fmu, name, case)
     if quick:  # PreLoad plain and foh, extrapolated from its first 2 s
         short = out.pop("PreLoad (first 2 s)")
         for coupling in ("plain", "foh"):
@@ -307,9 +316,16 @@ def print_examples(res):
         elif "failed" in a:
             print(f"   {name:18s} failed: {a['failed'][:100]}")
         elif a:
+            fixed = r["implicit" if name == "PreLoad" else "foh"]
+            steps = (f"; best fixed step ({'implicit' if name == 'PreLoad' else 'foh'}): "
+                     + (f"{fixed['step']:g} s, {round(r['stop_time'] / fixed['step'])} doStep calls" if fixed["step"]
+                        else "none passed on the ladder"))
+            scipy = (f"; {a['ratio_vs_scipy']:.1f}x the monolithic scipy solution ({a['scipy_wall']:.2f} s, same run)"
+                     if "ratio_vs_scipy" in a else "")
             print(f"   {name:18s} rtol {a['rtol']:g}, grid {a['output_interval']:g} s: "
-                  f"{'passed' if a['passed'] else 'FAILED'}, wall {a['wall']:.2f} s, "
-                  f"{a['accepted']} accepted + {a['rejected']} rejected steps, {a['fmu_steps']} doStep calls per FMU")
+                  f"{'passed' if a['passed'] else 'FAILED'}, wall {a['wall']:.2f} s{scipy}, "
+                  f"{a['accepted']} accepted + {a['rejected']} rejected steps, {a['fmu_steps']} doStep calls per FMU"
+                  f"{steps}")
     if any(r["plain"].get("extrapolated_from") for r in res.values()):
         print("  * wall time extrapolated from the first 2 s (quick mode)")
 
@@ -453,16 +469,17 @@ def print_hardstop(res):
 
 def goals(res):
     pre = res["examples"]["PreLoad"]
-    best = pre["implicit"]
+    best = pre["adaptive"]
     plain = pre["plain"]
     half = res["split_impact"]["rows"][-1]
     worst = max(res["fmu_cost"].items(), key=lambda kv: kv[1]["ratio"])
     return {
         "preload_wall": {
-            "holds": bool(best["step"] is not None and best["wall"] < GOAL_WALL),
-            "value": best["wall"], "step": best["step"], "plain_wall": plain["wall"], "plain_step": plain["step"],
-            "ratio_vs_plain": None if plain["wall"] is None or best["wall"] is None else plain["wall"] / best["wall"],
-            "text": f"PreLoad passes its tube in < {GOAL_WALL:g} s wall (implicit)"},
+            "holds": bool(best.get("passed") and best["wall"] < GOAL_WALL),
+            "value": best["wall"], "ratio_vs_scipy": best.get("ratio_vs_scipy"), "plain_wall": plain["wall"],
+            "plain_step": plain["step"],
+            "ratio_vs_plain": None if plain["wall"] is None or not best.get("passed") else plain["wall"] / best["wall"],
+            "text": f"PreLoad passes the MSL tube in < {GOAL_WALL:g} s wall (adaptive master, no step given)"},
         "split_restitution": {
             "holds": bool(abs(half["inertia"]["error"]) < GOAL_RESTITUTION),
             "value": half["inertia"]["error"], "step": half["step"], "plain_error": half["plain"]["error"],
@@ -479,8 +496,8 @@ def print_goals(g):
     p, s, c = g["preload_wall"], g["split_restitution"], g["fmu_cost"]
     ratio = "n/a" if p["ratio_vs_plain"] is None else f"{p['ratio_vs_plain']:.0f}x faster than plain"
     plain = "no passing step" if p["plain_wall"] is None else f"{p['plain_wall']:.1f} s at {p['plain_step']:g} s"
-    print(f"  [{'x' if p['holds'] else ' '}] {p['text']}: {p['value']:.2f} s at {p['step']:g} s "
-          f"(plain: {plain}; {ratio})" if p["value"] is not None else f"  [ ] {p['text']}: no passing step")
+    scipy = "" if p["ratio_vs_scipy"] is None else f"{p['ratio_vs_scipy']:.1f}x the monolithic scipy solution; "
+    print(f"  [{'x' if p['holds'] else ' '}] {p['text']}: {p['value']:.2f} s ({scipy}plain: {plain}; {ratio})")
     print(f"  [{'x' if s['holds'] else ' '}] {s['text']}: error {100 * s['value']:+.2g}% at {s['step'] * 1e3:.2f} ms "
           f"(plain {100 * s['plain_error']:+.3g}%; {s['ratio_vs_plain']:.2g}x smaller)")
     print(f"  [{'x' if c['holds'] else ' '}] {c['text']}: worst {c['worst']} {c['value']:.2f}x")

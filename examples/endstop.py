@@ -54,17 +54,23 @@ def build_system(fmu, prefix, push=0.0, amplitude=0.0, s0=0.0, params=()):
     return s
 
 
-def run(out="results", step=1e-3, fmu_dir=None):
+GRID = 1e-3   # output grid of the adaptive run (the master's default); the steps end on it
+
+
+def run(out="results", step=None, fmu_dir=None):
     fmu = examples.fmus(fmu_dir or examples.ROOT / "fmus", ["Fixed", "EndStop", "Mass", "Sine", "Force"])
-    columns, wall = {}, 0.0
+    columns, wall, steps, records = {}, 0.0, [], {}
     for prefix, case in CASES.items():
         mass, stop = names(prefix)
         signals = [f"{mass}.s", f"{mass}.v", f"{stop}.Fi", f"{stop}.stop", f"{stop}.impulse"]
         if prefix == "friction":
             signals += [f"{stop}.Ff", f"{stop}.sf"]
         result, w, _ = examples.simulate(build_system(fmu, prefix, **case), out, NAME + prefix, stop_time=STOP_TIME,
-                                         step=step, outputs=signals)   # every step: impulse is per step
+                                         step=step, output_interval=step or GRID,
+                                         outputs=signals)   # every step: impulse is per step
         columns.update({n: result[n] for n in signals})
+        steps.append(f"{prefix or 'rigid'}: {examples.step_text(result, step)}")
+        records[prefix or "rigid"] = getattr(result, "steps", None)
         wall += w
     result = Result(["time"] + list(columns), np.column_stack([result.time] + list(columns.values())))
     out = Path(out)
@@ -72,7 +78,7 @@ def run(out="results", step=1e-3, fmu_dir=None):
     for prefix in CASES:
         if prefix:
             (out / f"{NAME}{prefix}.csv").unlink(missing_ok=True)
-    plot(result, out / f"{NAME}.png", step)
+    plot(result, out / f"{NAME}.png", f"communication step {step:g} s" if step else "adaptive master: steps below", records)
     return result, wall
 
 
@@ -81,7 +87,7 @@ def apexes(s):
     return -s[k]
 
 
-def plot(result, path, step):
+def plot(result, path, steps, records=None):
     """3 columns (rigid, elastic, friction case) of 3 rows: position, internal force Fi, and the
     impulses of the rigid impacts (rigid) resp. the stop state (elastic) resp. the friction state."""
     import numpy as np
@@ -96,7 +102,7 @@ def plot(result, path, step):
         ax.set_yticks(range(len(order)), [codes[c] for c in order], fontsize=8)
         ax.set_ylim(-0.5, len(order) - 0.5)
 
-    fig, axes = examples.figure(3, 3, figsize=(15, 9.5), sharex=True, height_ratios=[3, 3, 2])
+    fig, axes = examples.figure(3, 3, figsize=(15, 9.5), sharex=True, height_ratios=[3, 3, 2], steps=records)
     ci = CASES[""]["params"]["ci"]
     el, fr = CASES["elastic"]["params"], CASES["friction"]["params"]
     titles = {"": f"rigid stop (ci = {ci:g}): {H:g} m drop, {G:g} N",
@@ -167,7 +173,7 @@ def plot(result, path, step):
             ax.set_title("friction state (the stop is only touched in impacts)", fontsize=9)
         ax.set_xlabel("time [s]")
         ax.grid(True, alpha=0.3)
-    fig.suptitle(f"EndStop FMU co-simulations: 1 kg mass, stop 1 at s = l1 (communication step {step:g} s)")
+    fig.suptitle(f"EndStop FMU co-simulations: 1 kg mass, stop 1 at s = l1\n({steps})")
     examples.save(fig, path)
 
 
@@ -189,7 +195,7 @@ def check_rigid(result):
 
 
 def main(argv=None):
-    args = examples.parse_args(__doc__.splitlines()[0], 1e-3, argv)
+    args = examples.parse_args(__doc__.splitlines()[0], None, argv)
     result, wall = run(args.out, args.step, args.fmus)
     impacts = int(np.count_nonzero(result["endstop.impulse"]))
     print(f"rigid stop: {impacts} impacts located in {STOP_TIME:g} s")

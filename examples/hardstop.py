@@ -60,11 +60,11 @@ def reference(t, **params):
                                     force=lambda time: AMPLITUDE * math.sin(omega * time), **params)
 
 
-def run(out="results", step=1e-3, fmu_dir=None):
+def run(out="results", step=None, fmu_dir=None):
     fmu = examples.fmus(fmu_dir or examples.ROOT / "fmus", ["Fixed", "TranslationalHardstop", "Mass", "Sine",
                                                            "Force"])
-    interval = max(step, 1e-3)
-    columns, refs, walls = {}, {}, {}
+    interval = max(step or 0.0, 1e-3)
+    columns, refs, walls, steps, records = {}, {}, {}, [], {}
     for prefix, params in CASES.items():
         mass, stop = names(prefix)
         signals = [f"{mass}.s", f"{mass}.v", f"{stop}.F", f"{stop}.contact"]
@@ -72,6 +72,8 @@ def run(out="results", step=1e-3, fmu_dir=None):
                                                      stop_time=STOP_TIME, step=step, output_interval=interval,
                                                      outputs=signals)
         columns.update({n: result[n] for n in signals})
+        steps.append(examples.step_text(result, step))
+        records[prefix or "defaults"] = getattr(result, "steps", None)
         ref = reference(result.time, **params)
         refs.update({f"{mass}.s": ref["s"], f"{mass}.v": ref["v"], f"{stop}.F": ref["F"]})
     time = result.time
@@ -84,16 +86,16 @@ def run(out="results", step=1e-3, fmu_dir=None):
             (out / f"{NAME}{prefix}.csv").unlink(missing_ok=True)
     compared = [n for n in refs if not n.endswith(".F")]
     report = compare(result, reference_result, compared)
-    plot(result, reference_result, out / f"{NAME}.png", step)
+    plot(result, reference_result, out / f"{NAME}.png", step if step else "adaptive master: steps below", records)
     return result, reference_result, report, sum(walls.values())
 
 
-def plot(result, ref, path, step):
+def plot(result, ref, path, step, records=None):
     """2 x 2: position (top) and hardstop force (bottom) of the default (left) and soft (right)
     case, FMU co-simulation solid, monolithic reference dashed; one legend below."""
     from matplotlib.lines import Line2D
 
-    fig, axes = examples.figure(2, 2, figsize=(13, 7.5), sharex=True)
+    fig, axes = examples.figure(2, 2, figsize=(13, 7.5), sharex=True, steps=records)
     fmu_style, ref_style = dict(lw=1.6, color="C0"), examples.REFERENCE_STYLE
     for col, prefix in enumerate(CASES):
         mass, stop = names(prefix)
@@ -124,12 +126,12 @@ def plot(result, ref, path, step):
                **ref_style),
         Line2D([], [], color="grey", lw=1.0, ls=":", label=f"stops at +-b/2 = +-{GAP / 2:g} m")])
     fig.suptitle(f"TranslationalHardstop: 1 kg mass, 5 N sine force (1 Hz) in a {GAP * 100:g} cm gap "
-                 f"(communication step {step:g} s)")
+                 f"({f'communication step {step:g} s' if isinstance(step, float) else step})")
     examples.save(fig, path)
 
 
 def main(argv=None):
-    args = examples.parse_args(__doc__.splitlines()[0], 1e-3, argv)
+    args = examples.parse_args(__doc__.splitlines()[0], None, argv)
     result, ref, report, wall = run(args.out, args.step, args.fmus)
     print("Penetration: how far the mass passes a stop (|s| - b/2). At the defaults the law itself lets the 5 N\n"
           "push in only 5e-10 m (c = 1e10 N/m); the co-simulation adds the body following the element's\n"

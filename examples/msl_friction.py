@@ -49,13 +49,13 @@ def event_times(result):
     return sorted({float(x) for x in times if x >= 0.0})
 
 
-def run(out="results", step=1e-3, fmu_dir=None):
+def run(out="results", step=None, fmu_dir=None):
     fmu = examples.fmus(fmu_dir or examples.ROOT / "fmus", ["Sine", "Force", "MassWithStopAndFriction",
                                                            "Fixed", "Spring"])
     system = build_system(fmu)
     result, wall, out = examples.simulate(system, out, NAME, stop_time=5.0, step=step,
-                                          output_interval=max(step, 5e-4), outputs=SIGNALS)
-    plot(result, out / f"{NAME}.png", step)
+                                          output_interval=max(step or 0.0, 5e-4), outputs=SIGNALS)
+    plot(result, out / f"{NAME}.png", examples.step_text(result, step))
     return result, wall
 
 
@@ -79,13 +79,14 @@ def check_events(result):
     return checks
 
 
-def plot(result, path, step):
+def plot(result, path, steps):
     """stop1's friction force over its velocity (the Stribeck curve) and stop2's position over time
     with its located events and the Dymola reference's event instants (if the table is there)."""
     import numpy as np
     from matplotlib.lines import Line2D
 
-    fig, (ax1, ax2) = examples.figure(1, 2, figsize=(12, 5.4), width_ratios=[1, 1.25])
+    fig, (ax1, ax2) = examples.figure(1, 2, figsize=(12, 5.4), width_ratios=[1, 1.25],
+                                      steps=getattr(result, "steps", None))
     ax1.plot(result["stop1.v"], result["stop1.f"], ".", ms=2)
     ax1.set_xlabel("velocity stop1.v [m/s]")
     ax1.set_ylabel("friction force stop1.f [N]")
@@ -115,12 +116,12 @@ def plot(result, path, step):
     ax2.grid(True, alpha=0.3)
     ax2.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2,
                borderaxespad=0.0)
-    fig.suptitle(f"MSL Friction example (stop1, stop2) from FMUs (communication step {step:g} s)")
+    fig.suptitle(f"MSL Friction example (stop1, stop2) from FMUs ({steps})")
     examples.save(fig, path)
 
 
 def main(argv=None):
-    args = examples.parse_args(__doc__.splitlines()[0], 1e-3, argv)
+    args = examples.parse_args(__doc__.splitlines()[0], None, argv)
     result, wall = run(args.out, args.step, args.fmus)
     times = event_times(result)
     print("stop2 events located inside the steps [s]: " + ", ".join(f"{t:.10g}" for t in times))

@@ -35,22 +35,22 @@ def build_system(fmu):
     return s
 
 
-def run(out="results", step=1e-3, fmu_dir=None):
+def run(out="results", step=None, fmu_dir=None):
     """Run the example; returns (result, tube report, wall time in s)."""
     fmu = examples.fmus(fmu_dir or examples.ROOT / "fmus", ["Sine", "Force", "Mass", "SpringDamper", "Spring"])
     system = build_system(fmu)
     result, wall, out = examples.simulate(system, out, NAME, stop_time=1.0, step=step,
-                                          output_interval=max(step, 5e-4), outputs=SIGNALS)
+                                          output_interval=max(step or 0.0, 5e-4), outputs=SIGNALS)
     report = examples.check(result, NAME, SIGNALS)
     examples.plot(result, out / f"{NAME}.png",
                   [("position [m]", ["mass2a.s", "mass2b.s", "mass3a.s", "mass3b.s"]),
                    ("velocity [m/s]", ["mass2a.v", "mass2b.v", "mass3a.v", "mass3b.v"])],
-                  f"MSL GenerationOfFMUs from FMUs (communication step {step:g} s)", examples.reference(NAME))
+                  f"MSL GenerationOfFMUs from FMUs ({examples.step_text(result, step)})", examples.reference(NAME))
     return result, report, wall
 
 
 def main(argv=None):
-    args = examples.parse_args(__doc__.splitlines()[0], 1e-3, argv)
+    args = examples.parse_args(__doc__.splitlines()[0], None, argv)
     result, report, wall = run(args.out, args.step, args.fmus)
     return examples.summarize(NAME, result, args.step, wall, args.out, ("tube vs Dymola reference (2e-3)", report))
 

@@ -56,7 +56,11 @@ def test_results_json_has_every_field(results, fmu_dir):
             if run["step"] is not None:                       # the largest passing step was the last one tried
                 assert run["tried"][-1]["passed"] and run["tried"][-1]["step"] == run["step"]
     assert res["examples"]["PreLoad"]["plain"]["extrapolated_from"]
-    assert res["examples"]["PreLoad"]["adaptive"] == {"not_run": "quick mode"}
+    p = res["examples"]["PreLoad"]["adaptive"]
+    assert {"rtol", "output_interval", "passed", "wall", "worst", "accepted", "rejected", "fmu_steps", "scipy_wall",
+            "ratio_vs_scipy"} == set(p)
+    assert p["passed"] and p["output_interval"] == 0.05        # the MSL tube on the experiment's grid
+    assert p["ratio_vs_scipy"] == pytest.approx(p["wall"] / p["scipy_wall"])
     a = res["examples"]["ElastoGap"]["adaptive"]
     assert {"rtol", "output_interval", "passed", "wall", "worst", "accepted", "rejected", "fmu_steps"} == set(a)
     assert a["passed"]                                        # the Dymola tube (an accuracy figure, not speed)

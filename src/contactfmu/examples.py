@@ -114,8 +114,10 @@ class Checks(list):
 def step_text(result, step):
     """'step 0.001 s', or for an adaptive run its accepted and rejected steps."""
     records = getattr(result, "steps", None)
-    if step is not None or not records:
+    if step is not None:
         return f"step {step:g} s"
+    if not records:
+        return "adaptive steps"
     accepted = [r.h for r in records if r.accepted]
     return (f"adaptive steps: {len(accepted)} accepted ({min(accepted):.2g} .. {max(accepted):.2g} s), "
             f"{len(records) - len(accepted)} rejected")
@@ -160,9 +162,37 @@ def pyplot():
     return plt
 
 
-def figure(nrows=1, ncols=1, **kwargs):
-    """plt.subplots with the constrained layout (nothing clipped, legends outside get room)."""
-    return pyplot().subplots(nrows, ncols, layout="constrained", **kwargs)
+def figure(nrows=1, ncols=1, steps=None, **kwargs):
+    """plt.subplots with the constrained layout (nothing clipped, legends outside get room).
+
+    steps: the communication steps of adaptive runs (a result's ``steps``, or {label: steps} for
+    several runs; None or empty for fixed steps): a panel below the others, spanning the figure,
+    shows them over time (plot_steps)."""
+    runs = steps if isinstance(steps, dict) else {"": steps}
+    runs = {label: records for label, records in runs.items() if records}
+    if not runs:
+        return pyplot().subplots(nrows, ncols, layout="constrained", **kwargs)
+    import numpy as np
+
+    width, height = kwargs.pop("figsize", (10, 5))
+    rows = list(kwargs.pop("height_ratios", [1.0] * nrows))
+    sharex, squeeze = kwargs.pop("sharex", False), kwargs.pop("squeeze", True)
+    fig = pyplot().figure(layout="constrained", figsize=(width, height + 2.2))
+    grid = fig.add_gridspec(nrows + 1, ncols, height_ratios=rows + [sum(rows) * 2.2 / height], **kwargs)
+    axes = np.empty((nrows, ncols), dtype=object)
+    for i in range(nrows):
+        for j in range(ncols):
+            axes[i, j] = fig.add_subplot(grid[i, j], sharex=axes[0, j] if sharex and i else None)
+            if sharex and i < nrows - 1:
+                axes[i, j].tick_params(labelbottom=False)
+    ax = fig.add_subplot(grid[nrows, :])
+    for k, (label, records) in enumerate(runs.items()):
+        plot_steps(ax, records, label, color=f"C{k}", legend=False)
+    ax.set_xlabel("time [s]")
+    legend_right(ax)
+    if squeeze:
+        axes = axes[0, 0] if axes.size == 1 else axes.reshape(-1) if 1 in (nrows, ncols) else axes
+    return fig, axes
 
 
 def legend_right(ax, handles=None, **kwargs):
@@ -203,21 +233,25 @@ def _split_by_unit(ylabel, signals):
             for var, names in groups.items()]
 
 
-def plot_steps(ax, records):
+def plot_steps(ax, records, label="", color="C0", legend=True):
     """The communication steps of an adaptive run over time: accepted (line), rejected for the error
-    (x) and for an event inside them (v), on a log scale: the contacts show as dips."""
+    (x) and for an event inside them (v), on a log scale: the contacts show as dips. label names
+    the run where several share the axes."""
+    prefix = f"{label}: " if label else ""
     accepted = [(r.t, r.h) for r in records if r.accepted]
-    ax.step([t for t, _ in accepted], [h for _, h in accepted], where="post", lw=1.0, color="C0",
-            label=f"accepted ({len(accepted)})")
-    for reason, marker, color in (("error", "x", "C3"), ("event", "v", "C1")):
+    ax.step([t for t, _ in accepted], [h for _, h in accepted], where="post", lw=1.0, color=color,
+            label=f"{prefix}accepted ({len(accepted)})")
+    for reason, marker in (("error", "x"), ("event", "v")):
         rejected = [(r.t, r.h) for r in records if r.reason == reason]
         if rejected:
             ax.plot([t for t, _ in rejected], [h for _, h in rejected], marker, color=color, ms=4, ls="none",
-                    label=f"rejected: {'error estimate' if reason == 'error' else 'event inside'} ({len(rejected)})")
+                    alpha=0.7, label=f"{prefix}rejected: {'error estimate' if reason == 'error' else 'event inside'} "
+                                     f"({len(rejected)})")
     ax.set_yscale("log")
     ax.set_ylabel("communication step [s]")
     ax.grid(True, which="major", alpha=0.3)
-    legend_right(ax)
+    if legend:
+        legend_right(ax)
 
 
 def plot(result, path, panels, title, ref=None, ref_label="Dymola reference", tol=2e-3):

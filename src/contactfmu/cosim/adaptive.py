@@ -32,7 +32,7 @@ import math
 from typing import NamedTuple
 
 from .algorithms import DoSteps
-from .conventions import DISCRETE_TYPES, INTERFACE
+from .conventions import DISCRETE_TYPES, INTERFACE, holds_own_force
 from .fastcalls import Reader
 
 
@@ -62,14 +62,22 @@ class AdaptiveAlgorithm:
         self._do_steps = DoSteps(self.instances)
         self.records = []
         self.bracket = None           # an event lies in (t, bracket] of the present step
-        # the motion of every inertial flange (error estimate): one reader per instance
+        # the motion of every inertial flange (error estimate): one reader per instance. A body
+        # joined to an element that integrates its contact itself (it holds, over any step, the
+        # force that brings the body onto its own exact plan, an impulse spread over the steps
+        # around the impact) is left out: its motion at a step's end depends on the step by design.
+        own = {link.source.name for link in plan.motion if holds_own_force(link.target.values)}
         motion = {}
         for si, vs, vv, *_ in plan.motion:
-            motion.setdefault(si.name, (si, set()))[1].update((vs, vv))
+            if si.name not in own:
+                motion.setdefault(si.name, (si, set()))[1].update((vs, vv))
         self.motion = [Reader(inst, sorted(vrs)) for inst, vrs in motion.values()]
-        # the discrete outputs of every FMU (events)
+        # the discrete outputs of every FMU (events), but those of an element that integrates its
+        # contact itself: it locates its own events inside the steps
         self.discrete = []
         for inst in self.instances:
+            if holds_own_force(inst.values):
+                continue
             for kind in DISCRETE_TYPES:
                 vrs = [v.valueReference for v in inst.md.modelVariables
                        if v.causality == "output" and v.type == kind]
@@ -101,7 +109,8 @@ class AdaptiveAlgorithm:
     # ---- pieces of an attempt ---------------------------------------------------------------
 
     def _exchange(self, t, h, implicit=False):
-        self.system._drive(self.drive, t)
+        # backward Euler evaluates every force at the step's end: driven inputs too (Exchange lead)
+        self.system._drive(self.drive, t + h if implicit else t)
         (self.implicit if implicit else self.explicit).gauss_seidel(t, h)
 
     def _advance(self, t, h, implicit):
@@ -154,23 +163,27 @@ class AdaptiveAlgorithm:
                     self.bracket = t + h
                     self._restore(saved)
                     continue
-                self._restore(saved)
-                half = 0.5 * h
-                self._advance(t, half, implicit)
-                y_mid, d_mid = self._measure(t + half)
-                if d_mid != self.d and half > self.window and self.bracket is None:
-                    self.records.append(StepRecord(t, h, False, "event", math.nan, implicit))
-                    self.bracket = t + half
+                if not self.motion:
+                    # nothing to estimate an error of (every body's contact is integrated by its element)
+                    err, y_half, d_half = 0.0, y_full, d_full
+                else:
                     self._restore(saved)
-                    continue
-                self._advance(t + half, half, implicit)
-                y_half, d_half = self._measure(t + h)
-                err = self._error(y_half, y_full, order)
-                if not err <= 1.0 and h > self.hmin:
-                    self.records.append(StepRecord(t, h, False, "error", err, implicit))
-                    self.h = h * max(self.SHRINK, self.SAFETY * err ** (-1.0 / (order + 1)) if err > 0 else 1.0)
-                    self._restore(saved)
-                    continue
+                    half = 0.5 * h
+                    self._advance(t, half, implicit)
+                    y_mid, d_mid = self._measure(t + half)
+                    if d_mid != self.d and half > self.window and self.bracket is None:
+                        self.records.append(StepRecord(t, h, False, "event", math.nan, implicit))
+                        self.bracket = t + half
+                        self._restore(saved)
+                        continue
+                    self._advance(t + half, half, implicit)
+                    y_half, d_half = self._measure(t + h)
+                    err = self._error(y_half, y_full, order)
+                    if not err <= 1.0 and h > self.hmin:
+                        self.records.append(StepRecord(t, h, False, "error", err, implicit))
+                        self.h = h * max(self.SHRINK, self.SAFETY * err ** (-1.0 / (order + 1)) if err > 0 else 1.0)
+                        self._restore(saved)
+                        continue
             finally:
                 self._free(saved)
             self.records.append(StepRecord(t, h, True, "", err, implicit))

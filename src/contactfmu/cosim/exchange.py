@@ -37,23 +37,50 @@ def _writers(slots, kind="Real", derivative=False):
     return [Writer(inst, vrs, values, kind, derivative) for inst, vrs, values in groups.values()]
 
 
+class _Lead:
+    """A signal set to its value extrapolated to the end of the step (Exchange, lead=True)."""
+
+    __slots__ = ("value", "rate", "write", "h")
+
+    def __init__(self, value, rate, write):
+        self.value, self.rate, self.write, self.h = value, rate, write, 0.0
+
+    def __call__(self, t):
+        self.value(t)
+        self.value.buf[0] += self.h * self.rate(t)[0]
+        self.write(t)
+
+
 class Exchange:
     """Exchange of one communication point. ``gauss_seidel(t, h)`` sets every connected input from
-    the present outputs in causal order; ``read(t)`` / ``write(t)`` split it for Jacobi."""
+    the present outputs in causal order; ``read(t)`` / ``write(t)`` split it for Jacobi.
 
-    def __init__(self, plan, implicit=None):
+    lead=True (the adaptive master's implicit exchange, with an ImplicitCoupling): the backward
+    Euler step evaluates every force at the end of the step, so the signals that have a first
+    derivative are set to their value extrapolated to the end, x + h*dx/dt, and held (the
+    coupled forces are held at their end values too: stiffly accurate, a body held by a stiff
+    element follows a slowly varying load without lag). Force derivatives are not passed."""
+
+    def __init__(self, plan, implicit=None, lead=False):
         motion, signals, forces, accel = plan
+        if lead:
+            forces = [f._replace(with_derivative=False) for f in forces]
         self.motion_readers, here = _readers([(si, vr) for si, vs, vv, *_ in motion for vr in (vs, vv)])
         self.motion_writers = _writers(
             [slot for si, vs, vv, ti, ts, tv, off in motion
              for slot in ((ti, ts, [here[(si.name, vs)]], off), (ti, tv, [here[(si.name, vv)]], 0.0))])
         self.motion_at = here
-        self.signals = []
+        self.signals, self.leading = [], []
         for ia, va, ib, vb, with_der in signals:
             kind = va.type
             (r,), w = _readers([(ia, va.valueReference)], kind)
             step = [r, *_writers([(ib, vb.valueReference, [w[(ia.name, va.valueReference)]],
                                    0.0 if kind == "Real" else 0)], kind)]
+            if with_der and lead:
+                (rd,), _ = _readers([(ia, va.valueReference)], derivative=True)
+                self.leading.append(_Lead(step[0], rd, step[1]))
+                self.signals.append([self.leading[-1]])
+                continue
             if with_der:
                 (rd,), wd = _readers([(ia, va.valueReference)], derivative=True)
                 step += [rd, *_writers([(ib, vb.valueReference, [wd[(ia.name, va.valueReference)]], 0.0)],
@@ -78,6 +105,8 @@ class Exchange:
             call(t)
         for call in self.motion_writers:
             call(t)
+        for lead in self.leading:
+            lead.h = h
         for step in self.signals:
             for call in step:
                 call(t)

@@ -587,7 +587,6 @@ class System:
         h0 = step or min([float(h) for h in defaults] + [span / 100.0])
         hmax = min(output_interval or span / 50.0, span)
         plan = self._plan(derivatives=True)
-        plain = self._plan(derivatives=False)
         drive = self._input_plan(inputs, plan)
         names, groups = self._recorder(outputs)
         rows = []
@@ -599,8 +598,8 @@ class System:
         try:
             self._instantiate(start_time, stop_time)
             explicit = Exchange(plan)
-            coupling = self._implicit(plain)
-            implicit = Exchange(plain, coupling) if coupling.elements else None
+            coupling = self._implicit(plan)
+            implicit = Exchange(plan, coupling, lead=True) if coupling.elements else None
             record = self._record_calls(groups)
             self._initialize(drive, start_time, lambda: explicit.gauss_seidel(start_time, h0))
             algorithm = AdaptiveAlgorithm(self, plan, explicit, implicit or explicit, coupling if implicit else None,
