@@ -127,3 +127,33 @@ def test_inertia_aware_elements_keep_their_rebound_under_variable_steps(fmu_dir,
     +1.5e-4 (TranslationalHardstop) relative."""
     r = impact(fmu_dir, element, params, s0)
     assert r["mass.v"][-1] == pytest.approx(expected, rel=2e-3)
+
+
+def test_an_element_that_integrates_its_contact_is_left_to_itself(fmu_dir):
+    """TranslationalHardstop at its defaults (c = d = 1e10) given the attached mass (m_b = 1 kg)
+    declares interface.integrates: it holds the force that keeps the body on its exact plan (an
+    impulse spread over the steps around an impact) and locates its own events. The adaptive master
+    leaves its body out of the error estimate and its contact output out of the event search: the
+    steps are the output grid (1 ms), none rejected, and the result is the fixed 1 ms run's. Before
+    that, the plastic impact near 0.065 s made the steps collapse to 1e-10 s. A 1 kg mass driven by
+    5 N*sin(2*pi*t) in the 0.1 m gap, 0.5 s: two plastic impacts."""
+    def build():
+        s = System()
+        s.add("fixed", fmu_dir / "Fixed.fmu")
+        s.add("stop", fmu_dir / "TranslationalHardstop.fmu", b=0.1, m_b=1.0)
+        s.add("mass", fmu_dir / "Mass.fmu", m=1.0, v_start=-5.0 / (2 * math.pi))
+        s.add("sine", fmu_dir / "Sine.fmu", amplitude=5.0, f=1.0)
+        s.add("force", fmu_dir / "Force.fmu")
+        s.connect("fixed.flange", "stop.flange_a")
+        s.connect("stop.flange_b", "mass.flange_a")
+        s.connect("sine.y", "force.f")
+        s.connect("force.flange", "mass.flange_b")
+        return s
+    outputs = ["mass.s", "mass.v", "stop.contact", "stop.interface.integrates"]
+    r = build().simulate(0.5, output_interval=1e-3, outputs=outputs)
+    fixed = build().simulate(0.5, 1e-3, outputs=outputs)
+    assert np.all(r["stop.interface.integrates"] == 1.0)
+    assert all(x.accepted for x in r.steps) and len(r.steps) == 500
+    assert np.count_nonzero(np.diff(r["stop.contact"])) >= 2            # it hit the stops
+    assert -0.05 - r["mass.s"].min() < 1e-6                              # measured 3.1e-7 m
+    assert np.max(np.abs(r["mass.s"] - fixed["mass.s"])) < 1e-12

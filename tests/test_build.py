@@ -56,8 +56,10 @@ def test_output_dependencies_follow_the_physics(fmu_dir):
     assert deps["s"] == [] and deps["v"] == []           # states: no feed-through
     forces = sorted(f"{fl}.f{k}" for fl in ("flange_a", "flange_b") for k in ("", "2", "3", "4"))
     assert deps["a"] == forces     # m*a = -(sum of the flange_a inputs) - (sum of the flange_b inputs)
+    assert deps["interface.m"] == []                     # the declared inertia: no feed-through
     initial = {u.variable.name for u in md.initialUnknowns}
-    assert initial == {"s", "v", "a", "flange_a.s", "flange_a.v", "flange_a.a", "flange_b.s", "flange_b.v", "flange_b.a"}
+    assert initial == {"s", "v", "a", "flange_a.s", "flange_a.v", "flange_a.a", "flange_b.s", "flange_b.v", "flange_b.a",
+                       "interface.m"}
 
 
 def test_integer_and_boolean_variables_get_a_variability(tmp_path):

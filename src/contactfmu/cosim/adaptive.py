@@ -32,7 +32,7 @@ import math
 from typing import NamedTuple
 
 from .algorithms import DoSteps
-from .conventions import DISCRETE_TYPES, INTERFACE, holds_own_force
+from .conventions import DISCRETE_TYPES
 from .fastcalls import Reader
 
 
@@ -53,7 +53,8 @@ class AdaptiveAlgorithm:
 
     GROW, SHRINK, SAFETY = 4.0, 0.2, 0.9
 
-    def __init__(self, system, plan, explicit, implicit, coupling, drive, rtol, atol, h0, hmax, event_window, hmin):
+    def __init__(self, system, plan, explicit, implicit, coupling, drive, rtol, atol, h0, hmax, event_window, hmin,
+                 integrating=frozenset()):
         self.system, self.explicit, self.implicit = system, explicit, implicit
         self.drive = drive
         self.rtol, self.atol = rtol, atol
@@ -66,7 +67,7 @@ class AdaptiveAlgorithm:
         # joined to an element that integrates its contact itself (it holds, over any step, the
         # force that brings the body onto its own exact plan, an impulse spread over the steps
         # around the impact) is left out: its motion at a step's end depends on the step by design.
-        own = {link.source.name for link in plan.motion if holds_own_force(link.target.values)}
+        own = {link.source.name for link in plan.motion if link.target.name in integrating}
         motion = {}
         for si, vs, vv, *_ in plan.motion:
             if si.name not in own:
@@ -76,7 +77,7 @@ class AdaptiveAlgorithm:
         # contact itself: it locates its own events inside the steps
         self.discrete = []
         for inst in self.instances:
-            if holds_own_force(inst.values):
+            if inst.name in integrating:
                 continue
             for kind in DISCRETE_TYPES:
                 vrs = [v.valueReference for v in inst.md.modelVariables
@@ -86,12 +87,11 @@ class AdaptiveAlgorithm:
         # stiffness of the elements the implicit exchange can couple: (reader of c, d; reduced mass)
         self.stiffness = []
         if coupling is not None:
-            for inst, _, _, _, _, end_a, end_b, _ in coupling.elements:
-                masses = [coupling.bodies[key][1] for key, *_ in (end_a, end_b) if key is not None]
+            for element in coupling.elements:
+                masses = [coupling.bodies[end.body].m for end in (element.end_a, element.end_b) if end.body is not None]
                 inv = sum(1.0 / m for m in masses if m)
                 if inv > 0.0:
-                    self.stiffness.append((Reader(inst, [inst.var(n).valueReference for n in INTERFACE]),
-                                           1.0 / inv))
+                    self.stiffness.append((Reader(element.inst, [element.c, element.d]), 1.0 / inv))
 
     # ---- FMU states -------------------------------------------------------------------------
 
@@ -110,7 +110,7 @@ class AdaptiveAlgorithm:
 
     def _exchange(self, t, h, implicit=False):
         # backward Euler evaluates every force at the step's end: driven inputs too (Exchange lead)
-        self.system._drive(self.drive, t + h if implicit else t)
+        self.drive(t + h if implicit else t)
         (self.implicit if implicit else self.explicit).gauss_seidel(t, h)
 
     def _advance(self, t, h, implicit):

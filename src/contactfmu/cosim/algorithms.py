@@ -2,9 +2,43 @@
 algorithms): ``initialize(t0, h)`` inside the FMUs' initialization mode, then per communication
 point ``exchange(t, h)`` (the values at t: what a recorder then reads) and ``step(t, h)`` (every FMU
 advances to t + h). The adaptive algorithm is cosim.adaptive.AdaptiveAlgorithm. Driven inputs are a
-manipulator (System._drive) applied where each scheme sets inputs; recording is the observer the
-System calls between exchange and step."""
+manipulator (:class:`DrivenInputs`) that each scheme applies where it sets inputs; recording is an
+observer (:class:`Recorder`) the System calls between exchange and step (fixed) or after each
+accepted step (adaptive)."""
+import math
+
 from .fastcalls import check
+
+
+class DrivenInputs:
+    """The manipulator of the inputs driven by functions of time (System.simulate(inputs=...)):
+    ``drive(t)`` sets each of them to its function's value at t (finite, or the run stops with a
+    CosimError naming it)."""
+
+    def __init__(self, system, plan):
+        self.system = system
+        self.plan = plan           # [(instance, value reference, function, "inst.var")]
+
+    def __call__(self, t):
+        for inst, vr, fn, ref in self.plan:
+            value = float(fn(t))
+            if not math.isfinite(value):
+                from .system import CosimError
+
+                raise CosimError(f"inputs[{ref!r}] gave {value!r} at t = {t:.9g} s")
+            self.system._call(inst, "fmi2SetReal", lambda: inst.slave.setReal([vr], [value]), t)
+
+
+class Recorder:
+    """The observer that records the outputs: ``observe(t)`` appends the row [t, outputs...] read
+    from the FMUs (``read``: a function of t, System._record_calls); ``rows`` holds them."""
+
+    def __init__(self, read):
+        self.read = read
+        self.rows = []
+
+    def observe(self, t):
+        self.rows.append(self.read(t))
 
 
 class DoSteps:
@@ -30,19 +64,28 @@ class _FixedStep:
 
 
 class GaussSeidel(_FixedStep):
-    """schemes "gauss-seidel" and "implicit" (the exchange decides which): at every communication
-    point the driven inputs, then the exchange in causal order (cosim.system docstring), then every
-    FMU steps."""
+    """scheme "gauss-seidel": at every communication point the driven inputs, then the exchange in
+    causal order (cosim.system docstring), then every FMU steps."""
 
     def initialize(self, t0, h):
         self.exchange_.gauss_seidel(t0, h)
 
     def exchange(self, t, h):
-        self.system._drive(self.drive, t)
+        self.drive(t)
         self.exchange_.gauss_seidel(t, h)
 
     def step(self, t, h):
         self._do_steps(t, h)
+
+
+class Implicit(GaussSeidel):
+    """scheme "implicit": the Gauss-Seidel order with values held, the forces of the compliant
+    elements with interface outputs made linearly implicit (its exchange has an ImplicitCoupling)."""
+
+    def __init__(self, system, exchange, drive):
+        if exchange.implicit is None:
+            raise ValueError("the implicit scheme needs an exchange with an ImplicitCoupling")
+        super().__init__(system, exchange, drive)
 
 
 class Jacobi(_FixedStep):
@@ -59,5 +102,5 @@ class Jacobi(_FixedStep):
 
     def step(self, t, h):
         self.exchange_.write(t)
-        self.system._drive(self.drive, t)
+        self.drive(t)
         self._do_steps(t, h)

@@ -13,11 +13,17 @@ Compliant elements that can be coupled implicitly declare their linearization:
   interface.c = df/ds_rel, interface.d = df/dv_rel  (INTERFACE), flange_b.f = f = -flange_a.f;
   the ModelStructure says whether they depend on the inputs (then the element is re-evaluated at
   the predicted end state, Newton's method).
-  An element that integrates its contact itself (given the attached inertias: a nonzero value of
-  one of HOLDS_OWN_FORCE) holds a coupling force of its own and is never linearized or probed.
+  An element that integrates its contact itself (the project's ElastoGap, TranslationalHardstop
+  and EndStop given the attached inertias m_a/m_b, m1/m2) says so by its Boolean output
+  INTEGRATES (true): it holds a coupling force of its own over each step and locates its own
+  events, so it is never linearized or probed, its discrete outputs are not searched for events
+  and the bodies it joins are left out of the adaptive master's error estimate (their motion at
+  a step's end depends on the step by design: an impulse spread over the steps around an impact).
 
-Bodies declare their inertia by a Real parameter INERTIA [kg] (> 0; a body without it, such as a
-fixed point, does not move in the implicit prediction).
+Bodies declare their inertia by a Real output INERTIA [kg] (> 0; a body without it, such as a
+fixed point or another tool's FMU, does not move in the implicit prediction).
+
+The master reads INERTIA and INTEGRATES in initialization mode, after the parameters are set.
 
 Discrete state: every Integer and Boolean output of an FMU (contact, stop and friction states,
 modes) is a state whose change is an event the adaptive master locates (DISCRETE_TYPES).
@@ -26,8 +32,8 @@ modes) is a state whose change is an event the adaptive master locates (DISCRETE
 PORT_ALIASES = {"s": "x", "f": "F"}          # SimulationX connector names of position and force
 INTERFACE = ("interface.c", "interface.d")   # outputs df/ds_rel and df/dv_rel of a compliant element
 COMPLIANT_FORCES = ("flange_a.f", "flange_b.f")
-INERTIA = "m"                                # a body's inertia [kg]: a Real parameter
-HOLDS_OWN_FORCE = ("m_a", "m_b", "m1", "m2")  # set (nonzero): the element integrates its contact itself
+INERTIA = "interface.m"                      # a body's inertia [kg]: a Real output
+INTEGRATES = "interface.integrates"          # Boolean output, true: the element integrates its contact itself
 DISCRETE_TYPES = ("Integer", "Boolean")       # outputs of these types are discrete states (events)
 
 
@@ -38,7 +44,3 @@ def port(variables, flange, what):
     alias = f"{flange}.{PORT_ALIASES.get(what, what)}"
     return alias if name not in variables and alias in variables else name
 
-
-def holds_own_force(values):
-    """True if the parameter values of an element make it hold its own coupling force."""
-    return any(values.get(name) for name in HOLDS_OWN_FORCE)

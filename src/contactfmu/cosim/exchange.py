@@ -6,6 +6,8 @@ of the System docstring, or libcosim's Jacobi order (all reads, then all writes)
 scheme="implicit" replaces the forces of the linearizable compliant elements by their
 linearly implicit values (:class:`ImplicitCoupling`) before they are summed into the bodies.
 """
+from typing import NamedTuple
+
 from fmpy.fmi2 import fmi2Real, fmi2ValueReference
 
 from .fastcalls import Reader, Writer, check
@@ -138,6 +140,38 @@ class Exchange:
                 call(t)
 
 
+class CoupledEnd(NamedTuple):
+    """A flange of an implicitly coupled element: the body there (its key, None if it does not move
+    in the prediction), the inertial flange of its node (instance, vr of s, vr of v), the rod offset,
+    and the element's motion inputs (vr of s, vr of v)."""
+    body: object
+    node: tuple
+    offset: float
+    input_s: int
+    input_v: int
+
+
+class CoupledElement(NamedTuple):
+    """A compliant element of the ImplicitCoupling: its instance, the vrs of its forces flange_a.f,
+    flange_b.f and interface outputs c, d, its two ends, and whether c, d depend on the inputs."""
+    inst: object
+    f_a: int
+    f_b: int
+    c: int
+    d: int
+    end_a: CoupledEnd
+    end_b: CoupledEnd
+    nonlinear: bool
+
+
+class CoupledBody(NamedTuple):
+    """A body of the ImplicitCoupling: its instance, its inertia, and the (instance, vr) of every
+    force term on it."""
+    inst: object
+    m: float
+    terms: list
+
+
 class ImplicitCoupling:
     """Implicit interface forces (scheme="implicit"): backward Euler on the interface.
 
@@ -160,8 +194,8 @@ class ImplicitCoupling:
 
     until the end-state forces agree with the linear model (a piecewise linear law: once its
     regions are right, exactly). L-stable: a contact of any stiffness and damping against any mass
-    is stable at any step (first order accurate). A body's inertia is its FMU's Real parameter m
-    (Mass, MassWithStopAndFriction); bodies without one (Fixed, another tool's FMU) do not move in
+    is stable at any step (first order accurate). A body's inertia is its FMU's Real output
+    interface.m (Mass, MassWithStopAndFriction; conventions.INERTIA); bodies without one (Fixed, another tool's FMU) do not move in
     the prediction (y = 0). Elements without the interface outputs, and signals, keep their
     present values (explicit)."""
 

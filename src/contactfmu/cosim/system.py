@@ -50,7 +50,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import conventions
-from .algorithms import GaussSeidel, Jacobi
+from .algorithms import DrivenInputs, GaussSeidel, Implicit, Jacobi, Recorder
 from .exchange import Exchange
 from .fastcalls import Reader
 from .results import Result
@@ -399,10 +399,22 @@ class System:
             signals.append(SignalLink(ia, va, ib, vb, with_der))
         return Plan(motion, signals, forces, accel)
 
+    def _integrating(self):
+        """Names of the instances that declare they integrate their contact themselves (Boolean output
+        conventions.INTEGRATES true; read in initialization mode)."""
+        names = set()
+        for inst in self.instances.values():
+            var = inst.variables.get(conventions.INTEGRATES)
+            if var is not None and var.causality == "output" and var.type == "Boolean":
+                if self._call(inst, "fmi2GetBoolean", lambda: inst.slave.getBoolean([var.valueReference]))[0]:
+                    names.add(inst.name)
+        return names
+
     def _implicit(self, plan):
         """The ImplicitCoupling of scheme="implicit": the compliant elements with interface outputs
-        (both flanges on nodes) and the bodies they act on, with their inertia m (read from the FMU)."""
-        from .exchange import ImplicitCoupling
+        (both flanges on nodes) and the bodies they act on, with the inertia they declare
+        (conventions.INERTIA, read in initialization mode)."""
+        from .exchange import CoupledBody, CoupledElement, CoupledEnd, ImplicitCoupling
 
         INTERFACE = conventions.INTERFACE
         motion, _, forces, _ = plan
@@ -410,27 +422,27 @@ class System:
         mass = {}
         for si, *_ in motion:
             var = si.variables.get(conventions.INERTIA)
-            if si.name not in mass and var is not None and var.causality == "parameter" and var.type == "Real":
+            if si.name not in mass and var is not None and var.causality == "output" and var.type == "Real":
                 m = self._call(si, "fmi2GetReal", lambda: si.slave.getReal([var.valueReference]))[0]
                 mass[si.name] = m if m > 0.0 else None
-        elements, used = [], set()
+        elements, used, integrating = [], set(), self._integrating()
         for inst in self.instances.values():
             names = conventions.COMPLIANT_FORCES + INTERFACE
-            if not all(n in inst.variables for n in names) or conventions.holds_own_force(inst.values):
-                continue  # no interface outputs, or an element that holds its own coupling force
+            if not all(n in inst.variables for n in names) or inst.name in integrating:
+                continue  # no interface outputs, or an element that integrates its contact itself
             ends = [feed.get((inst.name, inst.var(inst.port(fl, "s")).valueReference)) for fl in ("flange_a", "flange_b")]
             if None in ends:
                 continue
-            ends = [(si.name if mass.get(si.name) else None, (si, vs, vv), off, ts, tv)
+            ends = [CoupledEnd(si.name if mass.get(si.name) else None, (si, vs, vv), off, ts, tv)
                     for si, vs, vv, off, ts, tv in ends]
-            used.update(e[0] for e in ends if e[0])
+            used.update(e.body for e in ends if e.body)
             depends = {u.variable.name: u.dependencies for u in inst.md.outputs}
             nonlinear = any(depends.get(n) for n in INTERFACE)
-            elements.append((inst, *(inst.var(n).valueReference for n in names), *ends, nonlinear))
+            elements.append(CoupledElement(inst, *(inst.var(n).valueReference for n in names), *ends, nonlinear))
         bodies = {}
         for si, vf, srcs, _ in forces:
             if si.name in used:
-                bodies.setdefault(si.name, (si, mass[si.name], []))[2].extend(srcs)
+                bodies.setdefault(si.name, CoupledBody(si, mass[si.name], [])).terms.extend(srcs)
         return ImplicitCoupling(elements, bodies)
 
     def _recorder(self, outputs):
@@ -497,12 +509,6 @@ class System:
             result.append((inst, var.valueReference, fn, ref))
         return result
 
-    def _drive(self, plan, t):
-        for inst, vr, fn, ref in plan:
-            value = float(fn(t))
-            if not math.isfinite(value):
-                raise CosimError(f"inputs[{ref!r}] gave {value!r} at t = {t:.9g} s")
-            self._call(inst, "fmi2SetReal", lambda: inst.slave.setReal([vr], [value]), t)
 
     def simulate(self, stop_time, step=None, start_time=0.0, output_interval=None, outputs=None, progress=None,
                  scheme=None, inputs=None, rtol=1e-4, atol=1e-6):
@@ -540,23 +546,28 @@ class System:
         n_steps = int(math.ceil((stop_time - start_time) / step - 1e-9))
         every = 1 if output_interval is None else max(1, int(round(output_interval / step)))
         plan = self._plan(derivatives=scheme == "gauss-seidel")
-        drive = self._input_plan(inputs, plan)
+        drive = DrivenInputs(self, self._input_plan(inputs, plan))
         names, groups = self._recorder(outputs)
-        rows = []
         bar = _Progress(start_time, stop_time) if progress is True else None
         try:
             self._instantiate(start_time, stop_time)
-            exchange = Exchange(plan, self._implicit(plan) if scheme == "implicit" else None)
-            record = self._record_calls(groups)
-            algorithm = (Jacobi if scheme == "jacobi" else GaussSeidel)(self, exchange, drive)
-            self._initialize(drive, start_time, lambda: algorithm.initialize(start_time, step))
+            recorder = Recorder(self._record_calls(groups))
+
+            def setup():   # in initialization mode: the FMUs' declarations can be read
+                exchange = Exchange(plan, self._implicit(plan) if scheme == "implicit" else None)
+                scheme_class = {"jacobi": Jacobi, "implicit": Implicit}.get(scheme, GaussSeidel)
+                algorithm = scheme_class(self, exchange, drive)
+                algorithm.initialize(start_time, step)
+                return algorithm
+
+            algorithm = self._initialize(drive, start_time, setup)
             t = start_time
             for n in range(n_steps + 1):
                 t_next = min(start_time + (n + 1) * step, stop_time)
                 h = t_next - t
                 algorithm.exchange(t, h)
                 if n % every == 0 or n == n_steps:
-                    rows.append(record(t))
+                    recorder.observe(t)
                 if n == n_steps:
                     break
                 algorithm.step(t, h)
@@ -567,7 +578,7 @@ class System:
             if bar:
                 bar.close()
             self._free()
-        return Result(["time"] + names, np.array(rows, dtype=float))
+        return Result(["time"] + names, np.array(recorder.rows, dtype=float))
 
     def _simulate_adaptive(self, stop_time, step, start_time, output_interval, outputs, progress, inputs, rtol, atol):
         from .adaptive import AdaptiveAlgorithm
@@ -587,9 +598,8 @@ class System:
         h0 = step or min([float(h) for h in defaults] + [span / 100.0])
         hmax = min(output_interval or span / 50.0, span)
         plan = self._plan(derivatives=True)
-        drive = self._input_plan(inputs, plan)
+        drive = DrivenInputs(self, self._input_plan(inputs, plan))
         names, groups = self._recorder(outputs)
-        rows = []
         bar = _Progress(start_time, stop_time) if progress is True else None
         grid = None
         if output_interval is not None:
@@ -597,22 +607,26 @@ class System:
             grid = [min(start_time + k * output_interval, stop_time) for k in range(1, n_out + 1)]
         try:
             self._instantiate(start_time, stop_time)
-            explicit = Exchange(plan)
-            coupling = self._implicit(plan)
-            implicit = Exchange(plan, coupling, lead=True) if coupling.elements else None
-            record = self._record_calls(groups)
-            self._initialize(drive, start_time, lambda: explicit.gauss_seidel(start_time, h0))
-            algorithm = AdaptiveAlgorithm(self, plan, explicit, implicit or explicit, coupling if implicit else None,
-                                          drive, rtol, atol, h0, hmax, event_window=1e-9 * span,
-                                          hmin=1e-14 * max(1.0, abs(stop_time)))
+            recorder = Recorder(self._record_calls(groups))
+
+            def setup():   # in initialization mode: the FMUs' declarations can be read
+                explicit = Exchange(plan)
+                coupling = self._implicit(plan)
+                implicit = Exchange(plan, coupling, lead=True) if coupling.elements else None
+                explicit.gauss_seidel(start_time, h0)
+                return AdaptiveAlgorithm(self, plan, explicit, implicit or explicit, coupling if implicit else None,
+                                         drive, rtol, atol, h0, hmax, event_window=1e-9 * span,
+                                         hmin=1e-14 * max(1.0, abs(stop_time)), integrating=self._integrating())
+
+            algorithm = self._initialize(drive, start_time, setup)
             algorithm.initialize(start_time)
-            rows.append(record(start_time))
+            recorder.observe(start_time)
             t, k = start_time, 0
             while t < stop_time:
                 limit = grid[k] if grid else stop_time
                 t = algorithm.step(t, limit)
                 if grid is None or t >= limit:
-                    rows.append(record(t))
+                    recorder.observe(t)
                     if grid:
                         k += 1
                 _report(bar, progress, t)
@@ -621,18 +635,20 @@ class System:
             if bar:
                 bar.close()
             self._free()
-        result = Result(["time"] + names, np.array(rows, dtype=float))
+        result = Result(["time"] + names, np.array(recorder.rows, dtype=float))
         result.steps = algorithm.records
         return result
 
-    def _initialize(self, drive, start_time, exchange):
-        """Initialization mode of every instance around the scheme's initial exchange."""
-        self._drive(drive, start_time)
+    def _initialize(self, drive, start_time, setup):
+        """Initialization mode of every instance around setup() (which sets up the scheme and makes
+        its initial exchange); returns what setup returns."""
+        drive(start_time)
         for inst in self.instances.values():
             self._call(inst, "fmi2EnterInitializationMode", inst.slave.enterInitializationMode, start_time)
-        exchange()
+        made = setup()
         for inst in self.instances.values():
             self._call(inst, "fmi2ExitInitializationMode", inst.slave.exitInitializationMode, start_time)
+        return made
 
     def _terminate(self, t):
         for inst in self.instances.values():

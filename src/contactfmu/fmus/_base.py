@@ -174,6 +174,23 @@ def interface_outputs(depends):
     ]
 
 
+def inertia_output():
+    """The inertia a body declares to masters (contactfmu.cosim.conventions): the mass that the
+    forces on its flanges accelerate, for masters that predict its motion (implicit coupling)."""
+    return out("interface.m", "kg", "Interface inertia: the mass the forces on the flanges accelerate (= m), for "
+                                    "masters that couple implicitly")
+
+
+def integrates_output(given):
+    """Whether the element integrates its contact itself, declared to masters (contactfmu.cosim.
+    conventions): with the attached inertias `given` (parameter names) it holds its own coupling force
+    over each step and locates its own events; a master must not linearize or probe it."""
+    return out("interface.integrates", None,
+               f"true if the element integrates the contact itself ({' or '.join(given)} > 0): it then holds "
+               f"its own coupling force over each step and locates its own events, so a master must neither "
+               f"linearize nor probe it; false: its outputs are the law at the present inputs", kind="Boolean")
+
+
 FORCE_INPUTS_PER_FLANGE = 4  # <flange>.f, .f2, .f3, .f4
 
 

@@ -3,7 +3,8 @@ from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import elastogap
 from ..physics.contact_motion import Coupler, reduced_mass, stiffness_number
-from ._base import ContactSlave, inp, interface_outputs, motion_in_flange, out, parameter, sampled_law_remedy
+from ._base import (ContactSlave, inp, integrates_output, interface_outputs, motion_in_flange, out, parameter,
+                    sampled_law_remedy)
 
 MOTION = ("flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v")
 POSITIONS = ("flange_a.s", "flange_b.s")
@@ -78,6 +79,7 @@ class ElastoGap(ContactSlave):
         out("heatPort.Q_flow", "W", "Heat flow rate into the heat port (= -lossPower if useHeatPort, else 0)",
             depends=MOTION),
         *interface_outputs(MOTION),
+        integrates_output(("m_a", "m_b")),
     ]
 
     def __init__(self, **kwargs):
@@ -98,6 +100,7 @@ class ElastoGap(ContactSlave):
         return self.f_ref if self.f_ref > 0.0 else self.c * self.s_ref
 
     def compute_outputs(self):
+        self.interface_integrates = bool(reduced_mass(self.m_a, self.m_b))
         self.s_rel = self.flange_b_s - self.flange_a_s
         self.v_rel = self.flange_b_v - self.flange_a_v
         f_ref = self._f_ref()

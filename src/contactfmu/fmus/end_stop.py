@@ -3,7 +3,7 @@ from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import endstop
 from ..physics.contact_motion import held_motion, advance_shadow, couple, planning_step, reduced_mass, stiffness_number
-from ._base import ContactSlave, inp, out, parameter, sampled_law_remedy
+from ._base import ContactSlave, inp, integrates_output, out, parameter, sampled_law_remedy
 
 MOTION = ("ctr1.x", "ctr1.v", "ctr2.x", "ctr2.v")
 POSITIONS = ("ctr1.x", "ctr2.x")
@@ -108,6 +108,7 @@ class EndStop(ContactSlave):
             depends=MOTION, kind="Integer"),
         out("Pl", "W", "Power loss of the friction (= Ff*dv)", depends=MOTION),
         out("impulse", "N.s", "Impulse of the rigid impacts located in the last communication step (sign of Fi)"),
+        integrates_output(("m1", "m2")),
     ]
 
     def __init__(self, **kwargs):
@@ -142,6 +143,7 @@ class EndStop(ContactSlave):
         self._expected = None  # the bodies' (dx, dv) at the end of the last step as the element models it
 
     def compute_outputs(self):
+        self.interface_integrates = bool(reduced_mass(self.m1, self.m2))
         p = self.parameters()
         self.dx = self.ctr1_x - self.ctr2_x
         self.dv = self.ctr1_v - self.ctr2_v

@@ -2,8 +2,8 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import rigid
-from ._base import (ContactSlave, flange_motion_outputs, force_in_flange, force_inputs, inertial_remedy, out,
-                    parameter)
+from ._base import (ContactSlave, flange_motion_outputs, force_in_flange, force_inputs, inertia_output,
+                    inertial_remedy, out, parameter)
 
 
 class Mass(ContactSlave):
@@ -34,6 +34,7 @@ class Mass(ContactSlave):
         out("v", "m/s", "Absolute velocity of the component (= der(s); = v_start at the start time)"),
         out("a", "m/s2", "Absolute acceleration (= der(v)) = (-flange_a.f - flange_b.f)/m", depends=FORCES),
         *flange_motion_outputs(FORCES),
+        inertia_output(),
     ]
 
     def initialize(self, t0):
@@ -43,6 +44,7 @@ class Mass(ContactSlave):
         if not self._initialized:
             self.s, self.v = self.s_start, self.v_start
         self.a = rigid.acceleration(self.m, -self.cut_force("flange_a") - self.cut_force("flange_b"))
+        self.interface_m = self.m
         self.publish_motion()
 
     def step(self, t, h):

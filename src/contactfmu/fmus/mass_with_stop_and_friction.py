@@ -2,8 +2,8 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import mass_with_stop_and_friction as mwsf
-from ._base import (ContactSlave, flange_motion_outputs, force_in_flange, force_inputs, inertial_remedy, out,
-                    parameter)
+from ._base import (ContactSlave, flange_motion_outputs, force_in_flange, force_inputs, inertia_output,
+                    inertial_remedy, out, parameter)
 
 FORCES = force_inputs("flange_a") + force_inputs("flange_b")
 
@@ -72,6 +72,7 @@ class MassWithStopAndFriction(ContactSlave):
             depends=FORCES),
         out("lastEventTime", "s", "Time of the last event located inside the steps (stick, slip, stop "
                                   "impact; -1 before the first)"),
+        inertia_output(),
     ]
 
     def check(self):
@@ -114,6 +115,7 @@ class MassWithStopAndFriction(ContactSlave):
         self.stopped = mwsf.stopped_flag(p, self.s)
         self.lossPower = self.f * self.v
         self.heatPort_Q_flow = -self.lossPower if self.useHeatPort else 0.0
+        self.interface_m = self.m
         self.publish_motion()
 
     def step(self, t, h):

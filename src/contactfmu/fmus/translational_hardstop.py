@@ -3,7 +3,8 @@ from pythonfmu.default_experiment import DefaultExperiment
 
 from ..physics import hardstop
 from ..physics.contact_motion import Coupler, reduced_mass, stiffness_number
-from ._base import ContactSlave, interface_outputs, motion_in_flange, out, parameter, sampled_law_remedy
+from ._base import (ContactSlave, integrates_output, interface_outputs, motion_in_flange, out, parameter,
+                    sampled_law_remedy)
 
 MOTION = ("flange_a.s", "flange_a.v", "flange_b.s", "flange_b.v")
 POSITIONS = ("flange_a.s", "flange_b.s")
@@ -70,6 +71,7 @@ class TranslationalHardstop(ContactSlave):
                              "(s_rel < -b/2), 0 in the gap; for b <= 2e-10 the sign of s_rel",
             depends=POSITIONS, kind="Integer"),
         *interface_outputs(POSITIONS),
+        integrates_output(("m_a", "m_b")),
     ]
 
     def __init__(self, **kwargs):
@@ -81,6 +83,7 @@ class TranslationalHardstop(ContactSlave):
         self._coupler = Coupler(mu, self.default_experiment.step_size) if mu else None
 
     def compute_outputs(self):
+        self.interface_integrates = bool(reduced_mass(self.m_a, self.m_b))
         self.s_rel = self.flange_b_s - self.flange_a_s
         self.v_rel = self.flange_b_v - self.flange_a_v
         law, self.contact = hardstop.force(self.s_rel, self.v_rel, self.b, self.c, self.d)
