@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .execute import ExampleModel, FmuFile, Job, execute, provide, sha256_file
+from .execute import ExampleModel, FmuFile, Job, execute, provide
 from .metrics import KINDS, Metric, as_metric, parse_metric, signal, tube
 from .runs import (METHODS, OPTIONS, Run, Runs, StudyError, as_runs, explicit, grid, is_option, parse_grid,
                    parse_range, samples)
@@ -130,8 +130,12 @@ class Study:
         folder = fmus if fmus is not None else ROOT / "fmus"
         used = _FmuFolder(folder) if isinstance(folder, (str, Path)) else dict(folder)
         system = self._check_model(used)
-        self.files = [FmuFile(n, sha256_file(p), str(Path(p).resolve())) for n, p in used.items()
-                      if str(Path(p).resolve()) in {str(Path(i.path).resolve()) for i in system.instances.values()}]
+        paths = {str(Path(i.path).resolve()) for i in system.instances.values()}
+        self.files = []      # the FMUs the model uses, read now: the runs need no file of the client's
+        for n, p in used.items():
+            if str(Path(p).resolve()) in paths:
+                data = Path(p).read_bytes()
+                self.files.append(FmuFile(n, hashlib.sha256(data).hexdigest(), str(Path(p).resolve()), data))
         self.units = self._check_values(system)
         self.outputs = self._outputs(system, outputs)
 
@@ -167,12 +171,14 @@ class Study:
                 units[ref] = {"step": "s", "start_time": "s", "stop_time": "s", "output_interval": "s"}.get(ref, "")
                 continue
             inst, var = self._variable(system, ref, "parameter")
+            var_name = ref.partition(".")[2]
             settable = [v.name for v in inst.md.modelVariables
                         if v.causality == "parameter" or (v.causality == "input" and v.type == "Real")]
             if var is None or not (var.causality in SETTABLE or var.initial in ("exact", "approx")):
-                what = "has no variable" if var is None else f"cannot set {var.causality}"
-                raise StudyError(f"parameter {ref!r}: {inst.name} ({inst.md.modelName}) {what} {ref.partition('.')[2]!r}; "
-                                 f"its parameters and inputs: {', '.join(settable)}")
+                what = (f"has no variable {var_name!r}" if var is None else
+                        f"computes {var_name!r} (an {var.causality}), it cannot be set")
+                raise StudyError(f"parameter {ref!r}: {inst.name} ({inst.md.modelName}) {what}; its parameters "
+                                 f"and inputs: {', '.join(settable)}")
             units[ref] = var.unit or ""
         for m in self.metrics:
             for ref in m.signals or ():
@@ -289,10 +295,7 @@ class Study:
                 else:
                     from .cluster import run_all
 
-                    files = [f._replace(data=Path(f.path).read_bytes()) for f in self.files]
-                    if any(sha256_file(f.path) != f.sha for f in self.files):
-                        raise StudyError("an FMU file changed since the study was made: make the Study again")
-                    run_all(job, todo, files, on_row, workers, scheduler, client)
+                    run_all(job, todo, self.files, on_row, workers, scheduler, client)
         finally:
             bar.close()
             if table is not None:

@@ -56,9 +56,10 @@ class Table:
     def _read_csv(self, path):
         import pandas as pd
 
+        exact = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
         try:
-            df = pd.read_csv(path, float_precision="round_trip", keep_default_na=False, na_values=["nan"],
-                             dtype={c: str for c in STRINGS})
+            df = pd.read_csv(path, keep_default_na=False, na_values=["nan"], dtype={c: str for c in STRINGS},
+                             **exact)    # pandas 3 reads floats exactly by default (and deprecates the option)
         except pd.errors.EmptyDataError:
             return None
         except (pd.errors.ParserError, UnicodeDecodeError) as exc:
