@@ -6,7 +6,7 @@ preload compression between the plates' stops 1.0 .. 2.0 mm), 32 Monte Carlo sam
 --samples, --seed), run by contactfmu.study on a LocalCluster (--workers) or a running scheduler
 (--scheduler ADDR). Each run covers the first quarter period of the 0.01 Hz drive, 0 to 25 s, the
 force rising from 0 to its 150 N peak (the loading branch of the characteristic), with the implicit
-coupling at a fixed 5 ms step: about 1.5 s per run (the example's own default, the adaptive master at
+coupling at a fixed 5 ms step (--step): about 1.5 s per run (the example's own default, the adaptive master at
 rtol 1e-3, takes about 7 s for those 25 s).
 
 Metrics per run: the drive force at which spring plate A lifts off its stop (outerContactA opens:
@@ -70,14 +70,14 @@ def quasi_static(c, s_rel0):
     return c * c0 / (1.0 + c / C_CONTACT), F_PEAK / c - c0 + 2.0 * F_PEAK / C_CONTACT
 
 
-def run(out="results", fmu_dir=None, n=32, seed=1, workers=None, scheduler=None):
+def run(out="results", fmu_dir=None, n=32, seed=1, workers=None, scheduler=None, step=OPTIONS["step"]):
     """Run the study; returns (its table with the quasi-static values added, wall time in s, study)."""
     fmu = examples.fmus(fmu_dir or examples.ROOT / "fmus", ["Fixed", "ElastoGap", "Mass", "Spring", "Damper",
                                                            "Force", "Sine"])
     metrics = [Metric("lift_off_force", lift_off_force, SIGNALS, unit="N"),
                Metric("travel", travel, SIGNALS, unit="m")]
     study = Study(EXAMPLE, samples(n, RANGES, "random", seed), metrics, stop_time=STOP, fmus=fmu,
-                  options=OPTIONS, name=NAME)
+                  options={**OPTIONS, "step": step}, name=NAME)
     out = Path(out)
     t0 = time.perf_counter()
     table = study.run(out / f"{NAME}.csv", workers=workers, scheduler=scheduler, resume=False, trajectories=True,
@@ -86,11 +86,11 @@ def run(out="results", fmu_dir=None, n=32, seed=1, workers=None, scheduler=None)
     qs = [quasi_static(c, s) for c, s in zip(table["spring.c"], table["spring.s_rel0"])]
     table["lift_off_force_quasi_static"] = [q[0] for q in qs]
     table["travel_quasi_static"] = [q[1] for q in qs]
-    plot(table, out, study)
+    plot(table, out, step)
     return table, wall, study
 
 
-def plot(table, out, study):
+def plot(table, out, step):
     """The characteristics (spool travel over the drive force, colour: spring.c), histograms of the
     lift-off force and the travel at 150 N, and their deviations from the quasi-static values."""
     plt = examples.pyplot()
@@ -129,7 +129,7 @@ def plot(table, out, study):
     examples.legend_below(fig, [*axes[0, 1].get_legend_handles_labels()[0], *ax.get_legend_handles_labels()[0],
                                 *ax2.get_legend_handles_labels()[0]])
     fig.suptitle(f"MSL PreLoad from FMUs, Monte Carlo over spring.c (+-20 %) and spring.s_rel0 (+-0.5 mm): "
-                 f"{len(table)} runs\n0 to {STOP:g} s (drive force 0 to {F_PEAK:g} N), implicit coupling at 5 ms "
+                 f"{len(table)} runs\n0 to {STOP:g} s (drive force 0 to {F_PEAK:g} N), implicit coupling at {step:g} s "
                  f"(contactfmu.study)")
     examples.save(fig, out / f"{NAME}.png")
 
@@ -138,6 +138,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="results")
     parser.add_argument("--fmus", default=str(examples.ROOT / "fmus"))
+    parser.add_argument("--step", type=float, default=OPTIONS["step"],
+                        help=f"step of the implicit coupling in s (default {OPTIONS['step']:g})")
     parser.add_argument("--samples", type=int, default=32, help="Monte Carlo samples (default 32)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the samples (default 1)")
     parser.add_argument("--workers", type=int, default=None, help="worker processes (default: one per CPU; 0: serial)")
@@ -145,7 +147,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.samples < 1:
         parser.error(f"--samples must be >= 1, got {args.samples}")
-    table, wall, study = run(args.out, args.fmus, args.samples, args.seed, args.workers, args.scheduler)
+    if not args.step > 0:
+        parser.error(f"--step must be > 0, got {args.step!r}")
+    table, wall, study = run(args.out, args.fmus, args.samples, args.seed, args.workers, args.scheduler, args.step)
     ok = table["status"] == "ok"
     force = examples.Checks([examples.Check(
         f"largest |lift-off force - quasi-static| ({table['lift_off_force'][ok].min():.2f} .. "

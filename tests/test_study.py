@@ -334,3 +334,25 @@ def test_command_line_study_writes_table_and_heat_map(cluster, fmu_dir, tmp_path
 def test_command_line_names_bad_input(args, message, fmu_dir):
     run = cli("study", "study_elastogap_restitution", *args, "--fmus", fmu_dir)
     assert run.returncode == 2 and "contactfmu: error: " in run.stderr and message in run.stderr, run.stderr
+
+
+def test_readme_study_snippet_runs_and_writes_into_an_ignored_folder(fmu_dir, tmp_path):
+    """The README's study snippet, run where a user runs it (the repository root, FMUs in fmus/):
+    6 runs on its own LocalCluster of 2 workers, rebounds as the closed form of the MSL law."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text()
+    section = readme[readme.index("## Parameter studies"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    written = re.findall(r"run\(\"([^\"]+)\"", code)
+    assert written and subprocess.run(["git", "check-ignore", "-q", written[0]], cwd=root).returncode == 0
+    shutil.copytree(fmu_dir, tmp_path / "fmus")
+    (tmp_path / "snippet.py").write_text(code)
+    proc = subprocess.run([sys.executable, "snippet.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    table = read_table(tmp_path / written[0])
+    assert list(table["status"]) == ["ok"] * 6 and table["worker"].nunique() == 2
+    for c, d, e in zip(table["gap.c"], table["gap.d"], table["rebound"]):   # measured up to +1.4e-3 at c = 1e6
+        assert e == pytest.approx(closed_form_restitution(1.0, c, d)[0], rel=3e-3)

@@ -12,9 +12,23 @@ def label(name, unit):
 
 
 def is_geometric(values):
-    """True for positive values spanning a factor 20 or more: plotted on a log axis."""
-    v = np.asarray(values, dtype=float)
-    return bool(len(v) > 1 and np.all(v > 0) and v.max() / v.min() >= 20)
+    """True for positive values spanning a factor 20 or more, or in geometric (not linear) progression:
+    plotted on a log axis."""
+    v = np.sort(np.asarray(values, dtype=float))
+    if len(v) < 2 or np.any(v <= 0):
+        return False
+    if v[-1] / v[0] >= 20:
+        return True
+    ratios, steps = v[1:] / v[:-1], np.diff(v)
+    return bool(len(v) >= 3 and np.allclose(ratios, ratios[0], rtol=1e-9) and not np.allclose(steps, steps[0], rtol=1e-9))
+
+
+def describe(study):
+    """'<n> runs of <model>, 0 to <stop> s, <options>' for titles."""
+    model = getattr(study.model, "name", None) or getattr(study.model, "__name__", "the model")
+    stop = f", 0 to {study.stop_time:g} s" if study.stop_time is not None else ""
+    options = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in study.options.items())
+    return f"{len(study.runs)} runs of {model}{stop}{', ' + options if options else ''}"
 
 
 def cell_edges(centers, log):
@@ -40,7 +54,7 @@ def plot(frame, study, path, title=None):
     """Write the study's plot (PNG) to `path`; returns path."""
     metrics = [(m.name, m.unit) for m in study.metrics] + [("wall_time", "s")]
     runs = study.runs
-    title = title or f"study {study.name}: {len(frame)} runs"
+    title = title or f"study {study.name}: {describe(study)}"
     title += _failed(frame)
     if runs.kind == "grid" and len(runs.axes) == 1:
         fig = _curves(frame, study, metrics)
