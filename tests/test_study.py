@@ -356,3 +356,24 @@ def test_readme_study_snippet_runs_and_writes_into_an_ignored_folder(fmu_dir, tm
     assert list(table["status"]) == ["ok"] * 6 and table["worker"].nunique() == 2
     for c, d, e in zip(table["gap.c"], table["gap.d"], table["rebound"]):   # measured up to +1.4e-3 at c = 1e6
         assert e == pytest.approx(closed_form_restitution(1.0, c, d)[0], rel=3e-3)
+
+
+def test_a_run_whose_workers_keep_dying_is_lost_and_run_again_on_resume(fmus, tmp_path):
+    """With no failure allowed (distributed.scheduler.allowed-failures = 0) the run that kills its
+    worker is "lost" (KilledWorker), the others are ok; a resumed study runs only that one again."""
+    import dask
+    from distributed import Client, LocalCluster
+
+    log, marker, out = tmp_path / "executions.log", tmp_path / "killed", tmp_path / "lost.csv"
+    study = Study(impact, grid({"mass.v_start": [-1.0, -2.0, -3.0]}),
+                  [Metric("v0", Logged(log, (-2.0, str(marker))), ["mass.v"])], stop_time=0.01, fmus=fmus,
+                  options={"step": 1e-4})
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                          silence_logs=logging.CRITICAL) as c, Client(c) as client:
+            first = study.run(out, client=client)
+            assert list(first["status"]) == ["ok", "lost", "ok"]
+            assert "KilledWorker" in first["error"][1] and np.isnan(first["v0"][1])
+            again = study.run(out, client=client)
+    assert list(again["status"]) == ["ok"] * 3 and list(again["v0"]) == [-1.0, -2.0, -3.0]
+    assert sorted(executions(log)) == [-3.0, -2.0, -2.0, -1.0]

@@ -16,6 +16,7 @@ from distributed import Client, LocalCluster, as_completed
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from .execute import execute, provide
+from .runs import StudyError
 
 
 class FmuPlugin(WorkerPlugin):
@@ -42,7 +43,10 @@ def run_all(job, runs, files, on_row, workers=None, scheduler=None, client=None)
     try:
         if client is None:
             if scheduler is not None:
-                client = own_client = Client(scheduler)
+                try:
+                    client = own_client = Client(scheduler)
+                except (OSError, TimeoutError) as exc:
+                    raise StudyError(f"cannot connect to the dask scheduler at {scheduler!r}: {exc}") from None
             else:
                 n = max(1, min(workers or os.cpu_count() or 1, len(runs)))
                 own_cluster = local_cluster(n)
