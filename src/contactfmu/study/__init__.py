@@ -19,7 +19,7 @@ import hashlib
 import inspect
 import json
 import math
-import os
+import numbers
 import sys
 import tempfile
 import time
@@ -124,7 +124,7 @@ class Study:
                                  f"(the stop time is stop_time=)")
         if stop_time is None and not all("stop_time" in r.values for r in self.runs):
             raise StudyError("stop_time: give the stop time of the runs (or a stop_time value in every run)")
-        if stop_time is not None and not (isinstance(stop_time, (int, float)) and math.isfinite(stop_time)):
+        if stop_time is not None and not (isinstance(stop_time, numbers.Real) and math.isfinite(stop_time)):
             raise StudyError(f"stop_time = {stop_time!r}: must be a finite number of seconds")
         self.stop_time = None if stop_time is None else float(stop_time)
         folder = fmus if fmus is not None else ROOT / "fmus"

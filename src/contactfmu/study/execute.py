@@ -10,7 +10,6 @@ file once per process. Nothing here imports dask: the serial path runs the same 
 import hashlib
 import math
 import os
-import runpy
 import socket
 import sys
 import time
@@ -165,8 +164,3 @@ def execute(job, run):
     row["wall_time"] = time.perf_counter() - t0
     sys.stdout.flush()
     return row
-
-
-def load_example(path):
-    """The namespace of an example script (for its constants), without running its main."""
-    return runpy.run_path(str(path))
