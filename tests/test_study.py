@@ -377,3 +377,17 @@ def test_a_run_whose_workers_keep_dying_is_lost_and_run_again_on_resume(fmus, tm
             again = study.run(out, client=client)
     assert list(again["status"]) == ["ok"] * 3 and list(again["v0"]) == [-1.0, -2.0, -3.0]
     assert sorted(executions(log)) == [-3.0, -2.0, -2.0, -1.0]
+
+
+def test_tube_metric_is_the_verdict_of_the_msl_comparison(fmus):
+    """tube(reference): 1 for the run that is the reference's own model (c = 1e5), 0 for a stiffer
+    contact (c = 2e5: an earlier, higher rebound, far outside the 2e-3 tube)."""
+    from contactfmu.study import tube
+
+    system = impact({n: str(p) for n, p in fmus.items()})
+    reference = system.simulate(0.02, step=1e-4, outputs=["mass.s", "mass.v"])
+    study = Study(impact, grid({"gap.c": [1e5, 2e5]}), [tube(reference, ["mass.s", "mass.v"])], stop_time=0.02,
+                  fmus=fmus, options={"step": 1e-4})
+    assert list(study.run(workers=0)["tube"]) == [1.0, 0.0]
+    with pytest.raises(StudyError, match="mass.a not in the reference"):
+        tube(reference, ["mass.a"])
