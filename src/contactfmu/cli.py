@@ -468,9 +468,10 @@ def parser():
                         "plot into --out)", usage="contactfmu study EXAMPLE (--grid NAME=VALUES ... | --samples N "
                         "--param NAME=LO:HI ...) --metric KIND:SIGNAL ... --stop T [options]",
                         description="Runs the model of examples/EXAMPLE.py (its build_system) once per parameter set "
-                        "on a dask.distributed cluster and writes DIR/NAME.csv (one row per run: values, metrics, "
-                        "wall time, status, error message), DIR/NAME.json (the study) and DIR/NAME.png (a curve for "
-                        "one grid parameter, a heat map for two, histograms otherwise). Runs already in the table "
+                        "on a dask.distributed cluster and writes OUT/STUDY.csv (one row per run: values, metrics, "
+                        "wall time, status, error message), OUT/STUDY.json (the study) and OUT/STUDY.png (a curve "
+                        "for one grid parameter, a heat map for two, histograms otherwise); OUT: --out, STUDY: "
+                        "--name (default EXAMPLE_study). Runs already in the table "
                         "are not repeated (--fresh starts over). Exit status 1 if a run failed. NAME: "
                         "instance.variable, a parameter or start value (spring.c, mass.s_start), or a simulate() "
                         "option (step, rtol, ...).")
@@ -494,8 +495,8 @@ def parser():
                     "(default: one per CPU; 0: serial in this process)")
     st.add_argument("--scheduler", default=None, metavar="ADDR", help="address of a running dask scheduler "
                     "(e.g. tcp://host:8786) instead of a local cluster")
-    st.add_argument("--out", default=None, help="output directory (default: results)")
-    st.add_argument("--name", default=None, help="name of the table and plot (default: EXAMPLE_study)")
+    st.add_argument("--out", default=None, metavar="OUT", help="output directory (default: results)")
+    st.add_argument("--name", default=None, metavar="STUDY", help="name of the table and plot (default: EXAMPLE_study)")
     st.add_argument("--format", default="csv", choices=["csv", "parquet"], help="table format (default: csv)")
     st.add_argument("--fmus", default=None, help="FMU directory (default: fmus; missing FMUs are built)")
     st.add_argument("--trajectories", action="store_true", help="also write every run's result to DIR/NAME.runs/")
