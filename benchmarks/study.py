@@ -17,8 +17,8 @@ largest force on plate A's stop, trajectories recorded every 50 ms. It runs
 Speedup = serial wall time / cluster wall time. Goal: at least 1.7 for 2. with 2 workers on a
 2-core machine, and every metric and every trajectory of the cluster runs equal to the serial
 runs' bit for bit. Wall times depend on the machine's load: the 1-minute load average is recorded
-before and after each phase (--wait-load L waits, up to 10 minutes, until it is below L before
-starting, --patience)). Prints the figures, writes them to --out, exits 1 if a goal fails.
+before and after each phase (--wait-load L waits until it is below L before starting, at most
+--patience seconds, default 600). Prints the figures, writes them to --out, exits 1 if a goal fails.
 """
 import argparse
 import json
