@@ -76,7 +76,7 @@ def cluster():
     """A LocalCluster of 2 worker processes, one thread each, and its client."""
     from distributed import Client, LocalCluster
 
-    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
                      silence_logs=logging.ERROR)
     client = Client(c)
     yield client
@@ -369,7 +369,7 @@ def test_a_run_whose_workers_keep_dying_is_lost_and_run_again_on_resume(fmus, tm
                   [Metric("v0", Logged(log, (-2.0, str(marker))), ["mass.v"])], stop_time=0.01, fmus=fmus,
                   options={"step": 1e-4})
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
                           silence_logs=logging.CRITICAL) as c, Client(c) as client:
             first = study.run(out, client=client)
             assert list(first["status"]) == ["ok", "lost", "ok"]

@@ -30,8 +30,9 @@ class FmuPlugin(WorkerPlugin):
 
 
 def local_cluster(workers):
-    """A LocalCluster of `workers` worker processes with one thread each (one FMU set per process)."""
-    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+    """A LocalCluster of `workers` worker processes with one thread each (one FMU set per process); its
+    scheduler's HTTP server (dashboard) on a free port of 127.0.0.1, never a fixed or outside one."""
+    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
                         silence_logs=logging.ERROR)
 
 
