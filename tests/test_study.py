@@ -169,6 +169,8 @@ def test_names_are_checked_against_the_model_and_its_fmus(fmus):
         study(grid({"gap.c": [1.0]}), ["max:mass.vel"])
     with pytest.raises(StudyError, match="the options of every run are step, start_time"):
         study(grid({"gap.c": [1.0]}), options={"tolerance": 1e-3})
+    with pytest.raises(StudyError, match="needs the FMU 'Mass', not among the fmus given \\(Fixed, ElastoGap\\)"):
+        Study(impact, grid({"gap.c": [1.0]}), stop_time=0.01, fmus={n: fmus[n] for n in ("Fixed", "ElastoGap")})
     ok = study(grid({"gap.c": [1.0], "mass.v_start": [-2.0]}))
     assert ok.units == {"gap.c": "N/m", "mass.v_start": "m/s"} and ok.metrics[0].unit == "m/s"
 

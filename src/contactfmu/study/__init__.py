@@ -149,7 +149,11 @@ class Study:
         except StudyError:
             raise
         except KeyError as exc:
-            raise StudyError(f"model {self.name}: {exc.args[0] if exc.args else exc}") from None
+            key = exc.args[0] if exc.args else exc
+            if isinstance(fmu, _FmuFolder):
+                raise StudyError(f"model {self.name}: {key}") from None
+            raise StudyError(f"model {self.name}: needs the FMU {key!r}, not among the fmus given "
+                             f"({', '.join(map(str, fmu)) or 'none'})") from None
         if not isinstance(system, System):
             raise StudyError(f"model {self.name} returned {type(system).__name__}, not a contactfmu.cosim.System")
         return system
