@@ -251,8 +251,11 @@ class Study:
             raise StudyError("trajectories are written beside the table: give out=...")
         if workers is not None and not (isinstance(workers, int) and workers >= 0):
             raise StudyError(f"workers = {workers!r}: a number of worker processes >= 1, or 0 to run serially")
-        if workers == 0 and (scheduler is not None or client is not None):
-            raise StudyError("workers=0 runs serially in this process: do not give a scheduler or client too")
+        if workers is not None and (scheduler is not None or client is not None):
+            raise StudyError("workers= starts a local cluster (0: serial runs); a scheduler or client is a running "
+                             "cluster: give one of them")
+        if scheduler is not None and client is not None:
+            raise StudyError("give a scheduler address or a client, not both")
         table = Table(out, self.columns) if out is not None else None
         kept, done = [], {}
         meta = {**self.describe(), "fingerprint": self.fingerprint()}
