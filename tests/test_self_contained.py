@@ -25,6 +25,10 @@ EXAMPLES = {
                  "Acceptable while it stays within the position\ntube's half-height dy"),
     "endstop": ([], "rigid stop vs the analytic bounce: PASSED (8 of 8 passed)"),
     "msl_preload": (["--stop", "0.3", "--check"], "(scipy, --check): PASSED (7 of 7 passed)"),
+    "study_elastogap_restitution": (["--quick", "--workers", "2"],
+                                    "restitution vs the monolithic MSL law (relative, 0.01): PASSED (3 of 3 passed)"),
+    "study_preload": (["--samples", "4", "--workers", "2"], "lift-off force vs the quasi-static model: PASSED",
+                      "travel vs the quasi-static model: PASSED"),
 }
 
 

@@ -4,12 +4,15 @@
     contactfmu validate FMU...                         fmpy's validation + the project's checks
     contactfmu info FMU...                             parameters and variables as a table
     contactfmu run EXAMPLE [--step H] [--out DIR]      run an example (examples/<EXAMPLE>.py)
+    contactfmu study EXAMPLE --grid NAME=lo:hi:n ...   parameter study of an example's model on
+               | --samples N --param NAME=lo:hi ...    dask.distributed: table and plot into --out
+               --metric KIND:SIGNAL ... --stop T [--workers N | --scheduler ADDR] [--out DIR]
     contactfmu compare RESULT.csv REFERENCE.csv        tube comparison (MSL csv-compare, 2e-3)
                [--signals a,b] [--tol 2e-3]            (the result must cover the reference's time range)
     contactfmu env [--json]                            optional settings for non-Python FMI hosts
 
 Exit status: 0 success, 1 a check failed (invalid FMU, tube failed, result not covering the
-reference's time range), 2 bad input (missing file, not an FMU or not a result CSV, bad option
+reference's time range, a run of a study failed), 2 bad input (missing file, not an FMU or not a result CSV, bad option
 value, unknown example or variable), with one line "contactfmu: error: ..." on stderr (argparse's
 own usage errors, such as an unknown option, print the usage first).
 """
@@ -275,6 +278,78 @@ def cmd_run(args):
     return module["main"](argv + list(args.rest))
 
 
+# ---- study -----------------------------------------------------------------------------------
+
+def _study_runs(args):
+    from .study import grid, parse_grid, parse_range, samples
+
+    if bool(args.grid) == (args.samples is not None):
+        raise CliError("give either --grid NAME=VALUES (one or more: a full-factorial grid) or --samples N "
+                       "with --param NAME=lo:hi (one or more)")
+    if args.grid:
+        if args.param:
+            raise CliError("--param goes with --samples; a grid's values are given by --grid NAME=lo:hi:n")
+        axes = dict(parse_grid(spec) for spec in args.grid)
+        if len(axes) != len(args.grid):
+            raise CliError("--grid: a parameter is given twice")
+        return grid(axes)
+    if not args.param:
+        raise CliError("--samples N needs the ranges: --param NAME=lo:hi (one per parameter)")
+    if args.samples < 1:
+        raise CliError(f"--samples {args.samples}: the number of runs must be >= 1")
+    ranges = dict(parse_range(spec) for spec in args.param)
+    if len(ranges) != len(args.param):
+        raise CliError("--param: a parameter is given twice")
+    return samples(args.samples, ranges, args.method, args.seed)
+
+
+def cmd_study(args):
+    from .study import Study, StudyError, example_path
+    from .study.plot import plot
+
+    examples = _examples()
+    if args.example is None:
+        raise CliError(f"missing EXAMPLE, the model to study; available: {', '.join(examples) or 'none'}")
+    try:
+        path = example_path(args.example)
+        runs = _study_runs(args)
+        if not args.metric:
+            raise CliError("give at least one --metric KIND:SIGNAL (KIND: final, initial, max, min, absmax, "
+                           "ptp, mean; e.g. --metric max:mass.s)")
+        if args.stop is None or not (math.isfinite(args.stop) and args.stop > 0):
+            raise CliError("--stop T: the stop time of every run in s, a finite number > 0 (required)")
+        if args.workers is not None and args.workers < 0:
+            raise CliError(f"--workers {args.workers}: a number of worker processes >= 1, or 0 for serial runs")
+        if args.workers is not None and args.scheduler:
+            raise CliError("--workers starts a local cluster; --scheduler uses a running one: give one of them")
+        options = {k: v for k, v in (("step", args.step), ("rtol", args.rtol), ("atol", args.atol),
+                                     ("scheme", args.scheme), ("output_interval", args.output_interval))
+                   if v is not None}
+        name = args.name or f"{path.stem}_study"
+        study = Study(path, runs, args.metric, stop_time=args.stop, options=options, name=name,
+                      fmus=args.fmus or None)
+        out = Path(args.out or "results")
+        table_path = out / f"{name}.{args.format}"
+        t0 = time.perf_counter()
+        table = study.run(table_path, workers=args.workers, scheduler=args.scheduler, resume=not args.fresh,
+                          trajectories=args.trajectories, progress=True)
+    except StudyError as exc:
+        raise CliError(str(exc)) from None
+    wall = time.perf_counter() - t0
+    png = plot(table, study, out / f"{name}.png")
+    counts = table["status"].value_counts()
+    print(f"{name}: {len(table)} runs ({', '.join(f'{n} {s}' for s, n in counts.items())}) in {wall:.1f} s "
+          f"-> {table_path}, {png}")
+    ok = table[table["status"] == "ok"]
+    for m in study.metrics:
+        if len(ok):
+            print(f"  {m.name}: {ok[m.name].min():.6g} .. {ok[m.name].max():.6g}{' ' + m.unit if m.unit else ''}")
+    failed = table[table["status"] != "ok"]
+    for message in list(dict.fromkeys(failed["error"]))[:3]:
+        print(f"  failed: {message.splitlines()[0] if message else '(no message)'}")
+    return 1 if len(failed) else 0
+
+
 # ---- compare ---------------------------------------------------------------------------------
 
 def _result_csv(path):
@@ -389,6 +464,44 @@ def parser():
     r.add_argument("--fmus", default=None, help="FMU directory (default: fmus; missing FMUs are built)")
     r.add_argument("rest", nargs=argparse.REMAINDER, metavar="OPTION", help="further options of the example")
     r.set_defaults(func=cmd_run)
+    st = sub.add_parser("study", help="parameter study of an example's model on dask.distributed (table and "
+                        "plot into --out)", usage="contactfmu study EXAMPLE (--grid NAME=VALUES ... | --samples N "
+                        "--param NAME=LO:HI ...) --metric KIND:SIGNAL ... --stop T [options]",
+                        description="Runs the model of examples/EXAMPLE.py (its build_system) once per parameter set "
+                        "on a dask.distributed cluster and writes OUT/STUDY.csv (one row per run: values, metrics, "
+                        "wall time, status, error message), OUT/STUDY.json (the study) and OUT/STUDY.png (a curve "
+                        "for one grid parameter, a heat map for two, histograms otherwise); OUT: --out, STUDY: "
+                        "--name (default EXAMPLE_study). Runs already in the table "
+                        "are not repeated (--fresh starts over). Exit status 1 if a run failed. NAME: "
+                        "instance.variable, a parameter or start value (spring.c, mass.s_start), or a simulate() "
+                        "option (step, rtol, ...).")
+    st.add_argument("example", nargs="?", metavar="EXAMPLE", help="name of the example (contactfmu run --help lists them)")
+    st.add_argument("--grid", action="append", default=[], metavar="NAME=VALUES",
+                    help="grid axis: lo:hi:n (evenly spaced), lo:hi:n:log (geometric) or a,b,c; several: full factorial")
+    st.add_argument("--samples", type=int, default=None, metavar="N", help="N sampled runs (with --param)")
+    st.add_argument("--param", action="append", default=[], metavar="NAME=LO:HI[:log]", help="sampling range")
+    st.add_argument("--method", default="random", choices=["random", "lhs", "sobol", "halton"],
+                    help="sampling: random (Monte Carlo), lhs (Latin hypercube), sobol, halton (default: random)")
+    st.add_argument("--seed", type=int, default=0, help="seed of the samples (default 0)")
+    st.add_argument("--metric", action="append", default=[], metavar="KIND:SIGNAL",
+                    help="a column: final, initial, max, min, absmax, ptp or mean of a signal, e.g. max:mass.s")
+    st.add_argument("--stop", type=float, default=None, help="stop time of every run in s (required)")
+    st.add_argument("--step", type=float, default=None, help="fixed communication step in s (default: adaptive)")
+    st.add_argument("--rtol", type=float, default=None, help="tolerance of the adaptive master")
+    st.add_argument("--atol", type=float, default=None, help="absolute tolerance of the adaptive master")
+    st.add_argument("--scheme", default=None, help="gauss-seidel, jacobi, implicit or adaptive")
+    st.add_argument("--output-interval", type=float, default=None, dest="output_interval", help="recording interval in s")
+    st.add_argument("--workers", type=int, default=None, help="worker processes of the local cluster "
+                    "(default: one per CPU; 0: serial in this process)")
+    st.add_argument("--scheduler", default=None, metavar="ADDR", help="address of a running dask scheduler "
+                    "(e.g. tcp://host:8786) instead of a local cluster")
+    st.add_argument("--out", default=None, metavar="OUT", help="output directory (default: results)")
+    st.add_argument("--name", default=None, metavar="STUDY", help="name of the table and plot (default: EXAMPLE_study)")
+    st.add_argument("--format", default="csv", choices=["csv", "parquet"], help="table format (default: csv)")
+    st.add_argument("--fmus", default=None, help="FMU directory (default: fmus; missing FMUs are built)")
+    st.add_argument("--trajectories", action="store_true", help="also write every run's result to DIR/NAME.runs/")
+    st.add_argument("--fresh", action="store_true", help="start the table afresh instead of resuming it")
+    st.set_defaults(func=cmd_study)
     c = sub.add_parser("compare", help="tube comparison of a result CSV against a reference CSV")
     c.add_argument("result", metavar="RESULT.csv")
     c.add_argument("reference", metavar="REFERENCE.csv")

@@ -326,3 +326,22 @@ def exit_now(code):
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
+
+
+def summarize_study(name, table, wall, out, *sections):
+    """Print a study's summary (runs by status, wall time, files) and, per section (against,
+    Checks), one PASSED/FAILED line per value and a verdict. Returns the exit status: 1 if a run
+    failed or a check failed."""
+    counts = table["status"].value_counts()
+    print(f"{name}: {len(table)} runs ({', '.join(f'{n} {s}' for s, n in counts.items())}), wall time {wall:.1f} s "
+          f"-> {out}/{name}.csv, .png")
+    ok = (table["status"] == "ok").all()
+    for message in list(dict.fromkeys(table.loc[table["status"] != "ok", "error"]))[:3]:
+        print(f"  failed run: {message.splitlines()[0] if message else '(no message)'}")
+    for against, report in sections:
+        print(f"{against}:")
+        print("\n".join("  " + line for line in str(report).splitlines()))
+        print(f"  {against}: {'PASSED' if report.passed else 'FAILED'} ({sum(r.passed for r in report)} of "
+              f"{len(report)} passed)")
+        ok = ok and report.passed
+    return 0 if ok else 1
