@@ -11,7 +11,7 @@ An attempt of size H from t:
 1. the coupling: where an element with interface outputs (``interface.c`` = df/ds_rel,
    ``interface.d`` = df/dv_rel) is too stiff for H against the bodies it joins
    (H*max(d/mu, sqrt(c/mu)) > 1, mu their reduced mass as the bodies declare it), the exchange is
-   linearly implicit (backward Euler on the interface, exchange.ImplicitCoupling: L-stable, first
+   linearly implicit (backward Euler on the interface, exchange.ImplicitCoupling: A-stable, first
    order); otherwise the Gauss-Seidel exchange with first derivatives (forces linear over the step:
    second order on smooth phases);
 2. events: the discrete outputs of every FMU (its Integer and Boolean outputs: contact, stop and

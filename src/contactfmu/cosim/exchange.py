@@ -193,8 +193,10 @@ class ImplicitCoupling:
         (M + sum_e c_e*b_e*b_e^T) y = N + sum_e b_e*g_e,
 
     until the end-state forces agree with the linear model (a piecewise linear law: once its
-    regions are right, exactly). L-stable: a contact of any stiffness and damping against any mass
-    is stable at any step (first order accurate). A body's inertia is its FMU's Real output
+    regions are right, exactly). First order and A-stable: a contact of any stiffness and damping
+    against any mass is stable at any step, but not L-stable (a held end force on a body that
+    integrates it exactly is Newmark's gamma = 1, beta = 1/2: the amplification of a contact mode
+    tends to 1 as h*omega grows, its velocity reflected rather than damped). A body's inertia is its FMU's Real output
     interface.m (Mass, MassWithStopAndFriction; conventions.INERTIA); bodies without one (Fixed, another tool's FMU) do not move in
     the prediction (y = 0). Elements without the interface outputs, and signals, keep their
     present values (explicit)."""
