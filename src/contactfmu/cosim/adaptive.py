@@ -86,6 +86,8 @@ class AdaptiveAlgorithm:
                     self.discrete.append(Reader(inst, vrs, kind))
         # stiffness of the elements the implicit exchange can couple: (reader of c, d; reduced mass)
         self.stiffness = []
+        self.coupling = coupling
+        self.composite = implicit is not explicit and implicit.composite
         if coupling is not None:
             for element in coupling.elements:
                 masses = [coupling.bodies[end.body].m for end in (element.end_a, element.end_b) if end.body is not None]
@@ -114,6 +116,15 @@ class AdaptiveAlgorithm:
         (self.implicit if implicit else self.explicit).gauss_seidel(t, h)
 
     def _advance(self, t, h, implicit):
+        if implicit and self.composite:
+            # two stages of h/2: trapezoidal, then three-point backward Euler (second order, L-stable)
+            half = 0.5 * h
+            for stage, start in ((1, t), (2, t + half)):
+                self.coupling.stage = stage
+                self.drive(start)
+                self.implicit.gauss_seidel(start, half)
+                self._do_steps(start, half)
+            return
         self._exchange(t, h, implicit)
         self._do_steps(t, h)
 
@@ -154,7 +165,7 @@ class AdaptiveAlgorithm:
             saved = self._save()
             try:
                 implicit = self._stiff(t, h)
-                order = 1 if implicit else 2
+                order = 2 if (not implicit or self.composite) else 1
                 self._advance(t, h, implicit)
                 y_full, d_full = self._measure(t + h)
                 if d_full != self.d and h > self.window:

@@ -63,7 +63,7 @@ class Exchange:
     coupled forces are held at their end values too: stiffly accurate, a body held by a stiff
     element follows a slowly varying load without lag). Force derivatives are not passed."""
 
-    def __init__(self, plan, implicit=None, lead=False):
+    def __init__(self, plan, implicit=None, lead=False, composite=False):
         motion, signals, forces, accel = plan
         if lead:
             forces = [f._replace(with_derivative=False) for f in forces]
@@ -90,17 +90,38 @@ class Exchange:
             self.signals.append(step)
         extra = implicit.reads() if implicit else []
         self.force_readers, here = _readers([(ti, tf) for _, _, srcs, _ in forces for ti, tf in srcs] + extra)
-        self.force_writers = _writers([(si, vf, [here[(ti.name, tf)] for ti, tf in srcs], 0.0)
-                                       for si, vf, srcs, _ in forces])
         self.force_at = here
         self.accel_readers, here = _readers([(si, va) for si, va, _, _ in accel])
         self.accel_writers = _writers([(ti, ta, [here[(si.name, va)]], 0.0) for si, va, ti, ta in accel])
         derived = [f for f in forces if f[3]]
         self.der_readers, here = _readers([(ti, tf) for _, _, srcs, _ in derived for ti, tf in srcs],
                                           derivative=True)
-        self.der_writers = _writers([(si, vf, [here[(ti.name, tf)] for ti, tf in srcs], 0.0)
+        self.der_at = here
+        # the composite coupling (composite=True) prescribes each coupled body's force, value and
+        # derivative: a correction term in the slot of the body's first force input; the coupled
+        # elements' own derivatives are not passed
+        self.composite = implicit is not None and composite
+        coupled = implicit.forces() if self.composite else set()
+        self.correction, self.correction_rate, first = {}, {}, {}
+        if self.composite:
+            for si, vf, srcs, with_der in forces:
+                if si.name in implicit.bodies and si.name not in first:
+                    first[si.name] = vf
+                    self.correction[si.name] = [0.0]
+                    if with_der:
+                        self.correction_rate[si.name] = [0.0]
+        self.force_writers = _writers([(si, vf, self._terms(self.force_at, srcs)
+                                        + ([(self.correction[si.name], 0)] if first.get(si.name) == vf else []), 0.0)
+                                       for si, vf, srcs, _ in forces])
+        self.der_writers = _writers([(si, vf, [here[(ti.name, tf)] for ti, tf in srcs if (ti.name, tf) not in coupled]
+                                      + ([(self.correction_rate[si.name], 0)]
+                                         if first.get(si.name) == vf and si.name in self.correction_rate else []), 0.0)
                                      for si, vf, srcs, _ in derived], derivative=True)
         self.implicit = implicit.bind(self) if implicit else None
+
+    @staticmethod
+    def _terms(at, srcs):
+        return [at[(ti.name, tf)] for ti, tf in srcs]
 
     def gauss_seidel(self, t, h):
         for call in self.motion_readers:
@@ -114,7 +135,7 @@ class Exchange:
                 call(t)
         for call in self.force_readers:
             call(t)
-        if self.implicit is not None:
+        if self.implicit is not None and not self.composite:
             self.implicit(t, h)
         for call in self.force_writers:
             call(t)
@@ -124,6 +145,12 @@ class Exchange:
             call(t)
         for call in self.der_readers:
             call(t)
+        if self.composite:
+            # the rates of the other forces (with the present accelerations) are known now: the
+            # coupling sets the coupled bodies' forces over the step
+            self.implicit(t, h)
+            for call in self.force_writers:
+                call(t)
         for call in self.der_writers:
             call(t)
 
@@ -205,35 +232,58 @@ class ImplicitCoupling:
     RTOL = 1e-9
 
     def __init__(self, elements, bodies):
-        # elements: [(inst, vr_fa, vr_fb, vr_K, vr_D, flange_a, flange_b, nonlinear)], a flange being
-        #   (body key or None, (inertial inst, vr_s, vr_v) of its node, rod offset, vr of input s, input v)
-        # bodies: {key: (inst, m, [(inst, vr) of every force input term on it])}
+        # elements: [CoupledElement], bodies: {key: CoupledBody}
         self.elements = elements
         self.bodies = bodies
+        self.stage = 0   # composite coupling (Exchange lead=False): 1 trapezoidal, 2 three-point backward Euler
 
     def reads(self):
-        return [(e[0], vr) for e in self.elements for vr in e[1:5]]
+        return [(e.inst, vr) for e in self.elements for vr in (e.f_a, e.f_b, e.c, e.d)]
+
+    def forces(self):
+        """The (instance name, vr) of the coupled elements' forces."""
+        return {(e.inst.name, vr) for e in self.elements for vr in (e.f_a, e.f_b)}
 
     def bind(self, exchange):
-        fat, mat = exchange.force_at, exchange.motion_at
+        fat, mat, dat = exchange.force_at, exchange.motion_at, exchange.der_at
         keys = list(self.bodies)
         index = {k: i for i, k in enumerate(keys)}
-        self.mass = [self.bodies[k][1] for k in keys]
-        self.body_terms = [[fat[(ti.name, tf)] for ti, tf in self.bodies[k][2]] for k in keys]
+        self.mass = [self.bodies[k].m for k in keys]
+        self.body_terms = [[fat[(ti.name, tf)] for ti, tf in self.bodies[k].terms] for k in keys]
+        # the rates of the other forces on each body (passed with the composite coupling's stages)
+        coupled = self.forces()
+        self.body_rates = [[dat[(ti.name, tf)] for ti, tf in self.bodies[k].terms
+                            if exchange.composite and (ti.name, tf) in dat and (ti.name, tf) not in coupled]
+                           for k in keys]
+        self.correction = [exchange.correction.get(k) for k in keys]
+        self.correction_rate = [exchange.correction_rate.get(k) for k in keys]
         self.rows = []
-        for inst, fa, fb, vk, vd, end_a, end_b, nonlinear in self.elements:
+        motion_of = {}   # body index: (s buffer, i), (v buffer, i) of its inertial flange
+        for element in self.elements:
+            inst = element.inst
             name = inst.name
             ends = []
-            for key, (si, vs, vv), off, _, _ in (end_a, end_b):
-                ends.append((index.get(key, -1), mat[(si.name, vs)], mat[(si.name, vv)], off))
+            for end in (element.end_a, element.end_b):
+                si, vs, vv = end.node
+                j = index.get(end.body, -1)
+                ends.append((j, mat[(si.name, vs)], mat[(si.name, vv)], end.offset))
+                if j >= 0:
+                    motion_of.setdefault(j, (mat[(si.name, vs)], mat[(si.name, vv)]))
             probe = None
-            if nonlinear:
-                vrs = (fmi2ValueReference * 4)(end_a[3], end_a[4], end_b[3], end_b[4])
+            if element.nonlinear:
+                vrs = (fmi2ValueReference * 4)(element.end_a.input_s, element.end_a.input_v,
+                                               element.end_b.input_s, element.end_b.input_v)
                 probe = (inst, inst.slave._functions["fmi2SetReal"], inst.slave.component, vrs,
-                         (fmi2Real * 4)(), Reader(inst, [fb, vk, vd]))
-            self.rows.append((fat[(name, fa)], fat[(name, fb)], fat[(name, vk)], fat[(name, vd)],
-                              ends[0], ends[1], probe))
+                         (fmi2Real * 4)(), Reader(inst, [element.f_b, element.c, element.d]))
+            self.rows.append((fat[(name, element.f_a)], fat[(name, element.f_b)], fat[(name, element.c)],
+                              fat[(name, element.d)], ends[0], ends[1], probe))
+        self.body_motion = [motion_of.get(j) for j in range(len(keys))]
+        self.start = None   # motion of every end and body at the start of the composite step
         return self
+
+    def composite_ready(self):
+        """Whether every coupled body takes a force derivative (the composite stages need it)."""
+        return all(r is not None for r in self.correction_rate) and all(m is not None for m in self.body_motion)
 
     def _solve(self, g, c):
         n = len(self.mass)
@@ -254,15 +304,49 @@ class ImplicitCoupling:
                 a[q][p] -= ce
         return _solve(a, rhs) if n else []
 
+    # ---- the schemes: the motion of an end over the step, linear in its body's acceleration y ----
+    #  ds = alpha_s + beta_s*y, dv = alpha_v + beta_v*y; the force in the equations of motion is
+    #  f + theta*(f_end - f), f_end the element's force at the end of the step.
+
+    def _scheme(self, h):
+        """(theta, beta_s, beta_v, alpha(end index, row end) -> (alpha_s, alpha_v))."""
+        if self.stage in (0, 1):       # backward Euler: forces held at the end values; trapezoidal:
+            theta = 1.0 if self.stage == 0 else 0.5      # held at their mean (Newmark's average acceleration)
+            return theta, 0.5 * h * h, h, lambda k, end: (h * end[2][0][end[2][1]], 0.0)
+        H = 2.0 * h                    # three-point backward Euler over the composite step [t0, t0 + H]
+        start = self.start
+
+        def alpha(k, end):
+            s0, v0 = start[k]
+            s1, v1 = end[1][0][end[1][1]], end[2][0][end[2][1]]
+            return (H * (4.0 * v1 - v0) / 3.0 - s0 + s1) / 3.0, (v1 - v0) / 3.0
+        return 1.0, H * H / 9.0, H / 3.0, alpha
+
     def __call__(self, t, h):
-        half = 0.5 * h * h
+        # the rate of the other forces' acceleration of each body (composite stages; else zero)
+        self.rate = []
+        for terms, m in zip(self.body_rates, self.mass):
+            total = 0.0
+            for buf, i in terms:
+                total += buf[i]
+            self.rate.append(-total / m)
+        if self.stage == 1:            # remember where the composite step starts
+            self.start = [(end[1][0][end[1][1]], end[2][0][end[2][1]]) for row in self.rows for end in row[4:6]]
+            self.start_body = [(bs[i_s], bv[i_v]) for (bs, i_s), (bv, i_v) in self.body_motion]
+        theta, beta_s, beta_v, alpha = self._scheme(h)
+        self.alphas = []
         g, c, f_now = [], [], []
-        for (fa, ia), (fb, ib), (bk, ik), (bd, id_), (_, _, (bva, iva), _), (_, _, (bvb, ivb), _), _ in self.rows:
-            k, d, f = bk[ik], bd[id_], fb[ib]
+        k = 0
+        for row in self.rows:
+            (fa, ia), (fb, ib), (bk, ik), (bd, id_), end_a, end_b, _ = row
+            kk, d, f = bk[ik], bd[id_], fb[ib]
+            (asa, ava), (asb, avb) = alpha(k, end_a), alpha(k + 1, end_b)
+            k += 2
+            self.alphas.append(((asa, ava), (asb, avb)))
             f_now.append(f)
-            c.append(half * k + h * d)
-            g.append(f + h * k * (bvb[ivb] - bva[iva]))
-        # forces of everything else on each body: its present total minus the implicit elements' share
+            c.append(theta * (kk * beta_s + d * beta_v))
+            g.append(f + theta * (kk * (asb - asa) + d * (avb - ava)))
+        # forces of everything else on each body: its present total minus the coupled elements' share
         self.others = []
         for terms in self.body_terms:
             total = 0.0
@@ -275,6 +359,9 @@ class ImplicitCoupling:
                 self.others[p] -= f
             if q >= 0:
                 self.others[q] += f
+        if self.stage:                 # the others at the middle (trapezoidal) or the end of the step
+            for j, m in enumerate(self.mass):
+                self.others[j] += (0.5 if self.stage == 1 else 1.0) * h * m * self.rate[j]
         y = self._solve(g, c)
         probed = [r for r in self.rows if r[6] is not None]
         for _ in range(self.MAX_ITERATIONS if probed else 0):
@@ -283,41 +370,72 @@ class ImplicitCoupling:
                 if row[6] is None:
                     continue
                 dy = self._dy(row, y)
-                f, k, d = self._probe(row, y, h, t)
-                ce = half * k + h * d
+                f, kk, d = self._probe(e, row, y, beta_s, beta_v, t)
+                f = f_now[e] + theta * (f - f_now[e])
+                ce = theta * (kk * beta_s + d * beta_v)
                 if abs(f - (g[e] + c[e] * dy)) > self.RTOL * (abs(f) + abs(g[e])) + 1e-300 or ce != c[e]:
                     converged = False
                 g[e], c[e] = f - ce * dy, ce
             if converged:
                 break
             y = self._solve(g, c)
-        for row in probed:
-            self._probe(row, None, h, t)  # restore the present inputs
+        for e, row in enumerate(probed):
+            self._probe(None, row, None, beta_s, beta_v, t)  # restore the present inputs
+        if self.stage == 2:
+            self._prescribe(y, 2.0 * h, h)
+            return
         for e, row in enumerate(self.rows):
             (fa, ia), (fb, ib) = row[0], row[1]
             f = g[e] + c[e] * self._dy(row, y)
             fb[ib] = f
             fa[ia] = -f
+        if self.stage == 1:            # the others held at their mean too: no ramp of their own
+            for j in range(len(self.mass)):
+                raw = -self.mass[j] * self.rate[j]
+                self.correction[j][0] = 0.5 * h * raw
+                self.correction_rate[j][0] = -raw
+
+    def _prescribe(self, y, H, h):
+        """The second stage: each body gets the force (value and derivative) that brings it, over
+        h, from its present motion to the three-point backward Euler end state for acceleration y."""
+        for j, m in enumerate(self.mass):
+            s0, v0 = self.start_body[j]
+            (bs, i_s), (bv, i_v) = self.body_motion[j]
+            s1, v1 = bs[i_s], bv[i_v]
+            v2 = (H * y[j] - v0 + 4.0 * v1) / 3.0
+            s2 = (H * v2 - s0 + 4.0 * s1) / 3.0
+            mean = (v2 - v1) / h                        # mean acceleration over the stage
+            second = (s2 - s1 - h * v1) / (h * h)       # position: h^2*(p0/3 + p1/6)
+            p0 = 6.0 * second - 2.0 * mean
+            p1 = 4.0 * mean - 6.0 * second
+            total = 0.0
+            for buf, i in self.body_terms[j]:
+                total += buf[i]
+            self.correction[j][0] = -m * p0 - total
+            rate = 0.0
+            for buf, i in self.body_rates[j]:
+                rate += buf[i]
+            self.correction_rate[j][0] = -m * (p1 - p0) / h - rate
 
     @staticmethod
     def _dy(row, y):
         p, q = row[4][0], row[5][0]
         return (y[q] if q >= 0 else 0.0) - (y[p] if p >= 0 else 0.0)
 
-    @staticmethod
-    def _probe(row, y, h, t):
+    def _probe(self, e, row, y, beta_s, beta_v, t):
         """Set the element's motion inputs to the end of the step for accelerations y (None: to the
         present motion, as the exchange set it) and read (f, K, D)."""
         inst, setter, component, vrs, buf, reader = row[6]
         k = 0
-        for body, (bs, i_s), (bv, i_v), off in (row[4], row[5]):
+        for n, (body, (bs, i_s), (bv, i_v), off) in enumerate((row[4], row[5])):
             s = off
             s += bs[i_s]
             v = bv[i_v]
             if y is not None:
                 acc = y[body] if body >= 0 else 0.0
-                s += h * (v + 0.5 * h * acc)
-                v += h * acc
+                a_s, a_v = self.alphas[e][n]
+                s += a_s + beta_s * acc
+                v += a_v + beta_v * acc
             buf[k], buf[k + 1] = s, v
             k += 2
         status = setter(component, vrs, 4, buf)

@@ -612,7 +612,14 @@ class System:
             def setup():   # in initialization mode: the FMUs' declarations can be read
                 explicit = Exchange(plan)
                 coupling = self._implicit(plan)
-                implicit = Exchange(plan, coupling, lead=True) if coupling.elements else None
+                implicit = None
+                if coupling.elements:
+                    # second order: the composite coupling (trapezoidal, then three-point backward
+                    # Euler), if every coupled body takes a force derivative; else backward Euler
+                    implicit = Exchange(plan, coupling, composite=True)
+                    if not coupling.composite_ready():
+                        coupling = self._implicit(plan)
+                        implicit = Exchange(plan, coupling, lead=True)
                 explicit.gauss_seidel(start_time, h0)
                 return AdaptiveAlgorithm(self, plan, explicit, implicit or explicit, coupling if implicit else None,
                                          drive, rtol, atol, h0, hmax, event_window=1e-9 * span,
