@@ -10,10 +10,11 @@ An attempt of size H from t:
 
 1. the coupling: where an element with interface outputs (``interface.c`` = df/ds_rel,
    ``interface.d`` = df/dv_rel) is too stiff for H against the bodies it joins
-   (H*max(d/mu, sqrt(c/mu)) > 1, mu their reduced mass as the bodies declare it), the exchange is
-   linearly implicit (backward Euler on the interface, exchange.ImplicitCoupling: A-stable, first
-   order); otherwise the Gauss-Seidel exchange with first derivatives (forces linear over the step:
-   second order on smooth phases);
+   (H*max(d/mu, sqrt(c/mu)) > 1, mu their reduced mass as the bodies declare it), the step is
+   linearly implicit: the composite coupling of exchange.ImplicitCoupling, a trapezoidal half step
+   and a three-point backward Euler half step (second order, L-stable), or, where a coupled body
+   takes no force derivative, backward Euler on the interface (first order); otherwise the
+   Gauss-Seidel exchange with first derivatives (forces linear over the step: second order);
 2. events: the discrete outputs of every FMU (its Integer and Boolean outputs: contact, stop and
    friction states, modes) are compared before and after the step; a change inside a step longer
    than ``event_window`` rejects it, and the change is bracketed by bisection until it lies in a
@@ -21,7 +22,7 @@ An attempt of size H from t:
    change are located, not stepped across;
 3. the error: the attempt is repeated as two steps of H/2 (step doubling); the motion of every
    inertial flange (its s and v outputs) of the two results gives the error estimate
-   |y_H/2 - y_H|/(2^p - 1) (p = 2 explicit, 1 implicit), weighted by atol + rtol*|y| as an ODE
+   |y_H/2 - y_H|/(2^p - 1) (p = 2; 1 for backward Euler), weighted by atol + rtol*|y| as an ODE
    solver does; above 1 the attempt is rejected; the two half steps are kept when accepted (the
    more accurate result);
 4. the next step: H*min(4, max(0.2, 0.9*err^(-1/(p + 1)))), at most ``hmax``.
