@@ -74,6 +74,11 @@ def test_contact_changes_are_located_not_stepped_across(fmu_dir):
     for i in changes:
         assert r.time[i + 1] - r.time[i] <= 1e-9 * stop * (1 + 1e-9)
     assert any(x.reason == "event" for x in r.steps)
+    # fmi2DoStep calls per FMU: an accepted explicit step took itself and its two halves; an event
+    # rejection the step (the change at its end) or the step and its first half (the change there)
+    explicit = [x for x in r.steps if not x.implicit]
+    assert all(x.calls == 3 for x in explicit if x.accepted)
+    assert all(x.calls in (1, 2) for x in explicit if x.reason == "event")
     assert math.fsum(x.h for x in accepted) == pytest.approx(stop, rel=1e-12)
     # the contact closes where the free flight reaches it: 1.234567 mm at 1 m/s
     assert r.time[changes[0] + 1] == pytest.approx(1.234567e-3, abs=2e-9)
@@ -199,6 +204,7 @@ def test_stiff_interfaces_are_coupled_at_second_order(fmu_dir):
     for h in (1e-2, 5e-3, 2.5e-3, 1.25e-3):
         r = _steps_of(_held_body(fmu_dir, "SpringDamper", dict(c=c, d=d), m, 1e-3), 0.5, h)
         assert all(x.implicit and x.accepted for x in r.steps)
+        assert all(x.calls == 6 for x in r.steps)   # two half steps for H, and for each of its halves
         exact = solve_ivp(rhs, (0.0, 0.5), [1e-3, 0.0], method="Radau", rtol=1e-12, atol=1e-16, t_eval=r.time)
         late = r.time >= 0.05
         errors.append(np.abs(r["mass.s"] - exact.y[0])[late].max())

@@ -40,13 +40,16 @@ from .fastcalls import Reader
 class StepRecord(NamedTuple):
     """One attempted communication step: start time t, size h, whether it was accepted, why it
     was rejected ("" if accepted; "error", "event"), its error estimate (weighted norm, 1 = the
-    tolerance; nan if not estimated) and whether the interface coupling was implicit."""
+    tolerance; nan if not estimated), whether the interface coupling was implicit, and how many
+    fmi2DoStep calls each FMU made for it (the step and its two halves for the error estimate;
+    two half steps each for the composite implicit coupling)."""
     t: float
     h: float
     accepted: bool
     reason: str
     error: float
     implicit: bool
+    calls: int = 0
 
 
 class AdaptiveAlgorithm:
@@ -63,6 +66,7 @@ class AdaptiveAlgorithm:
         self.instances = list(system.instances.values())
         self._do_steps = DoSteps(self.instances)
         self.records = []
+        self.calls = 0                # fmi2DoStep calls per FMU of the present attempt
         self.bracket = None           # an event lies in (t, bracket] of the present step
         # the motion of every inertial flange (error estimate): one reader per instance. A body
         # joined to an element that integrates its contact itself (it holds, over any step, the
@@ -125,9 +129,11 @@ class AdaptiveAlgorithm:
                 self.drive(start)
                 self.implicit.gauss_seidel(start, half)
                 self._do_steps(start, half)
+            self.calls += 2
             return
         self._exchange(t, h, implicit)
         self._do_steps(t, h)
+        self.calls += 1
 
     def _measure(self, t):
         """(motion, discrete state) at t, after the exchange that makes every output current."""
@@ -164,6 +170,7 @@ class AdaptiveAlgorithm:
             if limit - (t + h) < self.hmin:
                 h = limit - t                          # no sliver left before the limit
             saved = self._save()
+            self.calls = 0
             try:
                 implicit = self._stiff(t, h)
                 order = 2 if (not implicit or self.composite) else 1
@@ -171,7 +178,7 @@ class AdaptiveAlgorithm:
                 y_full, d_full = self._measure(t + h)
                 if d_full != self.d and h > self.window:
                     # a discrete change inside the step: bracket it
-                    self.records.append(StepRecord(t, h, False, "event", math.nan, implicit))
+                    self.records.append(StepRecord(t, h, False, "event", math.nan, implicit, self.calls))
                     self.bracket = t + h
                     self._restore(saved)
                     continue
@@ -184,7 +191,7 @@ class AdaptiveAlgorithm:
                     self._advance(t, half, implicit)
                     y_mid, d_mid = self._measure(t + half)
                     if d_mid != self.d and half > self.window and self.bracket is None:
-                        self.records.append(StepRecord(t, h, False, "event", math.nan, implicit))
+                        self.records.append(StepRecord(t, h, False, "event", math.nan, implicit, self.calls))
                         self.bracket = t + half
                         self._restore(saved)
                         continue
@@ -192,13 +199,13 @@ class AdaptiveAlgorithm:
                     y_half, d_half = self._measure(t + h)
                     err = self._error(y_half, y_full, order)
                     if not err <= 1.0 and h > self.hmin:
-                        self.records.append(StepRecord(t, h, False, "error", err, implicit))
+                        self.records.append(StepRecord(t, h, False, "error", err, implicit, self.calls))
                         self.h = h * max(self.SHRINK, self.SAFETY * err ** (-1.0 / (order + 1)) if err > 0 else 1.0)
                         self._restore(saved)
                         continue
             finally:
                 self._free(saved)
-            self.records.append(StepRecord(t, h, True, "", err, implicit))
+            self.records.append(StepRecord(t, h, True, "", err, implicit, self.calls))
             factor = self.GROW if err == 0.0 else min(self.GROW, max(self.SHRINK, self.SAFETY * err ** (-1.0 / (order + 1))))
             if not (self.bracket is not None and t + h < self.bracket):
                 self.bracket = None
