@@ -107,26 +107,23 @@ class Exchange:
         # elements' own derivatives are not passed
         self.composite = implicit is not None and composite
         coupled = implicit.forces() if self.composite else set()
-        self.correction, self.correction_rate, first = {}, {}, {}
-        if self.composite:
-            for si, vf, srcs, with_der in forces:
-                if si.name in implicit.bodies and si.name not in first:
-                    first[si.name] = vf
-                    self.correction[si.name] = [0.0]
-                    if with_der:
-                        self.correction_rate[si.name] = [0.0]
-        self.force_writers = _writers([(si, vf, self._terms(self.force_at, srcs)
-                                        + ([(self.correction[si.name], 0)] if first.get(si.name) == vf else []), 0.0)
+        self.correction, self.correction_rate = {}, {}     # body name: [value]
+        value_term, rate_term = {}, {}                      # (body name, vr of its input): [(buffer, 0)]
+        for si, vf, srcs, with_der in forces:
+            if self.composite and si.name in implicit.bodies and si.name not in self.correction:
+                self.correction[si.name] = [0.0]
+                value_term[(si.name, vf)] = [(self.correction[si.name], 0)]
+                if with_der:
+                    self.correction_rate[si.name] = [0.0]
+                    rate_term[(si.name, vf)] = [(self.correction_rate[si.name], 0)]
+        fat = self.force_at
+        self.force_writers = _writers([(si, vf, [fat[(ti.name, tf)] for ti, tf in srcs]
+                                        + value_term.get((si.name, vf), []), 0.0)
                                        for si, vf, srcs, _ in forces])
         self.der_writers = _writers([(si, vf, [here[(ti.name, tf)] for ti, tf in srcs if (ti.name, tf) not in coupled]
-                                      + ([(self.correction_rate[si.name], 0)]
-                                         if first.get(si.name) == vf and si.name in self.correction_rate else []), 0.0)
+                                      + rate_term.get((si.name, vf), []), 0.0)
                                      for si, vf, srcs, _ in derived], derivative=True)
         self.implicit = implicit.bind(self) if implicit else None
-
-    @staticmethod
-    def _terms(at, srcs):
-        return [at[(ti.name, tf)] for ti, tf in srcs]
 
     def gauss_seidel(self, t, h):
         for call in self.motion_readers:
@@ -301,7 +298,7 @@ class ImplicitCoupling:
 
     def composite_ready(self):
         """Whether every coupled body takes a force derivative (the composite stages need it)."""
-        return all(r is not None for r in self.correction_rate) and all(m is not None for m in self.body_motion)
+        return all(r is not None for r in self.correction_rate)
 
     def _solve(self, g, c):
         n = len(self.mass)
@@ -342,12 +339,8 @@ class ImplicitCoupling:
 
     def __call__(self, t, h):
         # the rate of the other forces' acceleration of each body (composite stages; else zero)
-        self.rate = []
-        for terms, m in zip(self.body_rates, self.mass):
-            total = 0.0
-            for buf, i in terms:
-                total += buf[i]
-            self.rate.append(-total / m)
+        self.raw_rate = [_total(terms) for terms in self.body_rates]   # d/dt of the other input terms
+        self.rate = [-r / m for r, m in zip(self.raw_rate, self.mass)]
         if self.stage == 1:            # remember where the composite step starts
             self.start = [(end[1][0][end[1][1]], end[2][0][end[2][1]]) for row in self.rows for end in row[4:6]]
             self.start_body = [(bs[i_s], bv[i_v]) for (bs, i_s), (bv, i_v) in self.body_motion]
@@ -365,12 +358,8 @@ class ImplicitCoupling:
             c.append(theta * (kk * beta_s + d * beta_v))
             g.append(f + theta * (kk * (asb - asa) + d * (avb - ava)))
         # forces of everything else on each body: its present total minus the coupled elements' share
-        self.others = []
-        for terms in self.body_terms:
-            total = 0.0
-            for buf, i in terms:
-                total += buf[i]
-            self.others.append(-total)
+        self.total = [_total(terms) for terms in self.body_terms]        # every input term, as set
+        self.others = [-total for total in self.total]
         for row, f in zip(self.rows, f_now):
             p, q = row[4][0], row[5][0]
             if p >= 0:
@@ -397,7 +386,7 @@ class ImplicitCoupling:
             if converged:
                 break
             y = self._solve(g, c)
-        for e, row in enumerate(probed):
+        for row in probed:
             self._probe(None, row, None, beta_s, beta_v, t)  # restore the present inputs
         if self.stage == 2:
             self._prescribe(y, 2.0 * h, h)
@@ -408,10 +397,9 @@ class ImplicitCoupling:
             fb[ib] = f
             fa[ia] = -f
         if self.stage == 1:            # the others held at their mean too: no ramp of their own
-            for j in range(len(self.mass)):
-                raw = -self.mass[j] * self.rate[j]
-                self.correction[j][0] = 0.5 * h * raw
-                self.correction_rate[j][0] = -raw
+            for corr, corr_rate, raw in zip(self.correction, self.correction_rate, self.raw_rate):
+                corr[0] = 0.5 * h * raw
+                corr_rate[0] = -raw
 
     def _prescribe(self, y, H, h):
         """The second stage: each body gets the force (value and derivative) that brings it, over
@@ -426,14 +414,8 @@ class ImplicitCoupling:
             second = (s2 - s1 - h * v1) / (h * h)       # position: h^2*(p0/3 + p1/6)
             p0 = 6.0 * second - 2.0 * mean
             p1 = 4.0 * mean - 6.0 * second
-            total = 0.0
-            for buf, i in self.body_terms[j]:
-                total += buf[i]
-            self.correction[j][0] = -m * p0 - total
-            rate = 0.0
-            for buf, i in self.body_rates[j]:
-                rate += buf[i]
-            self.correction_rate[j][0] = -m * (p1 - p0) / h - rate
+            self.correction[j][0] = -m * p0 - self.total[j]
+            self.correction_rate[j][0] = -m * (p1 - p0) / h - self.raw_rate[j]
 
     @staticmethod
     def _dy(row, y):
@@ -463,6 +445,14 @@ class ImplicitCoupling:
             return None
         values = reader(t)
         return values[0], values[1], values[2]
+
+
+def _total(terms):
+    """The sum of [(buffer, index)] entries."""
+    total = 0.0
+    for buf, i in terms:
+        total += buf[i]
+    return total
 
 
 def _solve(a, b):
