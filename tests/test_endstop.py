@@ -340,6 +340,21 @@ def test_tiny_mass_dragged_by_continuous_friction_settles_at_once():
     assert x2 == pytest.approx(-1.0 / (2 * 8000.0), rel=1e-3) and x3 == pytest.approx(x2, abs=1e-15)
 
 
+def test_a_motion_that_overflows_is_non_finite_at_once_not_an_event_storm():
+    """A position near the largest float against an elastic stop (k1 = 3.4e7 N/m: the force
+    overflows), the case test_properties' random inputs found: the prediction returns non-finite
+    states, which the FMU reports as fmi2Error naming them, after a few motion evaluations (was:
+    every crossing counted as one, 1e6 evaluations, then an EventStorm)."""
+    from contactfmu.physics.contact_motion import work
+
+    p = endstop.Parameters(mode=endstop.ELASTIC, k1=34322457.16591906, b1=0.0)
+    start = work()
+    pred = endstop.predict(1.7976931348623157e308, 1.05, endstop.FREE, 0, 3.1441020360228853, 0.0,
+                           (0.01, 0.02), p)
+    assert work() - start < 100
+    assert len(pred.states) == 2 and all(math.isnan(x) and math.isnan(w) for x, w, *_ in pred.states)
+
+
 @pytest.mark.parametrize("push, w0", [(2.0, 0.5), (-9.0, 0.5), (9.99, 0.0)])
 def test_tiny_mass_under_a_force_below_static_friction_slides_at_the_equilibrium_velocity(push, w0):
     """A held force mu*g below Fst: the relative velocity settles where the friction balances it

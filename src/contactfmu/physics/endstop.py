@@ -304,6 +304,14 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
         fric0, damp, band_guards = 0.0, 0.0, ()
         if continuous and not (p.mode == RIGID and stop != FREE):
             fric0, damp, band_guards = _band(bands, stop, x, w, mu, g, p)
+        if not math.isfinite(_stop_force(stop, x, w, p)):
+            # the stop's force overflows (a position near the largest float against a stiff stop):
+            # no motion to predict, every crossing would be one; non-finite results from here on,
+            # as for non-finite inputs above (not an EventStorm after 1e6 motion evaluations)
+            pred.states += [(math.nan, math.nan, stop, sf)] * (len(times) - k)
+            if pred.onset is None:
+                pred.onset = t
+            return pred
         piece, guards = _piece(stop, sf, x, w, mu, g - fric0 / mu, damp, p)
         best = None
         for alpha, beta, level, inside, event in itertools.chain(guards, band_guards):
