@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from contactfmu import examples  # noqa: E402
 from contactfmu.build import build_all  # noqa: E402
-from contactfmu.fmus import SLAVES  # noqa: E402
+from contactfmu.components import NAMES  # noqa: E402
 
 
 def main(argv=None):
@@ -29,7 +29,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     t0 = time.perf_counter()
-    print(f"Building {len(SLAVES)} FMUs into {args.out}")
+    print(f"Building {len(NAMES)} FMUs into {args.out}")
     results = build_all(args.out)
     invalid = {name: problems for name, (_, problems) in results.items() if problems}
     t_build = time.perf_counter() - t0

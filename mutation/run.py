@@ -20,7 +20,7 @@ pyproject.toml whose only_mutate is src/contactfmu/fmus/* and whose tests are th
 tests (tests/test_slaves_inprocess.py: no FMU build). Report: mutation/REPORT_SLAVES.md, survivors
 explained in mutation/equivalent_slaves*.toml.
 
-    python mutation/run.py --slaves --jobs 1 'contactfmu.fmus.spring.*'
+    python mutation/run.py --slaves --jobs 1 'contactfmu.components.Spring.slave.*'
 """
 import argparse
 import collections
@@ -55,7 +55,7 @@ class Profile:
         self.report = SLAVES_REPORT if slaves else REPORT
         self.equivalent = "equivalent_slaves*.toml" if slaves else "equivalent*.toml"
         self.target = None if slaves else TARGET
-        self.subject = "src/contactfmu/fmus" if slaves else "src/contactfmu/physics"
+        self.subject = "src/contactfmu/components" if slaves else "src/contactfmu/mechanics"
 
     def explanation_files(self):
         files = sorted(EQUIVALENT.parent.glob(self.equivalent))
@@ -78,7 +78,7 @@ def prepare_slaves(keep):
     base = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
     config = {
         "source_paths": ["src"],
-        "only_mutate": ["src/contactfmu/fmus/*"],
+        "only_mutate": ["src/contactfmu/components/*/slave.py", "src/contactfmu/components/translational.py"],
         "also_copy": ["mutation/"],
         "pytest_add_cli_args": base["pytest_add_cli_args"],
         "pytest_add_cli_args_test_selection": SLAVES_TESTS,
@@ -219,8 +219,8 @@ def main():
     ap.add_argument("--slaves", action="store_true",
                     help="mutate the slave layer src/contactfmu/fmus/ (in mutation-slaves/; report "
                          "mutation/REPORT_SLAVES.md) instead of physics/")
-    ap.add_argument("names", nargs="*", help="mutant names or globs to (re)run, e.g. 'contactfmu.physics.ode*', "
-                                             "with --slaves e.g. 'contactfmu.fmus.spring.*'")
+    ap.add_argument("names", nargs="*", help="mutant names or globs to (re)run, e.g. 'contactfmu.mechanics.ode*', "
+                                             "with --slaves e.g. 'contactfmu.components.Spring.slave.*'")
     args = ap.parse_args()
     profile = Profile(args.slaves)
     os.chdir(ROOT)

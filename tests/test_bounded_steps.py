@@ -97,7 +97,7 @@ def test_endstop_bounce_storm_is_summed_in_closed_form():
     than 10000 state changes'; the summed impulses equal the impacts' momentum changes."""
     import time
 
-    from contactfmu.physics import endstop
+    from contactfmu.components.EndStop import law as endstop
     p = endstop.Parameters(mode=1, friction=True, kindF=2)
     t0 = time.process_time()
     pred = endstop.predict(1e-300, 0.0, endstop.FREE, 0, 0.5, 1.987657047267876e+301, (1e-3, 2e-3), p)
@@ -189,8 +189,8 @@ def test_endstop_tiny_mass_dragged_by_continuous_friction_steps_quickly(fmu_dir)
 def test_couple_free_motion_holds_exactly_zero():
     """contact_motion.couple: a free law motion (no force within the step) gives exactly 0, not the
     rounding of (w1 - w)/h (ElastoGap held f = +1.74e-13 N, a pull, on 4 steps)."""
-    from contactfmu.physics import elastogap
-    from contactfmu.physics.contact_motion import couple
+    from contactfmu.components.ElastoGap import law as elastogap
+    from contactfmu.mechanics.contact_motion import couple
 
     mu, h = 0.5, 1e-4
     for w in (0.3, -0.7, 1.234567, 1e-3):
@@ -206,8 +206,8 @@ def test_piece_overflow_of_a_huge_finite_state_is_not_taken_for_a_crossing():
     (negative damping: a falling friction band of the EndStop); a motion from -1.8e308 under a
     damped law keeps its values (ElastoGap, m_b = 1 g: hypothesis nightly seed 1 found 10000
     spurious changes, an internal error, after that conversion was made unconditional)."""
-    from contactfmu.physics import elastogap
-    from contactfmu.physics.contact_motion import Piece
+    from contactfmu.components.ElastoGap import law as elastogap
+    from contactfmu.mechanics.contact_motion import Piece
     assert elastogap.predict(-1.7976931348623157e+308, 0.0, 1e-3, 0.0, (1e-4, 2e-4), 1.0, 1.0)[1:] == (0.0, 2)
     x, w = Piece(0.0, 1.0, 1e-3, 0.0, 1e6, -400.0).state(1.0)     # growing: e^(2e5 t) overflows
     assert math.isnan(x) and math.isnan(w)
@@ -228,7 +228,7 @@ def test_endstop_undamped_rigid_rattle_between_the_stops_is_followed_to_the_end(
     momentum change (their net is mu*(w0 - w))."""
     import time
 
-    from contactfmu.physics import endstop
+    from contactfmu.components.EndStop import law as endstop
     p = endstop.Parameters(mode=1, kind=2)
     t0 = time.process_time()
     pred = endstop.predict(0.0, -863.0, endstop.FREE, 0, 1.0, 0.0, (0.5, 1.0, 1.0 + 1.3e-5), p)
@@ -252,7 +252,7 @@ def test_endstop_long_damped_rigid_rattle_envelope_keeps_the_speed_and_momentum(
     momentum balance mu*(w0 + g*t - w), and it costs < 0.2 s of CPU."""
     import time
 
-    from contactfmu.physics import endstop
+    from contactfmu.components.EndStop import law as endstop
     p = endstop.Parameters(mode=1, kind=3, ci=ci)
     t0 = time.process_time()
     fast = endstop.predict(0.0, u, endstop.FREE, 0, 1.0, g, (0.3, 1.0), p)
@@ -298,7 +298,7 @@ def test_endstop_elastic_bouncing_on_one_stop_is_periodic():
     analytic one, x = -(v0*tau - g*tau^2/2), tau the time since the last impact."""
     import time
 
-    from contactfmu.physics import endstop
+    from contactfmu.components.EndStop import law as endstop
     p = endstop.Parameters(mode=1, kind=2, l1=0.0, l2=1.0)
     h, g = 1e-6, 9.81
     t0 = time.process_time()
@@ -322,7 +322,7 @@ def test_endstop_rattle_at_the_largest_float_speed_is_bounded():
     its speed."""
     import time
 
-    from contactfmu.physics import endstop
+    from contactfmu.components.EndStop import law as endstop
     p = endstop.Parameters(mode=1, kind=2)
     t0 = time.process_time()
     pred = endstop.predict(-999.0, -1.7976931348623157e308, endstop.FREE, 0, 2.0, -237.8, (1e-3, 2e-3), p)
@@ -351,7 +351,7 @@ def test_piece_damper_velocity_has_no_cancellation_of_its_limit():
     limit velocity winf = 16 m/s far above |w0| = 6.8e-5 m/s, w(t) = winf + (w0 - winf)*exp(-k t)
     lost w0's digits (3.5e-15 m/s at t = 1e-15 s, more than the distance to a band end); written
     as w0 + (w0 - winf)*expm1(-k t), w(t) = w0 + a0*t to rounding for small t."""
-    from contactfmu.physics.contact_motion import Piece
+    from contactfmu.mechanics.contact_motion import Piece
     mu, g, d, w0 = 1e-3, -3.13e7, -1.9528, -6.780688961960e-05
     piece = Piece(0.0, w0, mu, g, 0.0, d)
     a0 = g - d * w0 / mu
@@ -365,7 +365,7 @@ def test_endstop_fall_through_falling_friction_bands_does_not_chatter():
     band end and came back on rounding (above), 10000 'band' changes within 2e-12 s and 'prediction
     did not finish'. Now it falls through the ~390 bands: at 1e-5 s (before stop 2) the velocity
     is g*t plus at most the friction's Fst/mu*t."""
-    from contactfmu.physics import endstop
+    from contactfmu.components.EndStop import law as endstop
     p = endstop.Parameters(mode=1, kind=3, ci=0.8, friction=True, kindF=1, Fst=10.0, Fsl=0.2962084028818947,
                            dvL=9.634796683236928e-06, kindTrans=2, eps_dv=0.0, eps_Fi=0.0)
     mu, g, t = 0.0009973959338114337, -31333333.198464483, 1e-5

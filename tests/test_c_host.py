@@ -17,7 +17,7 @@ import pytest
 from fmpy import read_model_description
 
 from contactfmu import crosscheck, hostenv
-from contactfmu.fmus import SLAVES
+from contactfmu.components import NAMES
 
 HOST_SRC = Path(__file__).parent / "host" / "fmi2_host.c"
 ENV = shutil.which("env") or "/usr/bin/env"
@@ -68,7 +68,7 @@ def check_like_the_master(tmp_path, ref, model):
     return out
 
 
-@pytest.mark.parametrize("model", list(SLAVES))
+@pytest.mark.parametrize("model", list(NAMES))
 def test_c_host_with_an_empty_environment_runs_every_fmu_like_the_master(host, fmu_dir, tmp_path, model):
     """`env -i`: no LD_PRELOAD, PATH or PYTHONHOME; the FMU finds and loads libpython itself."""
     args, ref = prepare(fmu_dir / f"{model}.fmu", tmp_path)

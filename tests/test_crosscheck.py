@@ -11,17 +11,17 @@ from fmpy.util import read_csv, read_ref_opt_file
 
 from contactfmu import __version__, crosscheck
 from contactfmu.examples import ROOT
-from contactfmu.fmus import SLAVES
+from contactfmu.components import NAMES
 
 
 @pytest.fixture(scope="module")
 def xc(fmu_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("xc")
-    crosscheck.write_all([fmu_dir / f"{m}.fmu" for m in SLAVES], out, progress=None)
+    crosscheck.write_all([fmu_dir / f"{m}.fmu" for m in NAMES], out, progress=None)
     return out / "fmus" / "2.0" / "cs" / "linux64" / "contactfmu" / __version__
 
 
-@pytest.mark.parametrize("model", list(SLAVES))
+@pytest.mark.parametrize("model", list(NAMES))
 def test_files_follow_the_cross_check_rules(xc, model):
     d = xc / model
     md = read_model_description(str(d / f"{model}.fmu"), validate=True, validate_variable_names=True,
@@ -59,7 +59,7 @@ def test_the_default_experiment_has_a_contact(xc, model):
     assert CONTACT[model](read_csv(str(xc / model / f"{model}_ref.csv")))
 
 
-@pytest.mark.parametrize("model", list(SLAVES))
+@pytest.mark.parametrize("model", list(NAMES))
 def test_fmpy_replays_the_reference_exactly(xc, model):
     d = xc / model
     ref = read_csv(str(d / f"{model}_ref.csv"))
@@ -78,5 +78,5 @@ def test_build_fmus_writes_the_cross_check_files(tmp_path):
     build = runpy.run_path(str(ROOT / "build_fmus.py"))
     assert build["main"](["--out", str(tmp_path / "fmus"), "--no-showcase"]) == 0
     d = tmp_path / "fmus" / "cross-check" / "fmus" / "2.0" / "cs" / "linux64" / "contactfmu" / __version__
-    for model in SLAVES:
+    for model in NAMES:
         assert {f"{model}.fmu", f"{model}_ref.csv", f"{model}_ref.opt"} <= set(os.listdir(d / model))

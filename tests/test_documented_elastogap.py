@@ -1,4 +1,4 @@
-"""ElastoGap FMU: documented behaviours (FMU description in src/contactfmu/fmus/elastogap.py, MSL
+"""ElastoGap FMU: documented behaviours (FMU description in src/contactfmu/components/ElastoGap/slave.py, MSL
 ElastoGap documentation, msl-reference section 2.3) that no other test covers, each checked
 against a value derived here, independently of contactfmu.physics and contactfmu.monolithic:
 

@@ -1,5 +1,5 @@
 """EndStop FMU against the documented behaviours (SimulationX Mechanics.Translation.EndStop 4.1, seed 004,
-as read in the FMU's description, src/contactfmu/fmus/end_stop.py), each checked through FMI against an
+as read in the FMU's description, src/contactfmu/components/EndStop/slave.py), each checked through FMI against an
 independent value: an analytic solution, or scipy's solve_ivp of the documented equations written out
 here (nothing from contactfmu.physics or contactfmu.monolithic).
 

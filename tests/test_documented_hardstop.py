@@ -1,5 +1,5 @@
 """TranslationalHardstop FMU: documented behaviours (FMU description in
-src/contactfmu/fmus/translational_hardstop.py, MapleSim Translational Hardstop page) that no other
+src/contactfmu/components/TranslationalHardstop/slave.py, MapleSim Translational Hardstop page) that no other
 test covers, each checked against a value derived here, independently of contactfmu.physics and
 contactfmu.monolithic:
 

@@ -12,7 +12,7 @@ from scipy.integrate import quad
 from contactfmu.cosim import System, compare, read_csv
 from contactfmu.examples import REFDATA
 from contactfmu.monolithic import elastogap_impact
-from contactfmu.physics import elastogap
+from contactfmu.components.ElastoGap import law as elastogap
 from fmu_helpers import Slave, slave_fixture
 from test_documented_elastogap import restitution   # closed form of the linear law's impact, derived there
 

@@ -6,7 +6,7 @@ import pytest
 from fmpy.fmi1 import FMICallException
 
 from contactfmu.cosim import System
-from contactfmu.physics import endstop
+from contactfmu.components.EndStop import law as endstop
 from fmu_helpers import Slave
 
 G = 9.81
@@ -345,7 +345,7 @@ def test_a_motion_that_overflows_is_non_finite_at_once_not_an_event_storm():
     overflows), the case test_properties' random inputs found: the prediction returns non-finite
     states, which the FMU reports as fmi2Error naming them, after a few motion evaluations (was:
     every crossing counted as one, 1e6 evaluations, then an EventStorm)."""
-    from contactfmu.physics.contact_motion import work
+    from contactfmu.mechanics.contact_motion import work
 
     p = endstop.Parameters(mode=endstop.ELASTIC, k1=34322457.16591906, b1=0.0)
     start = work()
@@ -399,7 +399,7 @@ def test_damper_piece_displacement_has_no_cancellation():
     """contact_motion.Piece of a weak damper (the friction band of slope 1e-3 N.s/m, winf = 1e5
     m/s): x = x0 + w0*t + (g - k*w0)*t^2/2 - k*(g - k*w0)*t^3/6 to O((k t)^2); the form
     winf*t - (w0 - winf)*expm1(-k t)/k lost 1e-4 of the displacement here."""
-    from contactfmu.physics.contact_motion import Piece
+    from contactfmu.mechanics.contact_motion import Piece
     k, g, w0, t = 1e-3, 110.0, -1e-3, 1e-6
     x, w = Piece(0.0, w0, 1.0, g, 0.0, k).state(t)
     a0 = g - k * w0

@@ -46,8 +46,8 @@ def test_example_rejects_a_bad_step(tmp_path):
 
 def test_readme_fmu_table_is_generated_from_the_model_descriptions(fmu_dir):
     from contactfmu.docs import fmu_table, readme_table
-    from contactfmu.fmus import SLAVES
+    from contactfmu.components import NAMES
 
-    expected = fmu_table([fmu_dir / f"{n}.fmu" for n in SLAVES])
+    expected = fmu_table([fmu_dir / f"{n}.fmu" for n in NAMES])
     assert readme_table(ROOT / "README.md") == expected.rstrip("\n") + "\n", \
         "README table is stale: run python build_fmus.py --update-readme"

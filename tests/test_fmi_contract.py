@@ -358,9 +358,9 @@ def test_serialized_bytes_that_are_not_a_state_of_this_fmu_are_refused(fmu_dir, 
 def _declared(fmu_dir):
     from fmpy import read_model_description
 
-    from contactfmu.fmus import SLAVES
+    from contactfmu.components import NAMES
     cases = []
-    for name in SLAVES:
+    for name in NAMES:
         md = read_model_description(str(fmu_dir / f"{name}.fmu"))
         for v in md.modelVariables:
             if v.causality == "parameter":

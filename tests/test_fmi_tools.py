@@ -44,7 +44,7 @@ import pytest
 from fmpy import read_model_description
 
 from contactfmu import crosscheck
-from contactfmu.fmus import SLAVES
+from contactfmu.components import NAMES
 
 ENV_VAR = "CONTACTFMU_FMI_TOOLS"
 FMUCHECK = "fmuCheck.linux64"
@@ -92,7 +92,7 @@ FMUCHECK_DRIFT_FACTOR = 2.0          # measured error / (rate*drift + 4*eps*rang
 def cross_check(fmu_dir, tmp_path_factory):
     """{model: its cross-check directory}, written for the freshly built FMUs."""
     out = tmp_path_factory.mktemp("cross-check")
-    dirs = crosscheck.write_all([fmu_dir / f"{m}.fmu" for m in SLAVES], out, progress=None)
+    dirs = crosscheck.write_all([fmu_dir / f"{m}.fmu" for m in NAMES], out, progress=None)
     return {d.name: d for d in dirs}
 
 
@@ -198,7 +198,7 @@ def fmucheck_runs(cross_check, tmp_path_factory):
 
 # ---- FMU Compliance Checker ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("model", list(SLAVES))
+@pytest.mark.parametrize("model", list(NAMES))
 def test_fmucheck_passes_without_warnings(fmucheck_runs, cross_check, model):
     proc, _ = fmucheck_runs(model)
     log = proc.stderr
@@ -220,7 +220,7 @@ def test_fmucheck_passes_without_warnings(fmucheck_runs, cross_check, model):
         pytest.xfail("; ".join(f"{line!r}: {reason}" for line, reason in known))
 
 
-@pytest.mark.parametrize("model", list(SLAVES))
+@pytest.mark.parametrize("model", list(NAMES))
 def test_fmucheck_output_matches_the_reference(fmucheck_runs, cross_check, model):
     proc, out_csv = fmucheck_runs(model)
     assert proc.returncode == 0, proc.stderr
@@ -323,7 +323,7 @@ def test_fmucheck_finds_the_instance_name_in_every_message_of_the_fmu(cross_chec
 
 # ---- fmusim (Reference-FMUs) ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("model", list(SLAVES))
+@pytest.mark.parametrize("model", list(NAMES))
 def test_fmusim_reproduces_the_reference(cross_check, tmp_path, model):
     d = cross_check[model]
     proc = run(fmusim_command(d, tmp_path), tmp_path)

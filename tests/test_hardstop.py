@@ -11,7 +11,7 @@ from fmpy.fmi1 import FMICallException
 
 from contactfmu.cosim import CosimError, System, read_csv
 from contactfmu.monolithic import hardstop_mass
-from contactfmu.physics import hardstop
+from contactfmu.components.TranslationalHardstop import law as hardstop
 from fmu_helpers import Slave, slave_fixture
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -370,7 +370,7 @@ def test_rattle_under_held_acceleration_follows_the_envelope(g, monkeypatch):
     """g != 0: after EXACT_CHANGES exact changes the rattle is followed by its envelope; the energy
     (kinetic + spring - work of g) at the outputs agrees with the event-by-event reference to 1e-3
     and the number of contact changes to 0.1% (the phase of a storm of 12000 contacts is not kept)."""
-    from contactfmu.physics import contact_motion
+    from contactfmu.mechanics import contact_motion
     b, c, d, mu = 0.0853, 2.8e9, 1.81, 0.5
 
     def energy(x, w):

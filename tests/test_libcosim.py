@@ -11,7 +11,7 @@ from contactfmu import crosscheck
 from contactfmu.cosim import CosimError, System
 from contactfmu.cosim.libcosim import run_ssp, run_system
 from contactfmu.cosim.ssp import NS, export_ssp
-from contactfmu.fmus import SLAVES
+from contactfmu.components import NAMES
 
 
 def close(a, b):
@@ -19,7 +19,7 @@ def close(a, b):
     return float((np.abs(a - b) / (1.0 + np.abs(b).max(axis=0))).max())
 
 
-@pytest.mark.parametrize("model", list(SLAVES))
+@pytest.mark.parametrize("model", list(NAMES))
 def test_libcosim_runs_every_fmu_like_the_master(fmu_dir, model):
     """Each FMU alone in libcosim, its cross-check inputs set through libcosim's override
     manipulator before every step: the outputs after every step equal the master's reference."""

@@ -202,7 +202,7 @@ def test_a_slowly_rising_force_breaks_a_stuck_mass_away_when_it_passes_f0_max(F0
     rounding (1e-4 N/s: 1e-19 N against an ulp of 1.8e-15 N at 15 N). It must break away where the
     force passes f0_max = 1.001*(F_Coulomb + F_Stribeck) (MSL), within the time resolution of the
     force, ulp(f0_max)/|dF| (before: 'more than 1000 mode changes in one step', an internal error)."""
-    from contactfmu.physics import mass_with_stop_and_friction as msf
+    from contactfmu.components.MassWithStopAndFriction import law as msf
 
     body = msf.Body(msf.Parameters(**P))
     body.initialize(F0)

@@ -1,5 +1,5 @@
 """Tests of the bounces on a rigid stop with continuous friction (kindF = 1) in
-src/contactfmu/physics/endstop.py (_segment, _reach, _flight, _friction_bounces, _friction_envelope),
+src/contactfmu/components/EndStop/law.py (_segment, _reach, _flight, _friction_bounces, _friction_envelope),
 written to kill their surviving mutants (mutation/run.py, mutation/REPORT.md; the survivors no test
 can kill are explained in mutation/equivalent_bounces_friction.toml).
 
@@ -21,8 +21,8 @@ import math
 import pytest
 from scipy.optimize import brentq
 
-from contactfmu.physics import endstop as es
-from contactfmu.physics.contact_motion import EventStorm
+from contactfmu.components.EndStop import law as es
+from contactfmu.mechanics.contact_motion import EventStorm
 
 
 # ---- the linear ODE of one band, written out ---------------------------------------------------------

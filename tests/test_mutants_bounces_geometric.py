@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from contactfmu.physics import endstop as es
+from contactfmu.components.EndStop import law as es
 
 
 # ---- the independent reference: bounce by bounce -----------------------------------------------
@@ -566,7 +566,7 @@ def test_predict_more_state_changes_than_its_limit_is_an_event_storm_naming_the_
 
 
 def test_predict_more_work_than_its_limit_is_an_event_storm_naming_the_span(monkeypatch):
-    from contactfmu.physics import contact_motion as cm
+    from contactfmu.mechanics import contact_motion as cm
     monkeypatch.setattr(cm, "MAX_WORK", 200)
     with pytest.raises(es.EventStorm) as info:
         es.predict(0.0, 1.0, es.FREE, 0, 1.0, 0.0, [100.0], rattling_elastic())

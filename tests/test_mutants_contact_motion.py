@@ -1,4 +1,4 @@
-"""Tests written to kill mutants of src/contactfmu/physics/contact_motion.py (mutmut, see mutation/).
+"""Tests written to kill mutants of src/contactfmu/mechanics/contact_motion.py (mutmut, see mutation/).
 
 Every expected value is independent of the module: the exact solution of
 mu*x'' = mu*g - c*(x - xe) - d*x' by the matrix exponential (scipy.linalg.expm) or its characteristic
@@ -13,7 +13,7 @@ import pytest
 from scipy.linalg import expm
 from scipy.optimize import brentq
 
-from contactfmu.physics import contact_motion as cm
+from contactfmu.mechanics import contact_motion as cm
 from test_physics_mutants import reference_grid   # the matrix exponential on a time grid
 
 

@@ -1,4 +1,4 @@
-"""Tests of src/contactfmu/physics/endstop.py written to kill its surviving mutants (mutation/run.py,
+"""Tests of src/contactfmu/components/EndStop/law.py written to kill its surviving mutants (mutation/run.py,
 mutation/REPORT.md). Every expected value is independent of the code under test: the SimulationX
 EndStop documentation (seed 004: states, transitions, force laws, impact law) or the module's
 docstring contracts written out again here, closed-form motions (free flight, the damped
@@ -12,8 +12,8 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 
-from contactfmu.physics import contact_motion as cm
-from contactfmu.physics import endstop as es
+from contactfmu.mechanics import contact_motion as cm
+from contactfmu.components.EndStop import law as es
 
 FREE, STOP1, STOP2, DETACH1, DETACH2, BOTH = es.FREE, es.STOP1, es.STOP2, es.DETACH1, es.DETACH2, es.BOTH
 

@@ -1,5 +1,5 @@
 """Behaviours of the contact laws and the integrator that the mutation run (mutation/run.py) found
-untested: physics/elastogap.py, hardstop.py, mass_with_stop_and_friction.py and ode.py.
+untested: src/contactfmu/components/ElastoGap/law.py, hardstop.py, mass_with_stop_and_friction.py and ode.py.
 
 Every expected value is independent of the code under test: the MSL / MapleSim equations written
 out here (msl-reference.md sections 2 and 3, the Hardstop page), closed forms, scipy's solve_ivp
@@ -13,8 +13,11 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 
-from contactfmu.physics import contact_motion, elastogap, hardstop, ode
-from contactfmu.physics import mass_with_stop_and_friction as msf
+from contactfmu.mechanics import contact_motion
+from contactfmu.components.ElastoGap import law as elastogap
+from contactfmu.components.TranslationalHardstop import law as hardstop
+from contactfmu.mechanics import ode
+from contactfmu.components.MassWithStopAndFriction import law as msf
 from test_physics_mutants import dp_step   # Dormand & Prince (1980), the tableau written out there
 
 

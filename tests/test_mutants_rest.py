@@ -12,8 +12,8 @@ from fractions import Fraction
 
 import pytest
 
-from contactfmu.physics import contact_motion as cm
-from contactfmu.physics import mass_with_stop_and_friction as msf
+from contactfmu.mechanics import contact_motion as cm
+from contactfmu.components.MassWithStopAndFriction import law as msf
 from test_mutants_contact_motion import rattle_reference, two_stops   # two spring-damper stops, their contact map
 
 
@@ -337,7 +337,7 @@ def test_coupler_commit_with_no_step_before_plans_without_other_forces():
 # ---- Body._stuck_until: the breakaway time of a stuck mass under a linear force ---------------------
 
 def _breakaway(F0, dF, h, **params):
-    from contactfmu.physics import mass_with_stop_and_friction as msf
+    from contactfmu.components.MassWithStopAndFriction import law as msf
 
     body = msf.Body(msf.Parameters(**params))
     body.initialize(F0)

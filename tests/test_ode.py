@@ -1,11 +1,11 @@
-"""The FMU-side integrator (physics/ode.py) against scipy's solve_ivp with events."""
+"""The FMU-side integrator (src/contactfmu/mechanics/ode.py) against scipy's solve_ivp with events."""
 import math
 
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from contactfmu.physics.ode import Event, integrate
+from contactfmu.mechanics.ode import Event, integrate
 
 
 def stribeck_rhs(F):

@@ -10,9 +10,16 @@ from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 from scipy.optimize import brentq
 
-from contactfmu.physics import contact_motion as cm
-from contactfmu.physics import elastogap, endstop, hardstop, linear, ode, rigid, sources
-from contactfmu.physics import mass_with_stop_and_friction as msf
+from contactfmu.mechanics import contact_motion as cm
+from contactfmu.components.ElastoGap import law as elastogap
+from contactfmu.components.EndStop import law as endstop
+from contactfmu.components.TranslationalHardstop import law as hardstop
+from contactfmu.mechanics import linear
+from contactfmu.mechanics import ode
+from contactfmu.mechanics import rigid
+from contactfmu.components.Sine import law as sources
+from contactfmu.components.Force import law as force_law
+from contactfmu.components.MassWithStopAndFriction import law as msf
 from test_hardstop import documented as hardstop_law   # the MapleSim law, written out in the tests
 
 
@@ -48,7 +55,7 @@ def test_sine_source_and_its_derivative():
     assert sources.sine_derivative(t, A, f, ph, t0) == pytest.approx(numeric, rel=1e-7)
     assert sources.sine_derivative(0.1, A, f, ph, t0) == 0.0
     assert sources.sine_derivative(t0, A, f, ph, t0) == pytest.approx(A * 2 * math.pi * f * math.cos(ph))
-    assert sources.force_source_flange_force(3.5) == -3.5
+    assert force_law.force_source_flange_force(3.5) == -3.5
 
 
 # ---- contact_motion: closed-form pieces against the matrix exponential ---------------------------

@@ -34,7 +34,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from contactfmu.cosim.system import _LOGS, _callbacks
-from contactfmu.fmus import SLAVES
+from contactfmu.components import NAMES
 
 OK, WARNING, DISCARD, ERROR, FATAL = range(5)
 STEP_CPU_BOUND = 1.0  # s of CPU per doStep, plus the step size
@@ -259,7 +259,7 @@ def run_steps(fmu, model, params, steps, t, inputs, record=None):
     return t
 
 
-@pytest.mark.parametrize("model", list(SLAVES))
+@pytest.mark.parametrize("model", list(NAMES))
 @given(data=st.data())
 def test_fmi_contract_under_random_input(fmu_dir, model, data):
     path = fmu_dir / f"{model}.fmu"

@@ -1,7 +1,7 @@
 """The monolithic references (contactfmu.monolithic) are independent of the FMUs' physics: the
-module imports nothing from contactfmu.physics or contactfmu.fmus, and the contact laws it
+module imports nothing from contactfmu.components, contactfmu.mechanics or contactfmu.fmi, and the contact laws it
 writes out again agree with values derived here analytically from the documentation (MSL 4.1
-ElastoGap; MapleSim Translational Hardstop). Nothing here comes from contactfmu.physics."""
+ElastoGap; MapleSim Translational Hardstop). Nothing here comes from the FMUs' code."""
 import ast
 import math
 from pathlib import Path
@@ -14,12 +14,12 @@ from scipy.special import beta
 import contactfmu.monolithic as monolithic
 from contactfmu.monolithic import elastogap_impact, hardstop_mass
 
-FORBIDDEN = ("contactfmu.physics", "contactfmu.fmus")
+FORBIDDEN = ("contactfmu.components", "contactfmu.mechanics", "contactfmu.fmi")
 
 
 def forbidden_imports(source):
     """The imports of `source` (a module of the package contactfmu, one level below it) that
-    reach contactfmu.physics or contactfmu.fmus, absolute or relative, as (line, text)."""
+    reach contactfmu.components, contactfmu.mechanics or contactfmu.fmi, absolute or relative, as (line, text)."""
     bad = []
 
     def reaches(name):
@@ -48,20 +48,20 @@ def forbidden_imports(source):
 def test_checker_catches_every_import_form():
     """The import check itself can fail: each way of reaching the FMUs' physics is caught, the
     legitimate imports are not."""
-    for text in ("from .physics import elastogap", "from . import physics", "from .physics.elastogap import force",
-                 "import contactfmu.physics.elastogap", "from contactfmu.physics import hardstop",
-                 "from contactfmu import fmus", "from .fmus.elastogap import ElastoGap",
-                 "import importlib\nimportlib.import_module('contactfmu.physics')"):
+    for text in ("from .mechanics import contact_motion", "from . import components", "from . import mechanics",
+                 "from .components.ElastoGap.law import force", "import contactfmu.components.ElastoGap.law",
+                 "from contactfmu.components.TranslationalHardstop import law", "from contactfmu import fmi",
+                 "from .fmi.slave import Slave", "import importlib\nimportlib.import_module('contactfmu.mechanics')"):
         assert forbidden_imports(text), text
     for text in ("import numpy as np", "from scipy.integrate import solve_ivp", "from .cosim import compare",
-                 "from . import cosim", "from contactfmu.physicsless import x"):
+                 "from . import cosim", "from contactfmu.mechanicsless import x"):
         assert not forbidden_imports(text), text
 
 
 def test_monolithic_imports_nothing_from_the_fmus_physics():
     """Issue 19: a reference that calls the function the FMU runs checks only the coupling, not
     the law. monolithic.py (parsed with ast) imports nothing from contactfmu.physics or
-    contactfmu.fmus, neither absolutely nor relatively (.physics), nor through importlib."""
+    contactfmu.fmus, neither absolutely nor relatively (.mechanics), nor through importlib."""
     path = Path(monolithic.__file__)
     assert path.name == "monolithic.py" and path.parent.name == "contactfmu"
     assert forbidden_imports(path.read_text()) == []
@@ -180,5 +180,5 @@ def test_hardstop_force_is_the_documented_law_on_the_analytic_contact():
                          ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_examples_and_benchmarks_take_their_references_from_outside_the_fmus_code(path):
     """The examples' and benchmarks' references (monolithic curves, analytic values) do not
-    come from the code the FMUs run: no import of contactfmu.physics or contactfmu.fmus."""
+    come from the code the FMUs run: no import of contactfmu.components, contactfmu.mechanics or contactfmu.fmi."""
     assert forbidden_imports(path.read_text()) == []

@@ -158,7 +158,7 @@ def test_corrupt_serialized_state_is_an_error_not_a_crash(fmu_dir):
 
 def test_state_captures_internal_attributes_not_only_variables():
     """The base snapshots every plain-data attribute, including ones that are not FMI variables."""
-    from contactfmu.fmus.mass import Mass
+    from contactfmu.components.Mass.slave import Mass
 
     slave = Mass(instance_name="m")
     slave.hidden = {"events": [1.0, 2.0]}

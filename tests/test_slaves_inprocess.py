@@ -13,16 +13,16 @@ import math
 import pytest
 from pythonfmu.enums import Fmi2Status
 
-from contactfmu.fmus._base import DERIVATIVE_VR
-from contactfmu.fmus.damper import Damper
-from contactfmu.fmus.elastogap import ElastoGap
-from contactfmu.fmus.fixed import Fixed
-from contactfmu.fmus.force import Force
-from contactfmu.fmus.mass import Mass
-from contactfmu.fmus.sine import Sine
-from contactfmu.fmus.spring import Spring
-from contactfmu.fmus.spring_damper import SpringDamper
-from contactfmu.fmus.translational_hardstop import TranslationalHardstop
+from contactfmu.fmi.shim import DERIVATIVE_VR
+from contactfmu.components.Damper.slave import Damper
+from contactfmu.components.ElastoGap.slave import ElastoGap
+from contactfmu.components.Fixed.slave import Fixed
+from contactfmu.components.Force.slave import Force
+from contactfmu.components.Mass.slave import Mass
+from contactfmu.components.Sine.slave import Sine
+from contactfmu.components.Spring.slave import Spring
+from contactfmu.components.SpringDamper.slave import SpringDamper
+from contactfmu.components.TranslationalHardstop.slave import TranslationalHardstop
 
 REL = 1e-12
 
@@ -32,8 +32,8 @@ class Driver:
 
     def __init__(self, cls, **params):
         self.s = cls(instance_name="x", resources="/tmp", visible=False, logger=None)
-        self.vr = {v.name: v.vr for v in self.s._table()}
-        self.kind = {v.name: v.type for v in self.s._table()}
+        self.vr = {v.name: v.vr for v in self.s.variable_table()}
+        self.kind = {v.name: v.type for v in self.s.variable_table()}
         self.s.setup_experiment(0.0)
         self.s.enter_initialization_mode()
         self.set(**params)
@@ -263,7 +263,7 @@ def test_mass_sign_convention_and_flanges():
 def test_mass_outputs_during_initialization_follow_the_start_parameters():
     s = Mass(instance_name="x", resources="/tmp", visible=False, logger=None)
     d = Driver.__new__(Driver)
-    d.s, d.vr, d.kind = s, {v.name: v.vr for v in s._table()}, {v.name: v.type for v in s._table()}
+    d.s, d.vr, d.kind = s, {v.name: v.vr for v in s.variable_table()}, {v.name: v.type for v in s.variable_table()}
     s.setup_experiment(0.0)
     s.enter_initialization_mode()
     d.set(s_start=2.0, v_start=-3.0, L=1.0, m=2.0)
@@ -360,7 +360,7 @@ def test_law_outputs_readable_during_initialization(cls):
     """Before initialization ends the outputs follow the inputs (the law, no coupling yet)."""
     s = cls(instance_name="x", resources="/tmp", visible=False, logger=None)
     d = Driver.__new__(Driver)
-    d.s, d.vr, d.kind = s, {v.name: v.vr for v in s._table()}, {v.name: v.type for v in s._table()}
+    d.s, d.vr, d.kind = s, {v.name: v.vr for v in s.variable_table()}, {v.name: v.type for v in s.variable_table()}
     s.setup_experiment(0.0)
     s.enter_initialization_mode()
     d.set(c=100.0, d=0.0, m_b=1.0)

@@ -8,7 +8,7 @@ import pytest
 
 from contactfmu.cosim import CosimError, System
 from contactfmu.monolithic import elastogap_impact
-from contactfmu.physics import elastogap
+from contactfmu.components.ElastoGap import law as elastogap
 
 E_REF = elastogap_impact(m=1.0, c=1e5, d=20.0, v0=1.0)
 

@@ -27,28 +27,12 @@ import time
 import zipfile
 from pathlib import Path
 
-from . import __version__
+from . import __version__, components
 from .examples import ReferenceMissing
 
 # Parameters of each component's documentation (stateSelect, a Modelica translator directive,
 # is left out of every FMU; co-simulation extras such as m_a/m_b, m1/m2, s_start/v_start are not
 # listed because the documentation does not have them).
-DOCUMENTED_PARAMETERS = {
-    "Mass": ["m", "L"],
-    "Fixed": ["s0"],
-    "Spring": ["c", "s_rel0"],
-    "Damper": ["d"],
-    "SpringDamper": ["c", "d", "s_rel0"],
-    "Force": [],
-    "Sine": ["amplitude", "f", "phase", "offset", "startTime"],
-    "ElastoGap": ["c", "d", "s_rel0", "n", "s_nominal", "useHeatPort"],
-    "MassWithStopAndFriction": ["m", "L", "smax", "smin", "F_prop", "F_Coulomb", "F_Stribeck", "fexp",
-                                "v_small", "useHeatPort"],
-    "TranslationalHardstop": ["b", "c", "d", "s_nominal"],
-    "EndStop": ["l1", "l2", "mode", "kind", "ci", "k1", "k2", "b1", "b2", "friction", "kindF", "Fst", "Fsl",
-                "dvL", "adv", "eps_Fi", "eps_dv", "dFfrel", "eps_dvsl", "eps_dI", "kindTrans", "eps_sigma",
-                "eps_tau"],
-}
 
 
 class CliError(Exception):
@@ -166,8 +150,8 @@ def validate_fmu(path):
     if problems:
         return md, problems
     names = {v.name for v in md.modelVariables if v.causality == "parameter"}
-    documented = DOCUMENTED_PARAMETERS.get(md.modelName)
-    if documented is not None:
+    if md.modelName in components.NAMES:
+        documented = components.spec(md.modelName).DOCUMENTED_PARAMETERS
         problems += [f"documented parameter {p} is missing" for p in documented if p not in names]
     problem = state_round_trip(path, md)
     if problem:
@@ -179,7 +163,7 @@ def cmd_validate(args):
     failed = 0
     for path in args.fmu:
         md, problems = validate_fmu(path)
-        known = "" if md.modelName in DOCUMENTED_PARAMETERS else " (not a contactfmu model: documented parameters not checked)"
+        known = "" if md.modelName in components.NAMES else " (not a contactfmu model: documented parameters not checked)"
         if problems:
             failed += 1
             print(f"{path}: {len(problems)} problem(s){known}")

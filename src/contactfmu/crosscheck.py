@@ -1,6 +1,6 @@
 """FMI Cross-Check files for every FMU (https://github.com/modelica/fmi-cross-check).
 
-For each FMU a default experiment with the FMU's own default parameters and its
+For each FMU a default experiment (its home's ``spec.CROSS_CHECK``) with the FMU's own default parameters and its
 DefaultExperiment (start, stop, step): inputs follow a prescribed motion or force (written to
 ``<Model>_in.csv``) chosen so that the documented behaviour happens in it (the ElastoGap,
 TranslationalHardstop and EndStop flanges pass into their contacts, the
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__
+from . import __version__, components
 from .cosim import System
 from .cosim.results import Result
 
@@ -36,34 +36,11 @@ def motion(amplitude, period, offset=0.0):
             lambda t: -amplitude * w * w * math.sin(w * t))
 
 
-def _flange(name, amplitude, period, offset=0.0, x="s"):
+def sine_flange(name, amplitude, period, offset=0.0, x="s"):
+    """Inputs {<name>.s: s(t), <name>.v: v(t), <name>.a: a(t)} of a flange moving as
+    s = offset + amplitude*sin(2*pi*t/period) (``x``: the position's name, "x" for SimulationX)."""
     s, v, a = motion(amplitude, period, offset)
     return {f"{name}.{x}": s, f"{name}.v": v, f"{name}.a": a}
-
-
-# model -> (what happens, inputs {variable: f(t)}); default parameters, DefaultExperiment times
-EXPERIMENTS = {
-    "Mass": ("1 kg pushed by flange_a.f = -sin(2*pi*t) N (the body receives +sin) and held back by "
-             "flange_b.f = 0.25 N", {"flange_a.f": lambda t: -math.sin(TWO_PI * t), "flange_b.f": lambda t: 0.25}),
-    "Fixed": ("cut force flange.f = 3*sin(2*pi*t) N; f_support = -flange.f", {"flange.f": lambda t: 3 * math.sin(TWO_PI * t)}),
-    "Spring": ("flange_b oscillates, s = 0.1*sin(2*pi*t) m", _flange("flange_b", 0.1, 1.0)),
-    "Damper": ("flange_b oscillates, s = 0.1*sin(2*pi*t) m", _flange("flange_b", 0.1, 1.0)),
-    "SpringDamper": ("flange_b oscillates, s = 0.1*sin(2*pi*t) m", _flange("flange_b", 0.1, 1.0)),
-    "Force": ("f = 2*sin(2*pi*t) N on a flange moving with s = 0.1*sin(2*pi*t) m",
-              {"f": lambda t: 2 * math.sin(TWO_PI * t), **_flange("flange", 0.1, 1.0)}),
-    "Sine": ("no inputs", {}),
-    "ElastoGap": ("flange_b.s = 0.05*sin(2*pi*t/0.1) m: contact (s_rel < s_rel0 = 0) in the second half "
-                  "period, the damper force bounded at contact start and end",
-                  _flange("flange_b", 0.05, 0.1)),
-    "TranslationalHardstop": ("flange_b.s = 0.6*sin(2*pi*t) m in the gap b = 1 m: the upper stop (s_rel > 0.5) "
-                              "around t = 0.25 s, the lower stop around t = 0.75 s; the documented law with "
-                              "m_a = m_b = 0", _flange("flange_b", 0.6, 1.0)),
-    "EndStop": ("ctr1.x = 0.02*sin(2*pi*t) m against l1 = l2 = 0.01 m: Elastic End Stop, stop 1 "
-                "(state 1) around t = 0.25 s and stop 2 (state 2) around t = 0.75 s", _flange("ctr1", 0.02, 1.0, x="x")),
-    "MassWithStopAndFriction": ("flange_a.f = -30*sin(pi*t/5) N: the body breaks away from sticking, slides "
-                                "with Stribeck friction and hits the stop smax = 25 m",
-                                {"flange_a.f": lambda t: -30.0 * math.sin(math.pi * t / 5.0)}),
-}
 
 
 def experiment(fmu_path):
@@ -74,7 +51,7 @@ def experiment(fmu_path):
 
 
 def _experiment(md):
-    what, inputs = EXPERIMENTS[md.modelName]
+    what, inputs = components.spec(md.modelName).CROSS_CHECK
     de = md.defaultExperiment
     return float(de.startTime), float(de.stopTime), float(de.stepSize), what, inputs
 

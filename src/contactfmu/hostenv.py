@@ -2,7 +2,7 @@
 
 Every contactfmu FMU is a pythonfmu FMU: its binary starts (or joins) a CPython interpreter in
 the host process, and pythonfmu's library is not linked against libpython. The FMU's status shim
-(native/fmi2_status_shim.c) therefore loads libpython itself, with global symbols, before it
+(src/contactfmu/fmi/fmi2_status_shim.c) therefore loads libpython itself, with global symbols, before it
 loads pythonfmu's library: the one already in the process, else ``CONTACTFMU_LIBPYTHON``, else
 the libpython of the Python that built the FMU (recorded in
 ``binaries/linux64/<Model>_libpython.txt``), else that version's sonames; and it points

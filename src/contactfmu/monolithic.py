@@ -1,8 +1,8 @@
 """Monolithic reference solutions (scipy, tight tolerances, event location) that the tests,
 examples and benchmarks compare co-simulations against. Not bundled into any FMU.
 
-Independent of the FMUs' physics: this module imports nothing from contactfmu.physics or
-contactfmu.fmus (tests/test_reference_independence.py checks it). The contact laws are written
+Independent of the FMUs' physics: this module imports nothing from the FMUs' code
+(contactfmu.components, .mechanics, .fmi) (tests/test_reference_independence.py checks it). The contact laws are written
 out here again from the components' documentation, so that a reference checks the law the FMU
 runs and not only the coupling around it:
 

@@ -27,7 +27,8 @@ import zipfile
 from pathlib import Path
 from xml.etree.ElementTree import Element, SubElement, tostring
 
-from ..fmus._base import UNITS, FORCE_INPUTS_PER_FLANGE
+from ..components.translational import FORCE_INPUTS_PER_FLANGE
+from ..fmi.variables import UNITS
 from .system import CosimError
 
 NS = {

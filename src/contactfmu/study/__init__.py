@@ -60,7 +60,7 @@ class _FmuFolder(dict):
 
     def __missing__(self, name):
         from ..build import ensure_fmus
-        from ..fmus import SLAVES as MODELS
+        from ..components import NAMES as MODELS
 
         if (self.folder / f"{name}.fmu").is_file() and name not in MODELS:
             path = self.folder / f"{name}.fmu"     # an FMU that is not the project's: used as it is

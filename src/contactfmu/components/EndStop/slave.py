@@ -1,0 +1,251 @@
+"""EndStop FMU: SimulationX Mechanics.Translation.EndStop, rigid or elastic end stop with friction."""
+from pythonfmu.default_experiment import DefaultExperiment
+
+from ...fmi.variables import inp, out, parameter
+from ...mechanics.contact_motion import (
+    advance_shadow,
+    couple,
+    held_motion,
+    planning_step,
+    reduced_mass,
+    stiffness_number,
+)
+from ..translational import TranslationalSlave, integrates_output, sampled_law_remedy
+from . import law
+
+MOTION = ("ctr1.x", "ctr1.v", "ctr2.x", "ctr2.v")
+POSITIONS = ("ctr1.x", "ctr2.x")
+VELOCITIES = ("ctr1.v", "ctr2.v")
+# advanced settings used while adv = false (SimulationX: "previous releases used internal defaults")
+ADVANCED = {"eps_Fi": 1e-6, "eps_dv": 1e-4, "dFfrel": 1e-3, "eps_dvsl": 1e-6, "eps_dI": 1e-8, "kindTrans": 1,
+            "eps_sigma": 1.0, "eps_tau": 0.1}
+
+
+def connector(name):
+    return [
+        inp(f"{name}.x", 0.0, "m", f"Displacement of {name} (input: motion of the connected body)"),
+        inp(f"{name}.v", 0.0, "m/s", f"Velocity of {name} (input)"),
+        inp(f"{name}.a", 0.0, "m/s2", f"Acceleration of {name} (input; 0 = no information)"),
+    ]
+
+
+class EndStop(TranslationalSlave):
+    description = (
+        "Linear mechanical end stop (SimulationX Mechanics.Translation.EndStop 4.1) with connectors ctr1, ctr2: "
+        "dx = ctr1.x - ctr2.x, dv = ctr1.v - ctr2.v; stop 1 in contact for dx >= l1, stop 2 for dx <= -l2. "
+        "Fi = Fstop + Ff (> 0 at stop 1, < 0 at stop 2) acts on the bodies as -Fi on ctr1's and +Fi on ctr2's: "
+        "ctr1.F = Fi, ctr2.F = -Fi are the forces on the element (the bodies receive their negatives, as for "
+        "every compliant FMU of this library). mode 2 (Elastic End Stop): spring-damper per side (k1, b1; "
+        "k2, b2), lets go when its force Fstop changes sign (no drag; with friction in parallel the documentation's "
+        "'internal force' of this transition is read as the stop's part Fstop of Fi), states stop = 0 free, 1/2 at stop 1/2, 11/21 "
+        "detaching (still behind the stop, force released; -> 0 when the stop point is passed, -> 1/2 when dv "
+        "turns into the stop again), 3 both sides engaged (l1 + l2 < 0, with the preloads). mode 1 (Rigid "
+        "End Stop): impacts with momentum conservation and restitution dv' = -ci*dv (kind 1 plastic ci = 0, "
+        "2 elastic ci = 1, 3 by coefficient), permanent contact (1/2, rigid connection) when |dv'| <= eps_dv, "
+        "separation when Fi <= -eps_Fi (stop 1) or >= eps_Fi (stop 2); 3 rigid both sides. Friction in the "
+        "backlash (friction = true, parallel to the stop; sf = 0 stuck, 1/-1 sliding with dv > 0/< 0): kindF "
+        "1 continuous transition Ff = Fst*T(dv/dvL) for |dv| <= dvL (T: kindTrans 1 Gevrey "
+        "0.5*(1+tanh(eps_sigma*(z-0.5)/(z*(1-z)))), 2 tanh 0.5*(1+tanh((z-0.5)/eps_tau)), z = (dv/dvL+1)/2, "
+        "mapped to -1..1), sign(dv)*(Fsl + (Fst - Fsl)*exp(1 - |dv|/dvL)) beyond; kindF 2 stick-slip: Fsl "
+        "sliding, stuck while the force needed is within Fst (the Rigid Friction chapter is not public; this "
+        "reading is ours). Pl = Ff*dv. "
+        "Co-simulation: an FMU sees its neighbours only through signals, so m1, m2 are the masses attached at "
+        "ctr1 and ctr2 (0: fixed side), the counterpart of what SimulationX takes from the model. With them the "
+        "element runs its own relative motion in closed form (impacts, contact changes and stick-slip located, "
+        "the other forces on the bodies measured from their velocities) and holds over each step the force "
+        "that brings the bodies onto it (impacts: the impulse spread over the steps around it; impulse output "
+        "= impulse of the impacts in the last step), exact in a Gauss-Seidel master (set inputs, read outputs, "
+        "step) and in a Jacobi master (step, read outputs, set inputs: libcosim, ecos): where the inputs it "
+        "holds are one step old, the element plans from its own model of the bodies over that step, driven by "
+        "the force the master last read. A Rigid End Stop and stick-slip friction need m1 or m2; "
+        "an Elastic End Stop without them outputs its law at the inputs (states updated at communication "
+        "points) with the exact first derivative. adv = false uses the advanced settings' defaults.")
+    default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
+    RECORDED_READ = ("ctr1_F", ("ctr1_F", "ctr2_F"))  # the held force and the outputs that carry it
+
+    VARIABLES = [
+        parameter("l1", 0.01, "m", "End stop distance 1: end stop 1 in contact for dx >= l1"),
+        parameter("l2", 0.01, "m", "End stop distance 2: end stop 2 in contact for dx <= -l2"),
+        parameter("mode", 2, None, "Model: 1 = Rigid End Stop, 2 = Elastic End Stop", min=1, max=2),
+        parameter("kind", 3, None, "Kind of impact (rigid only): 1 = plastic (ci = 0), 2 = elastic (ci = 1), "
+                                   "3 = by coefficient ci", min=1, max=3),
+        parameter("ci", 0.8, "1", "Coefficient of restitution (0 <= ci <= 1), for kind = 3", min=0.0, max=1.0),
+        parameter("k1", 1e6, "N/m", "Stiffness stop 1 (elastic)", min=0.0),
+        parameter("k2", 1e6, "N/m", "Stiffness stop 2 (elastic)", min=0.0),
+        parameter("b1", 100.0, "N.s/m", "Damping stop 1 (elastic)", min=0.0),
+        parameter("b2", 100.0, "N.s/m", "Damping stop 2 (elastic)", min=0.0),
+        parameter("friction", False, None, "Consideration of friction in the backlash"),
+        parameter("kindF", 1, None, "Rigid friction with: 1 = continuous transition, 2 = stick-slip", min=1, max=2),
+        parameter("Fst", 10.0, "N", "Force of static friction", min=0.0),
+        parameter("Fsl", 8.0, "N", "Force of sliding friction (continuous transition)", min=0.0),
+        parameter("dvL", 1e-3, "m/s", "Limit velocity difference (continuous transition)", min=0.0,
+                  min_exclusive=True),
+        parameter("adv", False, None, "Advanced settings: false uses the defaults of eps_Fi ... eps_tau"),
+        parameter("eps_Fi", 1e-6, "N", "Minimum separation force (rigid)", min=0.0),
+        parameter("eps_dv", 1e-4, "m/s", "Maximum velocity difference after impact for permanent contact (rigid)",
+                  min=0.0),
+        parameter("dFfrel", 1e-3, "1", "Relative minimum difference of the friction forces (stick-slip; "
+                                       "accepted, no role in this model)", min=0.0),
+        parameter("eps_dvsl", 1e-6, "m/s", "Minimum separation velocity difference (stick-slip; accepted, no "
+                                           "role in this model: sticking is located exactly)", min=0.0),
+        parameter("eps_dI", 1e-8, "N.s", "Minimum separation momentum (accepted; in a co-simulation an impulse "
+                                         "from elsewhere arrives as a mean force over a step, judged by eps_Fi)",
+                  min=0.0),
+        parameter("kindTrans", 1, None, "Transition shape of the sliding friction force: 1 = Gevrey approach "
+                                        "(based on tanh), 2 = tanh approach", min=1, max=2),
+        parameter("eps_sigma", 1.0, "1", "Shape coefficient of the Gevrey transition", min=0.0, min_exclusive=True),
+        parameter("eps_tau", 0.1, "1", "Shape coefficient of the tanh transition", min=0.0, min_exclusive=True),
+        parameter("m1", 0.0, "kg", "Co-simulation: mass attached at ctr1 (0: fixed side)", min=0.0),
+        parameter("m2", 0.0, "kg", "Co-simulation: mass attached at ctr2 (0: fixed side)", min=0.0),
+        *connector("ctr1"),
+        *connector("ctr2"),
+        out("ctr1.F", "N", "Force acting on the element at ctr1 (= the force held over the step; Fi without "
+                           "impacts); ctr1's body receives -ctr1.F", depends=MOTION, derivative=True),
+        out("ctr2.F", "N", "Force acting on the element at ctr2 (= -ctr1.F)", depends=MOTION, derivative=True),
+        out("Fi", "N", "Internal force (= Fstop + Ff; > 0 at stop 1, < 0 at stop 2; impacts excluded)",
+            depends=MOTION),
+        out("Fstop", "N", "End stop force (elastic: Fs + Fd)", depends=MOTION),
+        out("Fs", "N", "Spring force in end stop (elastic)", depends=MOTION),
+        out("Fd", "N", "Damping force in end stop (elastic)", depends=MOTION),
+        out("Ff", "N", "Friction force", depends=MOTION),
+        out("dx", "m", "Displacement difference (= ctr1.x - ctr2.x)", depends=POSITIONS),
+        out("dv", "m/s", "Velocity difference (= ctr1.v - ctr2.v)", depends=VELOCITIES),
+        out("stop", None, "Stop state: 0 free, 1 at end stop 1, 2 at end stop 2, 11 detaching from 1, 21 "
+                          "detaching from 2, 3 both sides at stop", depends=MOTION, kind="Integer"),
+        out("sf", None, "State of friction: 0 stuck, 1 sliding with dv > 0, -1 sliding with dv < 0",
+            depends=MOTION, kind="Integer"),
+        out("Pl", "W", "Power loss of the friction (= Ff*dv)", depends=MOTION),
+        out("impulse", "N.s", "Impulse of the rigid impacts located in the last communication step (sign of Fi)"),
+        integrates_output(("m1", "m2")),
+    ]
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.initialize(0.0)
+
+    def check(self):
+        bad = []
+        needs = []
+        if self.mode == law.RIGID:
+            needs.append("a Rigid End Stop")
+        if self.friction and self.kindF == law.STICK_SLIP:
+            needs.append("stick-slip friction")
+        if needs and not (self.m1 > 0.0 or self.m2 > 0.0):
+            bad.append(("m1", self.m1, f"{' and '.join(needs)} needs the attached masses: m1 > 0 or m2 > 0 "
+                                       f"(0 = fixed side)"))
+        return bad
+
+    def build_parameters(self):
+        adv = {name: getattr(self, name) for name in ADVANCED} if self.adv else dict(ADVANCED)
+        return law.Parameters(l1=self.l1, l2=self.l2, mode=self.mode, kind=self.kind, ci=self.ci, k1=self.k1,
+                                  k2=self.k2, b1=self.b1, b2=self.b2, friction=self.friction, kindF=self.kindF,
+                                  Fst=self.Fst, Fsl=self.Fsl, dvL=self.dvL, **adv)
+
+    def initialize(self, t0):
+        self._mu = reduced_mass(self.m1, self.m2) or 0.0
+        self._last_h, self._last_dv, self._last_F = 0.0, 0.0, 0.0
+        self._state, self._sf = law.FREE, 0    # the element's stop and friction states
+        # shadow (contact_motion.couple): active, dx, dv, free steps; all committed at doStep
+        self._shadow, self._sx, self._sv, self._sfree = False, 0.0, 0.0, 0
+        self._pending = [False, 0.0, 0.0, 0, law.FREE, 0]
+        self._expected = None  # the bodies' (dx, dv) at the end of the last step as the element models it
+
+    def compute_outputs(self):
+        self.interface_integrates = bool(reduced_mass(self.m1, self.m2))
+        p = self.parameters()
+        self.dx = self.ctr1_x - self.ctr2_x
+        self.dv = self.ctr1_v - self.ctr2_v
+        self.impulse = 0.0
+        if self._mu == 0.0:
+            self._sampled(p)
+            return
+        mu = self._mu
+        # the bodies' motion now: the inputs, or one step old in a Jacobi master (contact_motion.Coupler)
+        dx, dv = (self.dx, self.dv) if self._fresh or self._expected is None else self._expected
+        h, g = planning_step(dv, self._last_dv, self._last_F, mu, self._last_h, self.default_experiment.step_size)
+
+        def predict(x, w, state, times):
+            pred = law.predict(x, w, state[0], state[1], mu, g, times, p)
+            return [(xs, ws, (st, sf)) for xs, ws, st, sf in pred.states], pred.onset, pred.changes, pred
+
+        shadow = None
+        if self._shadow:
+            shadow, moved = advance_shadow((self._sx, self._sv, self._sfree, (self._state, self._sf)), h, predict)
+            self.impulse = moved[3].impulse
+            state = moved[0][0][2]
+        else:
+            state = self._settled_state(p, mu, g, dx, dv)
+        stiff = p.mode == law.RIGID or stiffness_number(mu, h, max(p.k1, p.k2), max(p.b1, p.b2)) > 1.0
+        force, shadow = couple(dx, dv, mu, g, h, shadow, predict, stiff, state)
+        if shadow is not None:
+            x, w, free, state = shadow
+        else:
+            x, w = dx, dv
+        self._pending = [shadow is not None, x, w, shadow[2] if shadow else 0, *state]
+        self._results(p, state[0], state[1], x, w, mu * g)
+        self._publish(force, 0.0)
+
+    def _settled_state(self, p, mu, g, dx, dv):
+        pred = law.predict(dx, dv, self._state, self._sf, mu, g, (0.0,), p)
+        return pred.states[0][2], pred.states[0][3]
+
+    def _results(self, p, stop, sf, x, w, need):
+        """Documented results for the element's motion (x, w) in state (stop, sf); need = mu*g, the
+        force a rigid connection carries."""
+        if p.friction and p.kindF == law.CONTINUOUS:
+            sf = (w > 0.0) - (w < 0.0)
+        self.stop, self.sf = stop, sf
+        self.Fs, self.Fd = law.elastic_forces(stop, x, w, p) if p.mode == law.ELASTIC else (0.0, 0.0)
+        self.Ff = 0.0
+        if p.friction:
+            if p.kindF == law.CONTINUOUS:
+                self.Ff = law.continuous_friction(w, p)
+            elif sf:
+                self.Ff = p.Fsl * sf
+            elif not (p.mode == law.RIGID and stop != law.FREE):
+                self.Ff = max(-p.Fst, min(p.Fst, need - self.Fs - self.Fd))
+        if p.mode == law.RIGID:
+            self.Fstop = need - self.Ff if stop != law.FREE else 0.0
+        else:
+            self.Fstop = self.Fs + self.Fd
+        self.Fi = self.Fstop + self.Ff
+        self.Pl = self.Ff * self.dv   # documented Pl = Ff*dv, with the dv output (= ctr1.v - ctr2.v)
+
+    def _sampled(self, p):
+        """No inertia given (elastic only): the law at the inputs, states updated at the points."""
+        stop = law.elastic_transition(self._state, self.dx, self.dv, p)
+        self._pending = [False, self.dx, self.dv, 0, stop, 0]
+        self._results(p, stop, 0, self.dx, self.dv, 0.0)
+        da = self.ctr1_a - self.ctr2_a
+        rate = 0.0
+        if stop in (law.STOP1, law.BOTH) and self.dx >= p.l1:
+            rate += p.k1 * self.dv + p.b1 * da
+        if stop in (law.STOP2, law.BOTH) and self.dx <= -p.l2:
+            rate += p.k2 * self.dv + p.b2 * da
+        if p.friction:
+            rate += law.continuous_friction_slope(self.dv, p) * da
+        self._publish(self.Fi, rate)
+
+    def _publish(self, force, rate):
+        self.ctr1_F, self.ctr2_F = force, -force
+        self.der_ctr1_F, self.der_ctr2_F = rate, -rate
+
+    def step(self, t, h):
+        if self._mu != 0.0:
+            # the bodies' motion at the step's start and the force they received over it: the one the
+            # master last read (contact_motion.Coupler.commit)
+            dx, dv = self.ctr1_x - self.ctr2_x, self.ctr1_v - self.ctr2_v
+            if not self._fresh and self._expected is not None:
+                dx, dv = self._expected
+            force = self._delivered if self._delivered is not None else self.ctr1_F
+            g = planning_step(dv, self._last_dv, self._last_F, self._mu, self._last_h,
+                              self.default_experiment.step_size)[1]
+            self._expected = held_motion(dx, dv, g - force / self._mu, h)
+            self._last_h, self._last_dv, self._last_F = h, dv, force
+        self._shadow, self._sx, self._sv, self._sfree, self._state, self._sf = self._pending
+
+    def remedy(self, step_size):
+        if self._mu != 0.0:
+            return ""
+        return sampled_law_remedy(max(self.k1, self.k2), max(self.b1, self.b2), step_size,
+                                  ("m1/m2", "the masses at ctr1/ctr2"))

@@ -1,0 +1,31 @@
+"""Fixed FMU: MSL Translational.Components.Fixed, a flange fixed in the housing."""
+from pythonfmu.default_experiment import DefaultExperiment
+
+from ...fmi.variables import out, parameter
+from ..translational import TranslationalSlave, force_in_flange, force_inputs
+
+
+class Fixed(TranslationalSlave):
+    description = (
+        "Fixed flange (Modelica.Mechanics.Translational.Components.Fixed): flange.s = s0, v = a = 0. "
+        "Acts as a motion source of infinite mass; the input flange.f (cut force of the connected "
+        "compliant elements, or their sum) and the extra inputs flange.f2 .. flange.f4 (one per further element "
+        "in tools that connect one output to one input) add up; f_support = -(their sum) is the force "
+        "the elements exert on the housing.")
+    default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
+
+    VARIABLES = [
+        parameter("s0", 0.0, "m", "Fixed offset position of housing"),
+        *force_in_flange("flange"),
+        out("flange.s", "m", "Position of the flange (= s0)"),
+        out("flange.v", "m/s", "Velocity of the flange (= 0)"),
+        out("flange.a", "m/s2", "Acceleration of the flange (= 0)"),
+        out("f_support", "N", "Force the connected elements exert on the housing (= -(flange.f + flange.f2 + "
+            "flange.f3 + flange.f4), the support reaction)", depends=force_inputs("flange")),
+    ]
+
+    def compute_outputs(self):
+        self.flange_s = self.s0
+        self.flange_v = 0.0
+        self.flange_a = 0.0
+        self.f_support = -self.cut_force("flange")

@@ -1,0 +1,13 @@
+"""Force: what its documentation specifies and how the project checks it (master side, not
+bundled into the FMU)."""
+import math
+
+from ...crosscheck import TWO_PI, sine_flange
+
+# the parameters of the documentation, each an FMU parameter of the same name (contactfmu validate)
+DOCUMENTED_PARAMETERS = ()
+
+# the FMI cross-check experiment (contactfmu.crosscheck): what happens in it, and its inputs
+# {variable: f(t)}, with the FMU's default parameters and DefaultExperiment
+CROSS_CHECK = ("f = 2*sin(2*pi*t) N on a flange moving with s = 0.1*sin(2*pi*t) m",
+              {"f": lambda t: 2 * math.sin(TWO_PI * t), **sine_flange("flange", 0.1, 1.0)})

@@ -1,0 +1,9 @@
+"""Sine: what its documentation specifies and how the project checks it (master side, not
+bundled into the FMU)."""
+
+# the parameters of the documentation, each an FMU parameter of the same name (contactfmu validate)
+DOCUMENTED_PARAMETERS = ("amplitude", "f", "phase", "offset", "startTime")
+
+# the FMI cross-check experiment (contactfmu.crosscheck): what happens in it, and its inputs
+# {variable: f(t)}, with the FMU's default parameters and DefaultExperiment
+CROSS_CHECK = ("no inputs", {})

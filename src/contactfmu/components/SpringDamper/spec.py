@@ -1,0 +1,10 @@
+"""SpringDamper: what its documentation specifies and how the project checks it (master side, not
+bundled into the FMU)."""
+from ...crosscheck import sine_flange
+
+# the parameters of the documentation, each an FMU parameter of the same name (contactfmu validate)
+DOCUMENTED_PARAMETERS = ("c", "d", "s_rel0")
+
+# the FMI cross-check experiment (contactfmu.crosscheck): what happens in it, and its inputs
+# {variable: f(t)}, with the FMU's default parameters and DefaultExperiment
+CROSS_CHECK = ("flange_b oscillates, s = 0.1*sin(2*pi*t) m", sine_flange("flange_b", 0.1, 1.0))

@@ -1,0 +1,164 @@
+"""The translational vocabulary of the component slaves, between the generic FMI layer (fmi/)
+and the physics (mechanics/): flanges as FMI variables (DESIGN.md "Flanges as FMI variables"),
+forces summed at a node, the outputs of rigid bodies and two-flange compliant elements, the
+interface outputs a master reads (contactfmu.conventions), and the remedy hints of a stiff law
+sampled at too large a step.
+
+Bundled into every FMU: standard library and pythonfmu only."""
+import math
+import operator
+
+from ..fmi.slave import Slave
+from ..fmi.variables import inp, out
+
+
+def motion_in_flange(flange, what):
+    """Flange of a compliant element: motion in (s, v, a), force out. ``what`` names the element."""
+    return [
+        inp(flange + ".s", 0.0, "m", f"Absolute position of {flange} (input: motion of the connected body)"),
+        inp(flange + ".v", 0.0, "m/s", f"Absolute velocity of {flange} (input)"),
+        inp(flange + ".a", 0.0, "m/s2", f"Absolute acceleration of {flange} (input; 0 = no information)"),
+    ]
+
+
+def interface_outputs(depends):
+    """Interface stiffness and damping of a two-flange compliant element: the partial derivatives
+    of its force f = flange_b.f with respect to s_rel and v_rel at the present inputs. A master
+    can use them to make the coupling implicit (contactfmu's scheme="implicit"); the element's
+    own behaviour does not depend on them."""
+    return [
+        out("interface.c", "N/m", "Interface stiffness: df/ds_rel (f = flange_b.f) at the present inputs, for "
+                                  "masters that couple implicitly (0 where f does not depend on s_rel)",
+            depends=depends),
+        out("interface.d", "N.s/m", "Interface damping: df/dv_rel at the present inputs, for masters that "
+                                    "couple implicitly (0 where f does not depend on v_rel)", depends=depends),
+    ]
+
+
+def inertia_output():
+    """The inertia a body declares to masters (contactfmu.cosim.conventions): the mass that the
+    forces on its flanges accelerate, for masters that predict its motion (implicit coupling)."""
+    return out("interface.m", "kg", "Interface inertia: the mass the forces on the flanges accelerate (= m), for "
+                                    "masters that couple implicitly")
+
+
+def integrates_output(given):
+    """Whether the element integrates its contact itself, declared to masters (contactfmu.cosim.
+    conventions): with the attached inertias `given` (parameter names) it holds its own coupling force
+    over each step and locates its own events; a master must not linearize or probe it."""
+    return out("interface.integrates", None,
+               f"true if the element integrates the contact itself ({' or '.join(given)} > 0): it then holds "
+               f"its own coupling force over each step and locates its own events, so a master must neither "
+               f"linearize nor probe it; false: its outputs are the law at the present inputs", kind="Boolean")
+
+
+FORCE_INPUTS_PER_FLANGE = 4  # <flange>.f, .f2, .f3, .f4
+
+
+def force_inputs(flange):
+    """Names of the force inputs of an inertial flange: <flange>.f and the numbered extra inputs
+    <flange>.f2 .. .f4, summed by the body. A master that sums the forces of a node (the project's)
+    uses <flange>.f alone; tools that connect one output to one input (SSP, libcosim) connect up to
+    four compliant elements on a node, one to each."""
+    return (flange + ".f",) + tuple(f"{flange}.f{k}" for k in range(2, FORCE_INPUTS_PER_FLANGE + 1))
+
+
+# the force inputs (and their derivatives) of a flange, read in one call, per flange attribute
+_FORCE_ATTRS = {fl: operator.attrgetter(*(n.replace(".", "_") for n in force_inputs(fl)))
+                for fl in ("flange", "flange_a", "flange_b")}
+_FORCE_RATE_ATTRS = {fl: operator.attrgetter(*("der_" + n.replace(".", "_") for n in force_inputs(fl)))
+                     for fl in ("flange", "flange_a", "flange_b")}
+
+
+def force_in_flange(flange):
+    """Flange of an inertial element: force in, motion out (outputs declared by the slave)."""
+    first, *extra = force_inputs(flange)
+    return [inp(first, 0.0, "N",
+                f"Cut force at {flange}: the force acting on the connected compliant element at this flange "
+                f"(MSL flange.f of that element, or the sum over all elements on the node); "
+                f"the body receives its negative")] + [
+            inp(name, 0.0, "N",
+                f"Cut force at {flange} of a further compliant element on the node (added to {first}; for "
+                f"tools that connect one output to one input, e.g. SSP and libcosim; 0 if unused)")
+            for name in extra]
+
+
+def flange_motion_outputs(depends):
+    """Motion outputs of the two flanges of a rigid body (MSL PartialRigid): flange_a.s = s - L/2,
+    flange_b.s = s + L/2, same v and a; `depends`: the inputs a depends on directly."""
+    return [
+        out("flange_a.s", "m", "Position of left flange (= s - L/2)"),
+        out("flange_a.v", "m/s", "Velocity of left flange (= v)"),
+        out("flange_a.a", "m/s2", "Acceleration of left flange (= a)", depends=depends),
+        out("flange_b.s", "m", "Position of right flange (= s + L/2)"),
+        out("flange_b.v", "m/s", "Velocity of right flange (= v)"),
+        out("flange_b.a", "m/s2", "Acceleration of right flange (= a)", depends=depends),
+    ]
+
+
+def sampled_law_remedy(c, d, step_size, inertia=None):
+    """Remedy hint of a compliant element that outputs its law (stiffness c, damping d) at the
+    sampled inputs, for ``remedy()``. The master holds that force over the step (or makes it
+    linear); against a body of mass m the damper alone is then unstable above h = 2*m/d
+    (|1 - h*d/m| > 1), and the spring needs h*sqrt(c/m) well below 1. The element does not know
+    m unless told: ``inertia`` = (parameters, what they are), e.g. ("m_a/m_b", "the masses at the
+    flanges"); None for an element without them."""
+    bounds = []
+    if d > 0.0:
+        bound = f"below 2*m/d (= {2.0 / d:.3g} s for m = 1 kg"
+        if step_size:
+            bound += f"; at h = {step_size:.3g} s only for m > h*d/2 = {0.5 * step_size * d:.3g} kg"
+        bounds.append(bound + ")")
+    if c > 0.0:
+        bounds.append(f"well below sqrt(m/c) (= {1.0 / math.sqrt(c):.3g} s for m = 1 kg)")
+    if not bounds:
+        return ""
+    step = "a communication step " + " and ".join(bounds)
+    limits = (["the damper alone is unstable above h = 2*m/d"] if d > 0.0 else []) + \
+        (["the spring needs h*sqrt(c/m) well below 1"] if c > 0.0 else [])
+    why = (f"the element outputs its law (c = {c:.6g} N/m, d = {d:.6g} N.s/m) at the sampled inputs, the master "
+           f"holds that force over the step, and against a mass m {' and '.join(limits)}")
+    if inertia:
+        names, meaning = inertia
+        return (f"Remedy: give {names} ({meaning}) or {step}. With {names} = 0 {why}; the element does not know m "
+                f"without {names}.")
+    return (f"Remedy: {step}, m being the mass the element moves, or a master that couples the element "
+            f"implicitly through its interface.c/interface.d outputs (contactfmu: scheme=\"implicit\"). "
+            f"{why[0].upper()}{why[1:]}.")
+
+
+def inertial_remedy(m):
+    """Remedy hint of a body (Mass, MassWithStopAndFriction) whose motion came out non-finite
+    from finite force inputs, for ``remedy()``."""
+    return (f"Remedy: the force inputs are too large for the mass m = {m!r} kg over the step; they come from the "
+            f"elements on its flanges: a stiff compliant element that outputs its law at the sampled inputs (a "
+            f"contact element without the masses at its flanges) is unstable at a step large for its stiffness: "
+            f"give that element the masses at its flanges or use a smaller communication step.")
+
+
+
+class TranslationalSlave(Slave):
+    """A slave with translational flanges: the rigid-body and compliant-element outputs and the
+    forces summed at an inertial flange."""
+
+    def publish_motion(self):
+        """Flange outputs of a rigid body from its s, v, a and length L (see flange_motion_outputs)."""
+        self.flange_a_s, self.flange_b_s = self.s - 0.5 * self.L, self.s + 0.5 * self.L
+        self.flange_a_v = self.flange_b_v = self.v
+        self.flange_a_a = self.flange_b_a = self.a
+
+    def cut_force(self, flange):
+        """Sum of the force inputs of an inertial flange (``flange`` as attribute, e.g. flange_a)."""
+        a, b, c, d = _FORCE_ATTRS[flange](self)
+        return a + b + c + d
+
+    def cut_force_rate(self, flange):
+        """Sum of the first derivatives set for the force inputs of an inertial flange."""
+        a, b, c, d = _FORCE_RATE_ATTRS[flange](self)
+        return a + b + c + d
+
+    def publish_force(self, f, rate):
+        """Outputs of a two-flange compliant element (MSL PartialCompliant): f = flange_b.f =
+        -flange_a.f, and their first time derivatives."""
+        self.f, self.flange_b_f, self.flange_a_f = f, f, -f
+        self.der_f, self.der_flange_b_f, self.der_flange_a_f = rate, rate, -rate

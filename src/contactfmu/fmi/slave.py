@@ -1,0 +1,692 @@
+"""The generic FMI 2.0 co-simulation slave every contactfmu FMU derives from.
+
+A slave declares its FMI variables as a table (``VARIABLES``) of :class:`Var` rows made with
+:func:`parameter`, :func:`inp` and :func:`out`; the base turns the table into
+
+* a complete FMI 2.0 model description (``to_xml``): units, descriptions, start values,
+  min/max, the variability of every Integer/Boolean variable, a DefaultExperiment, and a
+  ModelStructure with output dependencies and InitialUnknowns, which pythonfmu leaves out;
+* fast getters and setters by value reference (attribute ``flange_a.s`` -> ``flange_a_s``);
+* parameter checks when initialization ends: a value outside the declared range, or refused
+  by the slave's ``check()``, ends initialization with fmi2Error and a logged message that
+  names the parameter, its value and the valid range. FMI has no exclusive minimum: a parameter
+  declared ``min_exclusive`` says "must be > min" in its description and the message gives the
+  range as (min, inf);
+* parameters are checked before anything uses them: while they are invalid, outputs are not
+  computed (a getter during initialization returns them unchanged instead of dividing by a zero
+  mass), and fmi2ExitInitializationMode reports them;
+* outputs must be finite: every Real output and published derivative when initialization ends
+  and after each doStep, and every Real value a getter delivers (computed from the inputs just
+  set, for feed-through). A non-finite one, or an arithmetic error (OverflowError,
+  ZeroDivisionError, math domain error) while computing them, fails that call with one logged
+  message naming the outputs, the present inputs (the parameters too for a slave without inputs
+  or before initialization ends), the cause and the slave's ``remedy()`` hint, not a traceback;
+  the outputs are restored to their (finite) values after the last successful doStep. So the
+  element that produced the value is the one that fails, not the neighbour it would reach. The
+  cost on the hot path is one math.isfinite over the sum of the values at hand;
+* first-order input and output derivatives (FMI canInterpolateInputs and
+  maxOutputDerivativeOrder = 1): an input's derivative is kept in ``der_<attr>`` and reset to
+  zero whenever its value is set; an output declared with ``derivative=True`` publishes
+  ``der_<attr>``, computed by ``compute_outputs``;
+* doStep checks its arguments: currentCommunicationPoint must be the FMU's time (the start time,
+  or the end of its last step, within a few ulps: 1e-12*max(1, |t|), for masters that
+  accumulate t += h) and the step size finite and > 0;
+* FMU state get/set/serialize that captures every attribute the slave set (parameters, inputs,
+  outputs, internal state, the physics objects it holds, rebuilt from their class), so a state
+  restores a fully working instance bit-identically, also into an instance that is only
+  instantiated or initialized with other parameters. A state carries its model and build; one
+  of another FMU (or garbage bytes) is refused with a message and the instance left as it was.
+
+Errors and statuses. No Python exception ever reaches pythonfmu: pythonfmu turns it into
+fmi2Fatal, drops the message and destroys the instance. Every entry point here catches and logs
+instead, and the FMU's C status shim returns fmi2Error for any FMI call during which the slave
+logged an error message (it counts them), else pythonfmu's status. Two kinds of errors:
+
+* a refused call (``_refuse``): a value reference unknown or of another type, a parameter set
+  after initialization, an output set, a NaN/inf value (all values of that set call are refused,
+  the previous ones kept), a doStep with invalid arguments, an unusable FMU state. The call
+  returns fmi2Error, it changed nothing, and the instance stays usable;
+* a failure (``_error``) that leaves the instance inconsistent: outputs that came out
+  non-finite (or could not be computed) in a getter or a doStep (they are restored, so they no
+  longer match the inputs or the state), a failed initialization, an internal error. The
+  instance is then in error state: doStep is refused until fmi2SetFMUstate (to an earlier
+  state) or fmi2Reset; getters still deliver the values.
+
+Generic: names no component and no physical domain (the translational vocabulary is in
+components/translational.py). Only the Python standard library and pythonfmu are imported: this
+file runs inside the FMU.
+"""
+import json
+import math
+import operator
+import os
+import traceback
+
+from pythonfmu import Fmi2Slave
+from pythonfmu.enums import Fmi2Status
+
+from . import state as state_codec
+from .model_description import model_description
+from .shim import DERIVATIVE_VR
+from .variables import Var, article
+
+_isfinite = math.isfinite
+_INF = math.inf
+TIME_TOLERANCE = 1e-12  # relative: currentCommunicationPoint may differ from the FMU's time t by
+#                         TIME_TOLERANCE*max(1, |t|) (masters that accumulate t += h)
+# arithmetic failures of the physics reported as a message of the call, not as a traceback
+NUMERIC_ERRORS = (ArithmeticError, ValueError)
+
+
+def _tuple_getter(names):
+    """obj -> tuple of the named attributes (attrgetter of one name returns the bare value)."""
+    if len(names) > 1:
+        return operator.attrgetter(*names)
+    if names:
+        one = operator.attrgetter(names[0])
+        return lambda obj: (one(obj),)
+    return lambda obj: ()
+
+
+
+class Slave(Fmi2Slave):
+    """Base class: subclasses set VARIABLES, description, default_experiment and implement
+    ``step(t, h)``; optionally ``check()`` (extra parameter rules), ``initialize(t0)`` and
+    ``compute_outputs()`` (outputs from the current inputs and state; called lazily when an
+    output is read after inputs changed, so feed-through outputs are current before doStep;
+    never with invalid parameters) and ``remedy(step_size)`` (what the user can do when an
+    output came out non-finite)."""
+
+    VARIABLES = ()
+    description = ""
+    author = "contactfmu"
+    version = "0.1.0"
+    license = "BSD-3-Clause"
+    model_name = None  # defaults to the class name; also the FMU file name and modelIdentifier
+    INPUT_DERIVATIVES = False  # True: uses first derivatives of its Real inputs (canInterpolateInputs)
+    STEP_USES_OUTPUTS = True   # False: step() reads inputs and state only, so doStep need not bring
+    #                            the outputs up to date first (one compute_outputs per step saved)
+    RECORDED_READ = None       # (attribute, outputs): a get of one of the outputs (attribute names)
+    #                            records the attribute's value as the importer read it (self._delivered)
+
+    log_categories = {
+        "logStatusWarning": "Messages with status fmi2Warning",
+        "logStatusDiscard": "Messages with status fmi2Discard",
+        "logStatusError": "Messages with status fmi2Error",
+        "logStatusFatal": "Messages with status fmi2Fatal",
+        "logAll": "All messages",
+    }
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.modelName = self.model_name or type(self).__name__
+        for attr in ("description", "author", "version", "license", "default_experiment"):
+            setattr(self, attr, getattr(type(self), attr, None))  # Fmi2Slave sets them to None
+        table = self.variable_table()
+        self._infra = set(self.__dict__) | {"_infra"}
+        # all model values live in plain attributes; everything set from here on is state
+        for var in table:
+            setattr(self, var.attr, var.start if var.start is not None else
+                    {"Real": 0.0, "Integer": 0, "Boolean": False}[var.type])
+        for var in table:
+            if var.derivative or (self.INPUT_DERIVATIVES and var.causality == "input" and var.type == "Real"):
+                setattr(self, "der_" + var.attr, 0.0)
+        self.time = 0.0
+        self._good = self._checked_values(self)  # outputs that passed the finiteness check last
+        self._step_size = None  # of the last doStep (for remedy hints)
+        self._failed = ""  # the failure that put the instance in error state ("" = none)
+        self._stale = True  # inputs changed since compute_outputs
+        self._fresh = True  # inputs set since the last doStep (Gauss-Seidel); False: they are one step old (Jacobi)
+        self._delivered = None  # RECORDED_READ's value as the importer last read it, None before any read
+        self._initialized = False
+
+    # ---- variable table --------------------------------------------------------------------
+
+    @classmethod
+    def variable_table(cls):
+        cached = cls.__dict__.get("_cached_table")
+        if cached is not None:
+            return cached
+        table = list(cls.VARIABLES)
+        names = set()
+        for vr, var in enumerate(table):
+            if var.name in names:
+                raise ValueError(f"{cls.__name__}: variable {var.name} declared twice")
+            names.add(var.name)
+            var.vr = vr
+        cls._cached_table = table
+        cls._by_vr = {v.vr: v for v in table}
+        cls._params = [v for v in table if v.causality == "parameter"]
+        cls._outputs = [v for v in table if v.causality == "output"]
+        real_outputs = [v for v in table if v.causality == "output" and v.type == "Real"]
+        # Real outputs and published derivatives: (attribute, FMI name), checked to be finite
+        cls._checked = [(v.attr, v.name) for v in real_outputs] + \
+                       [("der_" + v.attr, f"der({v.name})") for v in real_outputs if v.derivative]
+        cls._real_inputs = [(v.attr, v.name) for v in table if v.causality == "input" and v.type == "Real"]
+        # value reference -> attribute a getter reads (published output derivatives at vr + DERIVATIVE_VR)
+        cls._get_attrs = {kind: {v.vr: v.attr for v in table if v.type == kind}
+                          for kind in ("Real", "Integer", "Boolean")}
+        cls._get_attrs["Real"].update({v.vr + DERIVATIVE_VR: "der_" + v.attr for v in real_outputs if v.derivative})
+        cls._fast_get = {}  # (kind, vrs) -> attrgetter of those variables, or False (full path)
+        # kind -> (before, after initialization) -> vrs -> (attributes set, input derivatives reset), or
+        # False (a value reference is refused: _set_checked says why)
+        cls._set_plans = {kind: ({}, {}) for kind in ("Real", "Integer", "Boolean")}
+        cls._step_uses_outputs = cls.STEP_USES_OUTPUTS and cls.step is not Slave.step
+        # the value references whose read is recorded (RECORDED_READ)
+        recorded = cls.RECORDED_READ[1] if cls.RECORDED_READ else ()
+        cls._held_vrs = frozenset(v.vr for v in table if v.causality == "output" and v.attr in recorded)
+        cls._held_reads = {}  # (kind, vrs) -> whether a get of them is recorded
+        cls._checked_values = staticmethod(_tuple_getter([attr for attr, _ in cls._checked]))
+        return table
+
+    # ---- hooks -----------------------------------------------------------------------------
+
+    def check(self):
+        """Extra parameter rules: return a list of (name, value, rule) for invalid values."""
+        return []
+
+    def initialize(self, t0):
+        """Called when initialization ends, after the parameters passed their checks."""
+
+    def compute_outputs(self):
+        """Update the outputs that depend directly on inputs (feed-through)."""
+
+    def step(self, t, h):
+        """Advance the internal state over [t, t + h]; stateless elements need nothing here."""
+
+    def remedy(self, step_size):
+        """Hint appended to the message of a non-finite output: what the user can change (e.g.
+        a hint of the component's own). step_size: of the last doStep, or None."""
+        return ""
+
+    def build_parameters(self):
+        """The parameters as one physics object (None: the slave has none); see parameters()."""
+        return None
+
+    def parameters(self):
+        """build_parameters(), built once when initialization ends (parameters are fixed from
+        then on; they are read several times per step), anew before (a host may still set them)."""
+        if self._initialized:
+            return self._p
+
+    # ---- errors ----------------------------------------------------------------------------
+
+    def _refuse(self, message):
+        """A refused call: it returns fmi2Error (the status shim counts the error messages logged
+        during a call), it changed nothing, and the instance stays usable."""
+        self.log(message, Fmi2Status.error, "logStatusError")
+
+    def _error(self, message):
+        """A failure that leaves the instance inconsistent: fmi2Error of this call, and the
+        instance is in error state (doStep refused) until fmi2Reset or fmi2SetFMUstate."""
+        if not self._failed:
+            self._failed = message
+        self._refuse(message)
+
+    def _crash(self, where):
+        self._error(f"{self.modelName} ({self.instance_name}): internal error in {where}: "
+                    + traceback.format_exc(limit=4).strip().replace("\n", " | "))
+
+    def _outputs_failed(self, call, exc=None):
+        """The outputs for the present inputs are not finite, or computing them raised ``exc``
+        (an arithmetic error): log one message naming them, the inputs (the parameters too for a
+        slave without inputs or before initialization ends), the cause and the slave's remedy,
+        restore the outputs that last passed the check, put the instance in error state (its
+        outputs no longer match its inputs) and return True. False if all are finite (a batch of
+        finite values can still sum to infinity). Before initialization ends (a getter in
+        initialization mode) the call is only refused: the parameters and inputs may still
+        change, and fmi2ExitInitializationMode computes the outputs anew."""
+        if exc is None:
+            bad = [(name, x) for (attr, name), x in zip(self._checked, self._checked_values(self))
+                   if not _isfinite(x)]
+            if not bad:
+                return False
+            what = f"non-finite output{'s' if len(bad) > 1 else ''} " + ", ".join(f"{n} = {x!r}" for n, x in bad)
+        else:
+            what = "the outputs cannot be computed"
+        for (attr, _), x in zip(self._checked, self._good):
+            setattr(self, attr, x)
+        initializing = call == "fmi2ExitInitializationMode"
+        running = self._initialized or initializing
+        self._stale = not running
+        message = f"{self.modelName}: {what} at t = {self.time!r} s ({call})"
+        if exc is not None:
+            message += ": " + _describe(exc)
+        if self._real_inputs:
+            message += ", from the inputs " + ", ".join(f"{name} = {getattr(self, attr)!r}"
+                                                         for attr, name in self._real_inputs)
+        if self._params and (not self._real_inputs or not self._initialized or initializing):
+            message += (" and" if self._real_inputs else ",") + " with the parameters " + ", ".join(
+                f"{v.name} = {getattr(self, v.attr)!r}{v.unit_text()}" for v in self._params)
+        if initializing:
+            message += "; initialization failed."
+        else:
+            message += ("; the outputs keep their values from the last successful fmi2DoStep (the start values "
+                        "before it).")
+        try:
+            hint = self.remedy(self._step_size)
+        except Exception:
+            hint = ""
+        (self._error if running else self._refuse)(message + (" " + hint if hint else ""))
+        return True
+
+    # ---- FMI entry points ------------------------------------------------------------------
+
+    def setup_experiment(self, start_time, stop_time=None, tolerance=None):
+        try:
+            if self._initialized:
+                self._refuse(f"fmi2SetupExperiment refused: {self.modelName} is initialized (time {self.time!r} s "
+                             f"kept; fmi2Reset first)")
+            elif not _isfinite(start_time):
+                self._refuse(f"fmi2SetupExperiment refused: startTime = {start_time!r} s is not finite (time "
+                             f"{self.time!r} s kept)")
+            else:
+                self.time = float(start_time)
+        except Exception:
+            self._crash("fmi2SetupExperiment")
+
+    def enter_initialization_mode(self):
+        pass
+
+    def _invalid_parameters(self):
+        """[(var, value, rule)] of the parameters outside their declared range, else those the
+        slave's check() refuses (check() may rely on the ranges)."""
+        bad = []
+        for var in self._params:
+            value = getattr(self, var.attr)
+            if var.type == "Real" and not math.isfinite(value):
+                bad.append((var, value, "must be a finite number"))
+            elif var.min is not None and (value < var.min or (var.min_exclusive and value == var.min)):
+                bad.append((var, value, f"valid range {var.valid_range()}"))
+            elif var.max is not None and value > var.max:
+                bad.append((var, value, f"valid range {var.valid_range()}"))
+        if not bad:
+            by_name = {v.name: v for v in self._params}
+            for name, value, rule in self.check():
+                bad.append((by_name.get(name) or Var(name, "Real", "", "", None, None, ""), value, rule))
+        return bad
+
+    def exit_initialization_mode(self):
+        call = "fmi2ExitInitializationMode"
+        try:
+            if self._failed or self._initialized:
+                self._refuse(f"{call} refused: " + (f"the instance is in error state ({self._failed})" if self._failed
+                                                    else f"{self.modelName} is initialized already"))
+                return
+            bad = self._invalid_parameters()
+            for var, value, rule in bad:
+                self._error(f"Invalid parameter {var.name} = {value!r}{var.unit_text()}: {rule}")
+            if bad:
+                return
+            self._p = self.build_parameters()
+            self.initialize(self.time)
+            if self._failed:  # initialize() refused the start (e.g. a start outside the stops)
+                return
+            self._initialized = True
+            if not self._finish(call):
+                self._initialized = False
+        except NUMERIC_ERRORS as exc:
+            self._outputs_failed(call, exc)
+            self._initialized = False
+        except Exception:
+            self._initialized = False
+            self._crash(call)
+
+    def _compute(self, call):
+        """compute_outputs() for the present inputs (feed-through), unless a parameter is invalid
+        before initialization ends: then the outputs keep their values (nothing divides by a zero
+        mass) and fmi2ExitInitializationMode reports the parameter. An arithmetic error is a
+        failure of the call (False returned, see _outputs_failed)."""
+        if self._initialized or not self._invalid_parameters():
+            try:
+                self.compute_outputs()
+            except NUMERIC_ERRORS as exc:
+                self._outputs_failed(call, exc)
+                return False
+            self._stale = False
+        return True
+
+    def _finish(self, call):
+        """The outputs at the end of initialization or of a step: computed, every one finite,
+        else a failure naming them (False)."""
+        self.compute_outputs()
+        self._stale = False
+        values = self._checked_values(self)
+        if _isfinite(sum(values)) or not self._outputs_failed(call):
+            self._good = values
+            return True
+        return False
+
+    def do_step(self, current_time, step_size):
+        try:
+            t = self.time
+            end = current_time + step_size
+            if (self._failed or not self._initialized or not (step_size > 0.0 and end < _INF)
+                    or (current_time != t and not abs(current_time - t) <= TIME_TOLERANCE * max(1.0, abs(t)))):
+                self._refuse("doStep refused: " + self._step_refusal(current_time, step_size))
+                return False
+            self._step_size = step_size
+            if self._stale and self._step_uses_outputs and not self._compute("fmi2DoStep"):
+                return False
+            self.step(current_time, step_size)
+            self.time = end
+            self._fresh = False     # the inputs held now describe the step's start
+            self.compute_outputs()  # _finish, inlined on the hot path
+            self._stale = False
+            values = self._checked_values(self)
+            if _isfinite(sum(values)) or not self._outputs_failed("fmi2DoStep"):
+                self._good = values
+                return True
+            return False
+        except NUMERIC_ERRORS as exc:
+            self._outputs_failed("fmi2DoStep", exc)
+            return False
+        except Exception:
+            self._crash("fmi2DoStep")
+            return False
+
+    def _step_refusal(self, current_time, step_size):
+        """Why doStep(current_time, step_size) is refused."""
+        t = self.time
+        tolerance = TIME_TOLERANCE * max(1.0, abs(t))
+        if self._failed:
+            return (f"the instance is in error state ({self._failed}); fmi2SetFMUstate (to an earlier state) or "
+                    f"fmi2Reset recover it")
+        if not self._initialized:
+            return f"{self.modelName} is not initialized (fmi2ExitInitializationMode has not succeeded)"
+        if not (step_size > 0.0 and _isfinite(step_size)):
+            return f"invalid communication step size {step_size!r} s: it must be finite and > 0"
+        if not abs(current_time - t) <= tolerance:
+            return (f"currentCommunicationPoint = {current_time!r} s is not the time of {self.modelName}, "
+                    f"{t!r} s (the start time or the end of its last step; tolerance {tolerance:.3g} s); a master "
+                    f"continues from there, or restores an earlier state with fmi2SetFMUstate first")
+        return f"the end of the step, {current_time!r} + {step_size!r} s, is not a finite time"
+
+    def terminate(self):
+        pass
+
+    # ---- getters and setters ---------------------------------------------------------------
+
+    def _get(self, vrs, kind, convert, default, call):
+        """Values of a getter; a Real value that is not finite (an output computed from the
+        present inputs) fails the call (see _outputs_failed): fmi2Error, and the outputs of the
+        last successful doStep are returned (one math.isfinite over the sum of the batch when all
+        is well)."""
+        if self._stale:
+            try:
+                self._compute(call)
+            except Exception:
+                self._crash("compute_outputs")
+        key = (kind, tuple(vrs))
+        if self._held_vrs:
+            reads = self._held_reads.get(key)
+            if reads is None:
+                reads = self._held_reads[key] = not self._held_vrs.isdisjoint(key[1])
+            if reads:
+                self._delivered = getattr(self, self.RECORDED_READ[0])
+        fast = self._fast_get.get(key)
+        if fast is None:  # first request of these variables: plain model variables only?
+            attrs = self._get_attrs[kind]
+            fast = bool(vrs) and all(vr in attrs for vr in vrs) and (
+                len(vrs), operator.attrgetter(*(attrs[vr] for vr in vrs)), kind == "Real",
+                "fmi2GetRealOutputDerivatives" if max(vrs) >= DERIVATIVE_VR else call)
+            self._fast_get[key] = fast
+        if fast:
+            n, getter, real, label = fast
+            if n > 1:
+                values = getter(self)
+                if real and not _isfinite(sum(values)) and self._outputs_failed(label):
+                    values = getter(self)
+                return [convert(x) for x in values]
+            value = getter(self)
+            if real and not _isfinite(value) and self._outputs_failed(label):
+                value = getter(self)
+            return [convert(value)]
+        values = self._values(vrs, kind, convert, default, call)
+        if kind == "Real" and not _isfinite(sum(values)) and self._outputs_failed(call):
+            values = self._values(vrs, kind, convert, default, None)
+        return values
+
+    def _values(self, vrs, kind, convert, default, call):
+        """Values of a getter one by one; a value reference that is not a variable of this type
+        (or an output without derivative) refuses the call (logged unless call is None) and
+        delivers the default value."""
+        attrs = self._get_attrs[kind]
+        values = []
+        for vr in vrs:
+            attr = attrs.get(vr)
+            if attr is None:
+                if call is not None:
+                    self._refuse(self._not_gettable(vr, kind, call))
+                values.append(default)
+            else:
+                values.append(convert(getattr(self, attr)))
+        return values
+
+    def _not_gettable(self, vr, kind, call):
+        if kind == "Real" and vr >= DERIVATIVE_VR:
+            var = self._by_vr.get(vr - DERIVATIVE_VR)
+            return (f"fmi2GetRealOutputDerivatives refused: {var.name if var else vr - DERIVATIVE_VR} has no "
+                    f"derivative; available for: {', '.join(v.name for v in self.variable_table() if v.derivative)}")
+        return f"{call} refused: {self._not_a(vr, kind)}"
+
+    def _not_a(self, vr, kind):
+        var = self._by_vr.get(vr)
+        if var is None:
+            return f"value reference {vr} is not a variable of {self.modelName}"
+        return f"{var.name} (value reference {vr}) is {article(var.type)} variable of {self.modelName}, not {article(kind)} one"
+
+    def get_real(self, vrs):
+        try:
+            return self._get(vrs, "Real", float, 0.0, "fmi2GetReal")
+        except Exception:
+            self._crash("fmi2GetReal")
+            return [0.0] * len(vrs)
+
+    def get_integer(self, vrs):
+        try:
+            return self._get(vrs, "Integer", int, 0, "fmi2GetInteger")
+        except Exception:
+            self._crash("fmi2GetInteger")
+            return [0] * len(vrs)
+
+    def get_boolean(self, vrs):
+        try:
+            return self._get(vrs, "Boolean", bool, False, "fmi2GetBoolean")
+        except Exception:
+            self._crash("fmi2GetBoolean")
+            return [False] * len(vrs)
+
+    def get_string(self, vrs):
+        self._refuse(f"fmi2GetString refused: {self.modelName} has no String variables")
+        return [""] * len(vrs)
+
+    def _set(self, vrs, values, kind, convert, call):
+        """A set call: all its values are set, or none (each refused one logged, the call
+        refused). The plan of a batch of value references is cached; the values of a Real batch
+        are checked with one math.isfinite over their sum."""
+        plan = self._set_plans[kind][self._initialized].get(tuple(vrs))
+        if plan is None:
+            plan = self._set_plan(kind, vrs)
+        if plan and (kind != "Real" or _isfinite(sum(values))):
+            attrs, resets = plan
+            if kind == "Real":  # floats from pythonfmu
+                for attr, value in zip(attrs, values):
+                    setattr(self, attr, value)
+            else:
+                for attr, value in zip(attrs, values):
+                    setattr(self, attr, convert(value))
+            for attr in resets:
+                setattr(self, attr, 0.0)  # a new input value without a derivative: held
+            self._stale = self._fresh = True
+        else:
+            self._set_checked(vrs, values, kind, convert, call)
+
+    def _set_plan(self, kind, vrs):
+        """(attributes set, input derivatives reset) by a set call of these value references, or
+        False if one of them is refused (the call then takes _set_checked, which logs why)."""
+        targets = [self._settable(vr, kind) for vr in vrs]
+        plan = all(isinstance(t, tuple) for t in targets) and (
+            tuple(t[0] for t in targets), tuple(t[1] for t in targets if t[1]))
+        self._set_plans[kind][self._initialized][tuple(vrs)] = plan
+        return plan
+
+    def _settable(self, vr, kind):
+        """(attribute, input derivative to reset or None, what it is) of a value reference a set
+        call of this type may set now, else why not (a str)."""
+        var = self._by_vr.get(vr)
+        if var is None and kind == "Real" and vr >= DERIVATIVE_VR:
+            var = self._by_vr.get(vr - DERIVATIVE_VR)
+            if self.INPUT_DERIVATIVES and var is not None and var.causality == "input" and var.type == "Real":
+                return "der_" + var.attr, None, f"the derivative of input {var.name}"
+            return (f"value reference {vr - DERIVATIVE_VR} is not a Real input of {self.modelName} that takes "
+                    f"derivatives")
+        if var is None or var.type != kind:
+            return self._not_a(vr, kind)
+        if var.causality == "output" and (var.initial != "exact" or self._initialized):
+            return f"{var.name} is an output and cannot be set" + (" after initialization" if var.initial == "exact"
+                                                                    else "")
+        if var.causality == "parameter" and self._initialized:
+            return f"parameter {var.name} is fixed after initialization (value {getattr(self, var.attr)!r} kept)"
+        reset = "der_" + var.attr if self.INPUT_DERIVATIVES and var.causality == "input" and kind == "Real" else None
+        return var.attr, reset, f"{var.causality} {var.name}"
+
+    def _set_checked(self, vrs, values, kind, convert, call):
+        updates, refused = [], []
+        for vr, value in zip(vrs, values):
+            label = "fmi2SetRealInputDerivatives" if kind == "Real" and vr >= DERIVATIVE_VR else call
+            target = self._settable(vr, kind)
+            if isinstance(target, str):
+                refused.append(f"{label} refused: {target}")
+                continue
+            attr, reset, what = target
+            value = convert(value)
+            if kind == "Real" and not _isfinite(value):
+                refused.append(f"{label} refused: non-finite value {value!r} for {what}; previous value "
+                               f"{getattr(self, attr)!r} kept")
+                continue
+            updates.append((attr, reset, value))
+        if refused:
+            note = f" (none of the {len(vrs)} values of this call is set)" if len(vrs) > 1 else ""
+            for message in refused:
+                self._refuse(message + note)
+            return
+        for attr, reset, value in updates:
+            setattr(self, attr, value)
+            if reset:
+                setattr(self, reset, 0.0)
+        self._stale = self._fresh = True
+
+    def set_real(self, vrs, values):
+        try:
+            self._set(vrs, values, "Real", float, "fmi2SetReal")
+        except Exception:
+            self._crash("fmi2SetReal")
+
+    def set_integer(self, vrs, values):
+        try:
+            self._set(vrs, values, "Integer", int, "fmi2SetInteger")
+        except Exception:
+            self._crash("fmi2SetInteger")
+
+    def set_boolean(self, vrs, values):
+        try:
+            self._set(vrs, values, "Boolean", bool, "fmi2SetBoolean")
+        except Exception:
+            self._crash("fmi2SetBoolean")
+
+    def set_string(self, vrs, values):
+        self._refuse(f"fmi2SetString refused: {self.modelName} has no String variables")
+
+    # ---- FMU state -------------------------------------------------------------------------
+
+    @classmethod
+    def _build(cls):
+        """The package the slave was built in (in an FMU cfmu_<model>_<hash>: one FMU version)."""
+        return cls.__module__.split(".")[0]
+
+    def _get_fmu_state(self):
+        """Every attribute the slave set (not pythonfmu's, not the base's infrastructure),
+        encoded exactly (state.encode), with the model and build it belongs to."""
+        try:
+            return {"format": state_codec.STATE_FORMAT, "model": self.modelName, "build": self._build(),
+                    "values": {k: state_codec.encode(v, self._build()) for k, v in self.__dict__.items()
+                               if k not in self._infra}}
+        except Exception as exc:
+            reason = f"fmi2GetFMUstate: the state of {self.modelName} cannot be captured: {exc}"
+            self._refuse(reason)
+            return {"__invalid__": reason}
+
+    @classmethod
+    def _state_problem(cls, state):
+        """Why ``state`` is not a state of this FMU, or None."""
+        if isinstance(state, dict) and "__invalid__" in state:
+            return str(state["__invalid__"])
+        if not (isinstance(state, dict) and state.get("format") == state_codec.STATE_FORMAT
+                and isinstance(state.get("values"), dict)):
+            return "not an FMU state of a contactfmu FMU"
+        model = cls.model_name or cls.__name__
+        if state.get("model") != model:
+            return f"a state of {state.get('model')}, not of {model}"
+        if state.get("build") != cls._build():
+            return f"a state of another build of {model} ({state.get('build')}; this FMU: {cls._build()})"
+        return None
+
+    def _set_fmu_state(self, state):
+        """Restore every attribute of the state (and drop those the state does not have): the
+        instance continues exactly as the one the state came from, whatever it was before. A
+        state it cannot use is refused and the instance left as it was."""
+        try:
+            problem = self._state_problem(state)
+            if problem is None:
+                try:
+                    values = {k: state_codec.decode(v, self._build()) for k, v in state["values"].items()}
+                    if any(k in self._infra or not isinstance(k, str) for k in values):
+                        raise ValueError("it sets attributes that are not state")
+                except Exception as exc:
+                    problem = f"the state cannot be restored: {exc}"
+            if problem:
+                self._refuse(f"fmi2SetFMUstate refused: {problem}; the instance is left as it was")
+                return
+            for key in [k for k in self.__dict__ if k not in self._infra and k not in values]:
+                delattr(self, key)
+            self.__dict__.update(values)
+        except Exception:
+            self._crash("fmi2SetFMUstate")
+
+    @staticmethod
+    def _fmu_state_to_bytes(state):
+        """JSON of the state. A state that cannot be used (an unusable fmi2DeSerializeFMUstate
+        result) serializes as a NUL byte followed by the reason: the status shim reports it."""
+        try:
+            if isinstance(state, dict) and "__invalid__" in state:
+                return b"\0" + str(state["__invalid__"]).encode("utf-8", "replace")
+            return json.dumps(state).encode("utf-8")
+        except Exception as exc:  # cannot log here: no instance
+            return b"\0" + f"fmi2SerializeFMUstate: the FMU state cannot be serialized: {exc}".encode("utf-8")
+
+    @classmethod
+    def _fmu_state_from_bytes(cls, data):
+        """The state of serialized bytes; bytes that are not a state of this FMU give a state
+        marked invalid with the reason (see _fmu_state_to_bytes)."""
+        try:
+            state = json.loads(bytes(data).decode("utf-8"))
+            problem = cls._state_problem(state)
+        except Exception as exc:
+            problem = f"not a serialized FMU state of a contactfmu FMU ({type(exc).__name__}: {exc})"
+        if problem:
+            return {"__invalid__": f"fmi2DeSerializeFMUstate refused: {problem}"}
+        return state
+
+    # ---- model description -----------------------------------------------------------------
+
+    def to_xml(self, model_options=None):
+        return model_description(self)
+
+
+def _describe(exc):
+    """'OverflowError: math range error (in elastogap.py:42, force)': an error and where it arose."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (in {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}, {frames[-1].name})" if frames else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+

@@ -1,2 +1,0 @@
-"""Component physics: parameters, equations and hybrid modes. No FMI, standard library only
-(this package is bundled into the FMUs)."""
