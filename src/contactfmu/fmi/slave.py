@@ -208,6 +208,7 @@ class Slave(Fmi2Slave):
         then on; they are read several times per step), anew before (a host may still set them)."""
         if self._initialized:
             return self._p
+        return self.build_parameters()
 
     # ---- errors ----------------------------------------------------------------------------
 
