@@ -13,6 +13,7 @@ Layout of a built FMU (linux64):
     resources/cfmu_<model>_<hash>/             fmi/*.py, mechanics/*.py, components/translational.py,
                                                components/<Model>/*.py (not spec.py)
     resources/pythonfmu/                       pythonfmu's Python side (bundled by pythonfmu)
+    documentation/index.html, figure.png       the component's page (contactfmu.pages)
 
 <hash> is taken over every bundled source file, so two versions of one FMU loaded into one
 process never share a module name (pythonfmu finds slave modules by name, process-wide).
@@ -28,7 +29,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from . import components
+from . import components, pages
 from .fmi.shim import DEFINES
 
 PACKAGE = Path(__file__).resolve().parent
@@ -123,8 +124,9 @@ def build_fmu(name, out_dir, shim=None):
             shim = compile_shim(tmp / "shim.so")
         raw = tmp / "raw" / f"{name}.fmu"
         raw.parent.mkdir()
+        documentation = pages.write(name, tmp / "documentation").parent
         try:
-            FmuBuilder.build_FMU(script, dest=raw, project_files=[tmp / pkg],
+            FmuBuilder.build_FMU(script, dest=raw, project_files=[tmp / pkg], documentation_folder=documentation,
                                  canGetAndSetFMUstate=True, canSerializeFMUstate=True)
         finally:
             for key in [k for k in sys.modules if k == pkg or k.startswith(pkg + ".") or k == script.stem]:

@@ -87,13 +87,11 @@ def state_round_trip(path, md):
     from fmpy import extract
     from fmpy.fmi2 import FMU2Slave
 
-    from .crosscheck import EXPERIMENTS
-
     de = md.defaultExperiment
     start = float(de.startTime or 0.0) if de else 0.0
     stop = float(de.stopTime or 1.0) if de else 1.0
     h = float(de.stepSize or (stop - start) / 500) if de else (stop - start) / 500
-    inputs = EXPERIMENTS.get(md.modelName, ("", {}))[1]
+    inputs = components.spec(md.modelName).CROSS_CHECK[1] if md.modelName in components.NAMES else {}
     vrs = {v.name: v.valueReference for v in md.modelVariables}
     drive = [(vrs[n], f) for n, f in inputs.items() if n in vrs]
     outs = [v.valueReference for v in md.modelVariables if v.causality == "output" and v.type == "Real"]

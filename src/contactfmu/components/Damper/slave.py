@@ -16,10 +16,8 @@ VELOCITIES = ("flange_a.v", "flange_b.v")
 
 class Damper(TranslationalSlave):
     description = (
-        "Linear 1D translational damper (Modelica.Mechanics.Translational.Components.Damper): "
-        "f = d*v_rel, v_rel = flange_b.v - flange_a.v, lossPower = f*v_rel. Compliant element: the "
-        "flange motions are inputs, the outputs flange_b.f = f and flange_a.f = -f are the MSL flange "
-        "forces acting on the damper. The heat port of MSL is represented by lossPower.")
+        "Linear 1D translational damper (Modelica.Mechanics.Translational.Components.Damper): motion in, f = "
+        "d*v_rel out. Equations and variables: documentation/index.html.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
 
     VARIABLES = [

@@ -8,3 +8,6 @@ DOCUMENTED_PARAMETERS = ("d",)
 # the FMI cross-check experiment (contactfmu.crosscheck): what happens in it, and its inputs
 # {variable: f(t)}, with the FMU's default parameters and DefaultExperiment
 CROSS_CHECK = ("flange_b oscillates, s = 0.1*sin(2*pi*t) m", sine_flange("flange_b", 0.1, 1.0))
+
+# the outputs its documentation page draws over the cross-check experiment (contactfmu.pages)
+FIGURE_SIGNALS = ("v_rel", "f")

@@ -20,31 +20,9 @@ VELOCITIES = ("flange_a.v", "flange_b.v")
 class ElastoGap(TranslationalSlave):
     description = (
         "1D translational spring damper combination with gap "
-        "(Modelica.Mechanics.Translational.Components.ElastoGap, MSL 4.1). Contact while s_rel < s_rel0 "
-        "(s_rel = flange_b.s - flange_a.s): f_c = -f_ref*|(s_rel - s_rel0)/s_ref|^n (= -c*|s_rel - s_rel0|^n "
-        "with the defaults s_ref = 1 m, f_ref = c*s_ref), damper force d*v_rel bounded to |f_d| <= |f_c|, "
-        "f = f_c + f_d <= 0 (only pushing, continuous at contact start), lossPower = f_d*v_rel. "
-        "Compliant element: flange motions in, flange_b.f = f and flange_a.f = -f out, current as soon "
-        "as the inputs are set, with exact first time derivatives (df/dt from v_rel and a_rel) for "
-        "masters that pass input derivatives, and the interface stiffness and damping df/ds_rel, df/dv_rel "
-        "for masters that couple implicitly. "
-        "Co-simulation of impacts at large steps (optional, n = 1): set m_a and m_b to the inertias attached "
-        "at the flanges (0: fixed) and the element integrates the contact dynamics of the two bodies itself, "
-        "in closed form (the law is piecewise linear: free, linear, damper bounded to f_c on a fast approach "
-        "(f = 2*f_c), bounded to -f_c on a fast separation (f = 0)), for their reduced mass and the other "
-        "forces on them (their relative acceleration over the last step minus this element's share), and "
-        "holds over the next step the force that keeps the bodies on that motion (contact_motion.couple, as "
-        "TranslationalHardstop): restitution and contact time are then exact at any step size in a "
-        "Gauss-Seidel master (set inputs, read outputs, step) and in a Jacobi master (step, read outputs, set "
-        "inputs: libcosim, ecos, an SSP run): where the inputs it holds are one step old (not set since the "
-        "last step), the element plans from its own model of the bodies over that step, driven by the force "
-        "the master last read. f and the flange forces are this held force; f_c, f_d and lossPower stay the law "
-        "at the inputs (f_c + f_d <= 0 always). The held force is a coupling force, not the law: where an impact "
-        "is spread over the steps around it (deadbeat plan, a step not much shorter than the contact), it may pull "
-        "on one step to land the bodies on the law's motion (measured, 1 kg at 1 m/s, c = 1e5, d = 20: +1.2 N "
-        "on one step at h = 1e-4 s, +115 N at h = Tc/2 = 5 ms, against a 300 to 500 N push; the rebound is exact); "
-        "the impulse it transmits over the impact is the law's. stateSelect (a Modelica translator directive choosing "
-        "s_rel, v_rel as states) has no meaning in a co-simulation unit and is left out.")
+        "(Modelica.Mechanics.Translational.Components.ElastoGap, MSL 4.1): motion in, contact force out, "
+        "exact impacts at any step when given the masses m_a/m_b. Equations, co-simulation notes and "
+        "variables: documentation/index.html.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=0.1, step_size=1e-4)
     RECORDED_READ = ("f", ("f", "flange_a_f", "flange_b_f"))  # the held force and the outputs that carry it
 

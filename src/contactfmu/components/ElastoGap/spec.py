@@ -9,3 +9,6 @@ DOCUMENTED_PARAMETERS = ("c", "d", "s_rel0", "n", "s_nominal", "useHeatPort")
 # {variable: f(t)}, with the FMU's default parameters and DefaultExperiment
 CROSS_CHECK = ("flange_b.s = 0.05*sin(2*pi*t/0.1) m: contact (s_rel < s_rel0 = 0) in the second half "
               "period, the damper force bounded at contact start and end", sine_flange("flange_b", 0.05, 0.1))
+
+# the outputs its documentation page draws over the cross-check experiment (contactfmu.pages)
+FIGURE_SIGNALS = ("s_rel", "f_c", "f_d", "f")

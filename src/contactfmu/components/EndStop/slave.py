@@ -31,35 +31,9 @@ def connector(name):
 
 class EndStop(TranslationalSlave):
     description = (
-        "Linear mechanical end stop (SimulationX Mechanics.Translation.EndStop 4.1) with connectors ctr1, ctr2: "
-        "dx = ctr1.x - ctr2.x, dv = ctr1.v - ctr2.v; stop 1 in contact for dx >= l1, stop 2 for dx <= -l2. "
-        "Fi = Fstop + Ff (> 0 at stop 1, < 0 at stop 2) acts on the bodies as -Fi on ctr1's and +Fi on ctr2's: "
-        "ctr1.F = Fi, ctr2.F = -Fi are the forces on the element (the bodies receive their negatives, as for "
-        "every compliant FMU of this library). mode 2 (Elastic End Stop): spring-damper per side (k1, b1; "
-        "k2, b2), lets go when its force Fstop changes sign (no drag; with friction in parallel the documentation's "
-        "'internal force' of this transition is read as the stop's part Fstop of Fi), states stop = 0 free, 1/2 at stop 1/2, 11/21 "
-        "detaching (still behind the stop, force released; -> 0 when the stop point is passed, -> 1/2 when dv "
-        "turns into the stop again), 3 both sides engaged (l1 + l2 < 0, with the preloads). mode 1 (Rigid "
-        "End Stop): impacts with momentum conservation and restitution dv' = -ci*dv (kind 1 plastic ci = 0, "
-        "2 elastic ci = 1, 3 by coefficient), permanent contact (1/2, rigid connection) when |dv'| <= eps_dv, "
-        "separation when Fi <= -eps_Fi (stop 1) or >= eps_Fi (stop 2); 3 rigid both sides. Friction in the "
-        "backlash (friction = true, parallel to the stop; sf = 0 stuck, 1/-1 sliding with dv > 0/< 0): kindF "
-        "1 continuous transition Ff = Fst*T(dv/dvL) for |dv| <= dvL (T: kindTrans 1 Gevrey "
-        "0.5*(1+tanh(eps_sigma*(z-0.5)/(z*(1-z)))), 2 tanh 0.5*(1+tanh((z-0.5)/eps_tau)), z = (dv/dvL+1)/2, "
-        "mapped to -1..1), sign(dv)*(Fsl + (Fst - Fsl)*exp(1 - |dv|/dvL)) beyond; kindF 2 stick-slip: Fsl "
-        "sliding, stuck while the force needed is within Fst (the Rigid Friction chapter is not public; this "
-        "reading is ours). Pl = Ff*dv. "
-        "Co-simulation: an FMU sees its neighbours only through signals, so m1, m2 are the masses attached at "
-        "ctr1 and ctr2 (0: fixed side), the counterpart of what SimulationX takes from the model. With them the "
-        "element runs its own relative motion in closed form (impacts, contact changes and stick-slip located, "
-        "the other forces on the bodies measured from their velocities) and holds over each step the force "
-        "that brings the bodies onto it (impacts: the impulse spread over the steps around it; impulse output "
-        "= impulse of the impacts in the last step), exact in a Gauss-Seidel master (set inputs, read outputs, "
-        "step) and in a Jacobi master (step, read outputs, set inputs: libcosim, ecos): where the inputs it "
-        "holds are one step old, the element plans from its own model of the bodies over that step, driven by "
-        "the force the master last read. A Rigid End Stop and stick-slip friction need m1 or m2; "
-        "an Elastic End Stop without them outputs its law at the inputs (states updated at communication "
-        "points) with the exact first derivative. adv = false uses the advanced settings' defaults.")
+        "Linear mechanical end stop, rigid or elastic, with friction in the backlash (SimulationX "
+        "Mechanics.Translation.EndStop): motion in, forces out, exact impacts and stick-slip when given the "
+        "masses m1/m2. Equations, co-simulation notes and variables: documentation/index.html.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
     RECORDED_READ = ("ctr1_F", ("ctr1_F", "ctr2_F"))  # the held force and the outputs that carry it
 

@@ -14,3 +14,6 @@ DOCUMENTED_PARAMETERS = (
 CROSS_CHECK = ("ctr1.x = 0.02*sin(2*pi*t) m against l1 = l2 = 0.01 m: Elastic End Stop, stop 1 "
               "(state 1) around t = 0.25 s and stop 2 (state 2) around t = 0.75 s",
               sine_flange("ctr1", 0.02, 1.0, x="x"))
+
+# the outputs its documentation page draws over the cross-check experiment (contactfmu.pages)
+FIGURE_SIGNALS = ("dx", "Fi", "stop")

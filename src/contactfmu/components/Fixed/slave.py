@@ -7,11 +7,8 @@ from ..translational import TranslationalSlave, force_in_flange, force_inputs
 
 class Fixed(TranslationalSlave):
     description = (
-        "Fixed flange (Modelica.Mechanics.Translational.Components.Fixed): flange.s = s0, v = a = 0. "
-        "Acts as a motion source of infinite mass; the input flange.f (cut force of the connected "
-        "compliant elements, or their sum) and the extra inputs flange.f2 .. flange.f4 (one per further element "
-        "in tools that connect one output to one input) add up; f_support = -(their sum) is the force "
-        "the elements exert on the housing.")
+        "Fixed flange (Modelica.Mechanics.Translational.Components.Fixed): flange.s = s0, force in, f_support "
+        "out. Equations and variables: documentation/index.html.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
 
     VARIABLES = [

@@ -11,3 +11,6 @@ DOCUMENTED_PARAMETERS = ("s0",)
 # {variable: f(t)}, with the FMU's default parameters and DefaultExperiment
 CROSS_CHECK = ("cut force flange.f = 3*sin(2*pi*t) N; f_support = -flange.f",
               {"flange.f": lambda t: 3 * math.sin(TWO_PI * t)})
+
+# the outputs its documentation page draws over the cross-check experiment (contactfmu.pages)
+FIGURE_SIGNALS = ("f_support",)

@@ -8,10 +8,8 @@ from . import law
 
 class Force(TranslationalSlave):
     description = (
-        "External force acting on a flange (Modelica.Mechanics.Translational.Sources.Force, no support): "
-        "input f [N] drives the connected body in +s direction; flange.f = -f is the MSL flange force "
-        "of the source, i.e. the cut-force signal an inertial FMU takes as input. The flange motion "
-        "inputs only serve the power output.")
+        "External force acting on a flange (Modelica.Mechanics.Translational.Sources.Force): input f pushes "
+        "the body in +s, flange.f = -f out. Equations and variables: documentation/index.html.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
 
     INPUT_DERIVATIVES = True

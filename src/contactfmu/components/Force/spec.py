@@ -11,3 +11,6 @@ DOCUMENTED_PARAMETERS = ()
 # {variable: f(t)}, with the FMU's default parameters and DefaultExperiment
 CROSS_CHECK = ("f = 2*sin(2*pi*t) N on a flange moving with s = 0.1*sin(2*pi*t) m",
               {"f": lambda t: 2 * math.sin(TWO_PI * t), **sine_flange("flange", 0.1, 1.0)})
+
+# the outputs its documentation page draws over the cross-check experiment (contactfmu.pages)
+FIGURE_SIGNALS = ("flange.f",)

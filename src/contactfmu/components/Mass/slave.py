@@ -15,16 +15,9 @@ from ..translational import (
 
 class Mass(TranslationalSlave):
     description = (
-        "Sliding mass with inertia (Modelica.Mechanics.Translational.Components.Mass). Inertial "
-        "element: the inputs flange_a.f and flange_b.f are the cut forces of the connected compliant "
-        "elements (their MSL flange.f); the body obeys m*a = -flange_a.f - flange_b.f (each the sum of "
-        "the flange's force inputs .f, .f2, .f3, .f4: up to four elements per node in tools that "
-        "connect one output to one input). Outputs the "
-        "motion of its centre (s, v, a) and flanges (flange_a.s = s - L/2, flange_b.s = s + L/2). "
-        "Inside a communication step the motion is integrated exactly for forces that are held or, "
-        "when the master sets their first derivatives (fmi2SetRealInputDerivatives), vary linearly. "
-        "Initial state: parameters s_start and v_start (s and v are outputs; a parameter, unlike an "
-        "output start value, can be set from an SSP parameter set and in every importer).")
+        "Sliding mass with inertia (Modelica.Mechanics.Translational.Components.Mass): forces in, motion out, "
+        "m*a = -flange_a.f - flange_b.f. Equations, co-simulation notes and variables: "
+        "documentation/index.html.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
     FORCES = force_inputs("flange_a") + force_inputs("flange_b")
     INPUT_DERIVATIVES = True

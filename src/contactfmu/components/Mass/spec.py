@@ -11,3 +11,6 @@ DOCUMENTED_PARAMETERS = ("m", "L")
 # {variable: f(t)}, with the FMU's default parameters and DefaultExperiment
 CROSS_CHECK = ("1 kg pushed by flange_a.f = -sin(2*pi*t) N (the body receives +sin) and held back by "
               "flange_b.f = 0.25 N", {"flange_a.f": lambda t: -math.sin(TWO_PI * t), "flange_b.f": lambda t: 0.25})
+
+# the outputs its documentation page draws over the cross-check experiment (contactfmu.pages)
+FIGURE_SIGNALS = ("s", "v", "a")

@@ -17,22 +17,10 @@ FORCES = force_inputs("flange_a") + force_inputs("flange_b")
 
 class MassWithStopAndFriction(TranslationalSlave):
     description = (
-        "Sliding mass with hard stop and Stribeck friction "
-        "(Modelica.Mechanics.Translational.Components.MassWithStopAndFriction, MSL 4.1 code). Inertial "
-        "element: inputs flange_a.f, flange_b.f (cut forces of the connected elements; the body gets "
-        "F = -flange_a.f - flange_b.f, each the sum of the flange's inputs .f, .f2, .f3, .f4 for tools that "
-        "connect one output to one input), outputs the motion; flange_a.s = s - L/2, flange_b.s = s + L/2. "
-        "Sliding: f = F_prop*v + F_Coulomb + F_Stribeck*exp(-fexp*|v|) (sign-mirrored backward; the "
-        "documentation text writes exp(-fexp*v)). Stuck while |F| <= f0_max = 1.001*(F_Coulomb + "
-        "F_Stribeck) (MSL code; the text says F_Coulomb + F_Stribeck), sliding starts with f0. Hard stops "
-        "for the centre at smin + L/2 and smax - L/2 (the text compares flange_a.s with smin and "
-        "flange_b.s with smax, which is the same): inelastic impact (s clamped, v := 0), held at the stop "
-        "by any force pushing into it. Stick/slip transitions and stop impacts are located inside the "
-        "communication step (event-locating Dormand-Prince 5(4) integrator) with MSL's mode sequence; "
-        "the force is held over a step or linear when its derivative is set. v_small is kept for "
-        "compatibility: with located zero crossings no Forward/Backward jump can skip Stuck. lossPower "
-        "excludes the Dirac impulse of a stop impact, as documented. A start outside the stops is "
-        "rejected at the end of initialization with MSL's message.")
+        "Sliding mass with hard stops and Stribeck friction "
+        "(Modelica.Mechanics.Translational.Components.MassWithStopAndFriction, MSL 4.1): forces in, motion "
+        "out, stick/slip and stop impacts located inside the step. Equations, co-simulation notes and "
+        "variables: documentation/index.html.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=5.0, step_size=1e-3)
     INPUT_DERIVATIVES = True
     STEP_USES_OUTPUTS = False

@@ -13,3 +13,6 @@ DOCUMENTED_PARAMETERS = (
 CROSS_CHECK = ("flange_a.f = -30*sin(pi*t/5) N: the body breaks away from sticking, slides "
               "with Stribeck friction and hits the stop smax = 25 m",
               {"flange_a.f": lambda t: -30.0 * math.sin(math.pi * t / 5.0)})
+
+# the outputs its documentation page draws over the cross-check experiment (contactfmu.pages)
+FIGURE_SIGNALS = ("s", "v", "f", "mode")

@@ -8,9 +8,8 @@ from . import law
 
 class Sine(Slave):
     description = (
-        "Generate sine signal (Modelica.Blocks.Sources.Sine): y = offset + amplitude*sin(2*pi*f*(time - "
-        "startTime) + phase) for time >= startTime, y = offset before. y is exact at every "
-        "communication point.")
+        "Sine signal (Modelica.Blocks.Sources.Sine): y = offset + amplitude*sin(2*pi*f*(time - startTime) + "
+        "phase) from startTime on. Equations and variables: documentation/index.html.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
 
     VARIABLES = [

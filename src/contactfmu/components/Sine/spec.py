@@ -7,3 +7,6 @@ DOCUMENTED_PARAMETERS = ("amplitude", "f", "phase", "offset", "startTime")
 # the FMI cross-check experiment (contactfmu.crosscheck): what happens in it, and its inputs
 # {variable: f(t)}, with the FMU's default parameters and DefaultExperiment
 CROSS_CHECK = ("no inputs", {})
+
+# the outputs its documentation page draws over the cross-check experiment (contactfmu.pages)
+FIGURE_SIGNALS = ("y",)

@@ -15,10 +15,8 @@ POSITIONS = ("flange_a.s", "flange_b.s")
 
 class Spring(TranslationalSlave):
     description = (
-        "Linear 1D translational spring (Modelica.Mechanics.Translational.Components.Spring): "
-        "f = c*(s_rel - s_rel0), s_rel = flange_b.s - flange_a.s. Compliant element: the flange motions "
-        "are inputs, the outputs flange_b.f = f and flange_a.f = -f are the MSL flange forces acting on "
-        "the spring (f > 0 pulls the flanges together) and are up to date as soon as the inputs are set.")
+        "Linear 1D translational spring (Modelica.Mechanics.Translational.Components.Spring): motion in, f = "
+        "c*(s_rel - s_rel0) out. Equations and variables: documentation/index.html.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
 
     VARIABLES = [

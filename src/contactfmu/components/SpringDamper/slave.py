@@ -17,10 +17,8 @@ VELOCITIES = ("flange_a.v", "flange_b.v")
 class SpringDamper(TranslationalSlave):
     description = (
         "Linear 1D translational spring and damper in parallel "
-        "(Modelica.Mechanics.Translational.Components.SpringDamper): f = c*(s_rel - s_rel0) + d*v_rel, "
-        "lossPower = d*v_rel^2. Compliant element: the flange motions are inputs, the outputs "
-        "flange_b.f = f and flange_a.f = -f are the MSL flange forces acting on the element. "
-        "stateSelect is a Modelica translator directive and has no meaning in a co-simulation unit.")
+        "(Modelica.Mechanics.Translational.Components.SpringDamper): motion in, f = c*(s_rel - s_rel0) + "
+        "d*v_rel out. Equations and variables: documentation/index.html.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
 
     VARIABLES = [

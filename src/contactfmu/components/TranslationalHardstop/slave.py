@@ -19,36 +19,9 @@ VELOCITIES = ("flange_a.v", "flange_b.v")
 
 class TranslationalHardstop(TranslationalSlave):
     description = (
-        "Double-sided translational hardstop (MapleSim Translational Hardstop): flange_a at the centre of "
-        "a gap of width b, flange_b on the frame moving in it; s_rel = flange_b.s - flange_a.s. "
-        "F = flange_b.f = -flange_a.f = c*(s_rel - b/2) + d*v_rel for s_rel > b/2, c*(s_rel + b/2) + d*v_rel "
-        "for s_rel < -b/2 (the MapleSim page prints 's_rel < b/2' there, an obvious typo), 0 in between; "
-        "for b <= 2e-10 m a plain spring-damper F = c*s_rel + d*v_rel. The damper force is not bounded "
-        "(unlike MSL ElastoGap): it jumps to d*v_rel at a hit and pulls while the flanges separate inside a "
-        "stop. Compliant element: flange motions in, forces out. "
-        "Co-simulation at stiff settings: with m_a = m_b = 0 (default) the output is the law at the "
-        "inputs, with its exact time derivative c*v_rel + d*a_rel; that is right when a communication "
-        "step resolves the contact (h*sqrt(c/m) and h*d/m well below 1) but not for the documented "
-        "defaults c = d = 1e10 N/m, N.s/m, whose damper time constant against 1 kg is 1e-10 s. "
-        "Set m_a and m_b to the inertias attached at the flanges (0: fixed) and the element integrates "
-        "the law's contact dynamics itself, exactly (closed-form solution of each linear contact "
-        "region, contact changes located), for the reduced mass and the other forces on the bodies (their "
-        "relative acceleration over the last step, minus this element's share). The force it holds over "
-        "the next step is then: 0 if no stop is reached within 1.5 steps; the law's mean force over the "
-        "step inside a contact a step resolves; otherwise (hit or release within two steps, or a contact "
-        "too stiff for the step) the force that brings the bodies where the law puts them two steps "
-        "ahead (deadbeat, re-planned each step). Impacts are then stopped at the stop without "
-        "penetration or energy gain at any step size, in a Gauss-Seidel master (set inputs, read outputs, "
-        "step) and in a Jacobi master (step, read outputs, set inputs: libcosim, ecos, an SSP run), the "
-        "same forces in both: where the inputs it holds are one step old (not set since the last step), "
-        "the element plans from its own model of the bodies over that step, driven by the force the master "
-        "last read (the force is held; its derivative output is 0). m_a, m_b must be the true inertias "
-        "(measured at the defaults, 1 kg, 1 ms: in a Gauss-Seidel master 0.67 to 1.11 times the true mass "
-        "still stop it, penetration up to 1.64e-4 m, from 1.15 times the coupling gains energy; in a Jacobi "
-        "master 0.95 to 1.05 times, penetration up to 8.8e-5 m, at 0.9 and 1.11 times it gains energy). F is this held force, so F = flange_b.f always holds. The first step "
-        "plans with the DefaultExperiment step size and no other forces. stateSelect (a Modelica "
-        "translator directive preferring s_rel, v_rel as states) has no meaning in a co-simulation unit "
-        "and is left out; s_nominal is kept for compatibility only.")
+        "Double-sided translational hard stop (MapleSim Translational Hardstop): motion in, stop force out, "
+        "exact stiff impacts at any step when given the masses m_a/m_b. Equations, co-simulation notes and "
+        "variables: documentation/index.html.")
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
     RECORDED_READ = ("flange_b_f", ("flange_a_f", "flange_b_f", "F"))  # the held force and the outputs that carry it
 

@@ -10,3 +10,6 @@ DOCUMENTED_PARAMETERS = ("b", "c", "d", "s_nominal")
 CROSS_CHECK = ("flange_b.s = 0.6*sin(2*pi*t) m in the gap b = 1 m: the upper stop (s_rel > 0.5) "
               "around t = 0.25 s, the lower stop around t = 0.75 s; the documented law with "
               "m_a = m_b = 0", sine_flange("flange_b", 0.6, 1.0))
+
+# the outputs its documentation page draws over the cross-check experiment (contactfmu.pages)
+FIGURE_SIGNALS = ("s_rel", "F")
