@@ -366,7 +366,7 @@ def run_main(main):
 
 
 def exit_now(code):
-    """Leave the process without interpreter finalization (see README, known issues): seen
+    """Leave the process without interpreter finalization (see docs/known-issues.md, "Abort at interpreter exit (pythonfmu 0.7.0)"): seen
     intermittently (a few runs in a hundred, under CPU load), a process that ran pythonfmu FMUs
     aborted after all its work was done ("corrupted double-linked list") while Python shut down."""
     import os
