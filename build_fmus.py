@@ -24,8 +24,9 @@ def main(argv=None):
     parser.add_argument("--no-showcase", action="store_true", help="only build and validate")
     parser.add_argument("--cross-check", default=None,
                         help="directory for the FMI cross-check files (default: <out>/cross-check)")
-    parser.add_argument("--update-readme", action="store_true",
-                        help="regenerate the FMU table in README.md from the built model descriptions")
+    parser.add_argument("--update-docs", "--update-readme", dest="update_docs", action="store_true",
+                        help="regenerate the FMU reference in docs/fmus.md from the built model descriptions "
+                             "(--update-readme: the former name)")
     args = parser.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -34,10 +35,10 @@ def main(argv=None):
     invalid = {name: problems for name, (_, problems) in results.items() if problems}
     t_build = time.perf_counter() - t0
 
-    if args.update_readme:
-        from contactfmu.docs import update_readme
-        changed = update_readme(ROOT / "README.md", [path for path, _ in results.values()])
-        print(f"README.md FMU table {'updated' if changed else 'already current'}")
+    if args.update_docs:
+        from contactfmu.docs import PAGE, update_docs
+        changed = update_docs(ROOT / PAGE, [path for path, _ in results.values()])
+        print(f"{PAGE.as_posix()} FMU reference {'updated' if changed else 'already current'}")
 
     crosscheck_dirs = []
     if not invalid:

@@ -40,7 +40,7 @@ def pytest_sessionfinish(session, exitstatus):
 def pytest_unconfigure(config):
     """End the test process without interpreter finalization, after pytest has reported
     everything: a process that ran pythonfmu FMUs was seen to abort intermittently while Python
-    shut down ("corrupted double-linked list", README known issues). The exit status is pytest's."""
+    shut down ("corrupted double-linked list", docs/known-issues.md, "Abort at interpreter exit (pythonfmu 0.7.0)"). The exit status is pytest's."""
     if _exit_status:
         from contactfmu.examples import exit_now
         exit_now(_exit_status[-1])

@@ -142,8 +142,8 @@ def test_every_fmu_loads_and_steps_in_a_fresh_process_without_contactfmu(fmu_dir
 def test_no_invalid_memory_access_at_process_exit(fmu_dir, tmp_path):
     """A Python process that ran FMUs and exits normally touches no freed memory on the way out.
     pythonfmu 0.7.0 releases its interpreter state twice at exit (a static shared_ptr's destructor,
-    then an ELF destructor on the freed block): the status shim releases it first (README, known
-    issues). Checked with valgrind's memcheck: no invalid access from the FMUs' libraries."""
+    then an ELF destructor on the freed block): the status shim releases it first (docs/known-issues.md,
+    "Abort at interpreter exit (pythonfmu 0.7.0)"). Checked with valgrind's memcheck: no invalid access from the FMUs' libraries."""
     script = tmp_path / "run.py"
     script.write_text(textwrap.dedent(f"""
         from fmpy import simulate_fmu

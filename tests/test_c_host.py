@@ -2,7 +2,7 @@
 FMU with dlopen and replays its cross-check experiment through the plain FMI 2.0 C API. Its
 outputs must equal, bit for bit, the project's master (System.simulate(scheme="jacobi"), the replay order of
 cross-check importers). The host runs with an empty environment (`env -i`: no LD_PRELOAD, no
-PATH, no PYTHONHOME): the FMU's status shim loads libpython itself (README "Non-Python hosts").
+PATH, no PYTHONHOME): the FMU's status shim loads libpython itself (docs/importers.md "Non-Python hosts").
 The settings of `contactfmu env` (for unusual installations) still work."""
 import os
 import shutil

@@ -77,13 +77,13 @@ def restitution(mu, k, d):
     return v2 / v0, t1 + t2 + abs(x2) / v2
 
 
-E_1KG = restitution(1.0, 1e5, 20.0)[0]   # 0.9090084469..., README "reference 0.909008"
+E_1KG = restitution(1.0, 1e5, 20.0)[0]   # 0.9090084469..., docs/contacts.md "ElastoGap in co-simulation": "reference 0.909008"
 
 
 def test_closed_form_restitution_agrees_with_a_scipy_solution_of_the_written_out_law():
     """The derivation of `restitution()` (phases and their ends) against solve_ivp (DOP853, rtol
     1e-12) of mu*x'' = -f(x, x') with `law`, for three reduced masses. Measured difference at most
-    5.7e-12 (the ODE solver's error); tolerance 6e-11. Also the README's figures: 0.909008 and 9.94 ms."""
+    5.7e-12 (the ODE solver's error); tolerance 6e-11. Also the figures of docs/contacts.md "ElastoGap in co-simulation": 0.909008 and 9.94 ms."""
     def rebound(mu, k, d):
         def rhs(t, y):
             return [y[1], -law(y[0], y[1], k, d)[0] / mu]
@@ -332,7 +332,7 @@ def drive(s, x, v, t0, h, k, m=1.0):
 
 
 def test_state_round_trip_mid_impact_with_the_shadow_active_is_bit_identical(fmu_dir):
-    """Documented (README conventions): fmi2Get/Set/SerializeFMUstate capture all internal state,
+    """Documented (docs/conventions.md "Errors: every FMI call returns the truth"): fmi2Get/Set/SerializeFMUstate capture all internal state,
     parameters included; a state restores into an instance that is only instantiated or was
     initialized with other parameters, and continues bit-identically. Here with the inertia-aware
     shadow running (c = 1e5, d = 20, m_b = 1, h = 1 ms; saved 4 ms into the contact, where the held

@@ -1,4 +1,4 @@
-"""MassWithStopAndFriction FMU: documented behaviours (the FMU's description, README "FMUs" and
+"""MassWithStopAndFriction FMU: documented behaviours (the FMU's description, docs/fmus.md "MassWithStopAndFriction" and
 msl-reference sections 1.1, 1.4, 3.1, 3.2) that had no test, each against a value derived here:
 closed forms, or solve_ivp of the equations written out in the test. Nothing here comes from
 contactfmu.physics or contactfmu.monolithic.
@@ -78,7 +78,7 @@ def record(s, F, t_end, h, names, t0=0.0):
 
 @pytest.mark.parametrize("direction", [1, -1])
 def test_loss_power_is_friction_force_times_velocity_while_sliding(mass, direction):
-    """Documented: lossPower = f*v (msl-reference 3.2; README/FMU description). 1 kg at 3 m/s
+    """Documented: lossPower = f*v (msl-reference 3.2; the FMU description, docs/fmus.md "MassWithStopAndFriction"). 1 kg at 3 m/s
     (either direction) with a constant 4 N along the motion (below f0 = 15 N): it decelerates,
     sticks, and is then held by f = sa = 4 N. Expected from solve_ivp of the written-out Stribeck
     law: lossPower(t) = f(v(t))*v(t) while sliding (measured 1.1e-11 W of 24 W, tolerance 1e-10 W),
@@ -260,7 +260,7 @@ def test_start_with_negative_velocity_is_backward_after_the_initial_event_iterat
 
 
 def test_flange_force_inputs_follow_the_msl_cut_force_convention(mass):
-    """Documented (README "Force sign", msl-reference 1.1): the force inputs are the MSL flange.f
+    """Documented (docs/conventions.md "Force sign = MSL GenerationOfFMUs", msl-reference 1.1): the force inputs are the MSL flange.f
     of the connected compliant element (the force acting on that element); the forces of a node
     sum to zero, so the body receives their negative: m*a = -(flange_a.f + flange_b.f), the
     numbered inputs .f2.. added. Frictionless 2 kg: flange_b.f = -3 N gives a = +1.5 m/s2,

@@ -213,7 +213,7 @@ def test_msl_preload_from_fmus_passes_the_msl_reference_by_default(fmu_dir, tmp_
     """PreLoad as a user runs it (no arguments: the adaptive master at its default tolerance), the
     whole 100 s: the six comparison signals inside the 2e-3 tube of the MSL reference result
     (Dymola, refdata/PreLoad) on the experiment's 0.05 s grid, and the seven states inside the tube
-    of the project's monolithic scipy model (--check). About 5 s of wall time (README)."""
+    of the project's monolithic scipy model (--check). About 5 s of wall time."""
     proc = subprocess.run([sys.executable, str(ROOT / "examples" / "msl_preload.py"), "--out", str(tmp_path),
                            "--fmus", str(fmu_dir), "--check"], capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -44,10 +44,11 @@ def test_example_rejects_a_bad_step(tmp_path):
     assert proc.returncode == 2 and "--step must be > 0" in proc.stderr
 
 
-def test_readme_fmu_table_is_generated_from_the_model_descriptions(fmu_dir):
-    from contactfmu.docs import fmu_table, readme_table
+def test_docs_fmu_reference_is_generated_from_the_model_descriptions(fmu_dir):
+    """docs/fmus.md holds the FMU reference as generated from the built FMUs' model descriptions."""
+    from contactfmu.docs import PAGE, fmu_table, generated_part
     from contactfmu.components import NAMES
 
     expected = fmu_table([fmu_dir / f"{n}.fmu" for n in NAMES])
-    assert readme_table(ROOT / "README.md") == expected.rstrip("\n") + "\n", \
-        "README table is stale: run python build_fmus.py --update-readme"
+    assert generated_part(ROOT / PAGE) == expected.rstrip("\n") + "\n", \
+        f"{PAGE.as_posix()} is stale: run python build_fmus.py --update-docs"

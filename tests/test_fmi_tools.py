@@ -9,7 +9,7 @@
 The tests run only when the environment variable ``CONTACTFMU_FMI_TOOLS`` names a folder holding
 both executables (CI sets it); otherwise every test here is skipped with a reason naming the
 variable. Both tools are C programs, not Python hosts: they run with an empty environment
-(``env -i``: no LD_PRELOAD, PATH or PYTHONHOME); each FMU loads libpython itself (README
+(``env -i``: no LD_PRELOAD, PATH or PYTHONHOME); each FMU loads libpython itself (docs/importers.md
 "Non-Python hosts"). Every message fmuCheck receives from an FMU must carry the instance name
 fmuCheck gave (it flags "FMU does not utilize provided instance name").
 

@@ -132,7 +132,8 @@ def test_driving_a_connected_input_is_refused(fmu_dir):
 
 
 def test_readme_master_snippet_runs_and_writes_into_an_ignored_folder(fmu_dir, tmp_path):
-    """The README's master snippet, run where a user runs it (the repository root, FMUs in fmus/)."""
+    """The README's master snippet ("A first co-simulation", repeated in docs/master.md "A system of
+    FMUs"), run where a user runs it (the repository root, FMUs in fmus/)."""
     import re
     import shutil
     import subprocess
@@ -140,9 +141,12 @@ def test_readme_master_snippet_runs_and_writes_into_an_ignored_folder(fmu_dir, t
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    readme = (root / "README.md").read_text()
-    section = readme[readme.index("## Co-simulation master"):]
-    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    snippets = []
+    for page, heading in (("README.md", "## A first co-simulation"), ("docs/master.md", "## A system of FMUs")):
+        text = (root / page).read_text()
+        snippets.append(re.search(r"```python\n(.*?)```", text[text.index(heading):], re.S).group(1))
+    code = snippets[0]
+    assert snippets[1] == code, "docs/master.md repeats the README's snippet: keep the two equal"
     written = re.findall(r"to_csv\(\"([^\"]+)\"\)", code)
     assert written, "the snippet writes a CSV"
     for path in written:

@@ -121,7 +121,7 @@ CHILD = textwrap.dedent(r"""
     per_cycle = {k: (after[k] - before[k]) / cycles for k in before if before[k] is not None}
     print(json.dumps({"per_cycle": per_cycle, "live_slaves": live_slaves(), "kept": len(kept)}))
     sys.stdout.flush()
-    os._exit(0)  # no interpreter finalization (README, known issues)
+    os._exit(0)  # no interpreter finalization (docs/known-issues.md, "Abort at interpreter exit (pythonfmu 0.7.0)")
 """)
 
 _RUNS = {}

@@ -236,10 +236,10 @@ def test_free_flight_reaches_stop_2_at_the_analytic_time(mode):
         assert new[0] == FREE and new[2] == -0.02 and new[3] == pytest.approx(-0.8 * (-0.5 - 2.0 * t), rel=1e-9)
 
 
-# ---- Parameters: the documented defaults (README, EndStop parameter table) ---------------------------
+# ---- Parameters: the documented defaults (docs/fmus.md "EndStop", its variable table) ---------------------------
 
 def test_parameter_defaults_are_the_documented_start_values():
-    """Parameters() carries the start values of the README's EndStop parameter table."""
+    """Parameters() carries the start values of the EndStop variable table of docs/fmus.md."""
     p = es.Parameters()
     assert (p.l1, p.l2, p.mode, p.kind, p.ci) == (0.01, 0.01, 2, 3, 0.8)
     assert (p.k1, p.k2, p.b1, p.b2) == (1e6, 1e6, 100.0, 100.0)

@@ -232,3 +232,70 @@ def test_the_guard_sees_a_legend_on_the_data_and_a_missing_label(tmp_path):
     assert any("no y label" in p for p in found), found
     assert any("legend of axes 0 overlaps legend of axes 1" in p for p in found), found
     assert any("no x label" in p for p in found), found
+
+
+def _y_tick_texts(fig, ax):
+    """The y tick labels drawn in ax (ticks inside the view interval, visible, non-empty)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(fig).draw()
+    lo, hi = sorted(ax.yaxis.get_view_interval())
+    eps = 1e-9 * max(abs(lo), abs(hi), 1e-300)
+    ticks = ax.yaxis.get_major_ticks() + ax.yaxis.get_minor_ticks()
+    return [t.label1.get_text() for t in ticks
+            if lo - eps <= t.get_loc() <= hi + eps and t.label1.get_visible() and t.label1.get_text().strip()]
+
+
+def test_step_panel_draws_a_constant_step_as_a_flat_line_with_readable_ticks(tmp_path, figures):
+    """EndStop's adaptive runs take 1 ms steps whose float rounding alternates (1 ms -+ 1.1e-16):
+    on a log axis every tick read 10^-3 and the noise was drawn as a solid block hiding two of the
+    three runs. A constant step is a flat line on a linear axis with distinct tick labels, named
+    with its value, and the runs sharing the panel have distinct line styles."""
+    from contactfmu import examples
+    from contactfmu.cosim.adaptive import StepRecord
+
+    noisy = [0.0009999999999998899, 0.001000000000000112]
+    records = [StepRecord(k * 1e-3, noisy[k % 2], True, "", float("nan"), False) for k in range(2000)]
+    fig, ax = examples.figure(1, 1, figsize=(8, 3), steps={"rigid": records, "elastic": records, "friction": records})
+    ax.plot([0.0, 2.0], [0.0, 1.0])
+    ax.set_ylabel("y [m]")
+    ax.set_xlabel("time [s]")
+    panel = fig.axes[-1]
+    assert panel.get_ylabel() == "communication step [s]"
+    labels = _y_tick_texts(fig, panel)
+    assert len(labels) >= 3 and len(set(labels)) == len(labels), labels
+    assert panel.get_yscale() == "linear"
+    lo, hi = panel.get_ylim()
+    assert lo <= 0.0 and 1e-3 < hi <= 2e-3
+    lines = [line for line in panel.get_lines() if line.get_label().endswith("steps of 0.001 s")]
+    assert len(lines) == 3, [line.get_label() for line in panel.get_lines()]
+    for line in lines:                                   # flat: the float noise is not drawn
+        assert set(np.asarray(line.get_ydata(), float)) == {1e-3}
+    assert len({(line.get_linestyle(), line.get_linewidth()) for line in lines}) == 3
+    examples.save(fig, tmp_path / "constant.png")
+    check(figures, ["constant.png"])
+
+
+def test_step_panel_keeps_a_log_axis_for_steps_over_decades(tmp_path, figures):
+    """An adaptive run whose steps span decades (a contact bracketed down to 1e-9 s) keeps the
+    logarithmic axis, with distinct tick labels."""
+    from contactfmu import examples
+    from contactfmu.cosim.adaptive import StepRecord
+
+    steps = [5e-3] * 50 + [1e-5, 1e-7, 1e-9, 1e-7, 1e-5] + [5e-3] * 50
+    times = np.concatenate([[0.0], np.cumsum(steps)[:-1]])
+    records = [StepRecord(t, h, True, "", 0.5, False) for t, h in zip(times, steps)]
+    records.append(StepRecord(0.25, 1e-3, False, "event", float("nan"), False))
+    fig, ax = examples.figure(1, 1, figsize=(8, 3), steps=records)
+    ax.plot([0.0, 0.5], [0.0, 1.0])
+    ax.set_ylabel("y [m]")
+    ax.set_xlabel("time [s]")
+    panel = fig.axes[-1]
+    assert panel.get_yscale() == "log"
+    lo, hi = panel.get_ylim()
+    assert lo <= 1e-9 and hi >= 5e-3
+    labels = _y_tick_texts(fig, panel)
+    assert len(labels) >= 3 and len(set(labels)) == len(labels), labels
+    assert [line.get_label() for line in panel.get_lines()][0] == "accepted (105)"
+    examples.save(fig, tmp_path / "adaptive.png")
+    check(figures, ["adaptive.png"])

@@ -179,7 +179,7 @@ def test_names_are_checked_against_the_model_and_its_fmus(fmus):
 
 def test_cluster_rows_equal_the_serial_runs_bit_for_bit_and_an_fmu_error_is_a_row(cluster, fmus, tmp_path):
     """ElastoGap c = -1 is refused by the FMU: its rows say so, the other runs go on. The restitution
-    at c = 1e5, d = 20 is the closed form of the MSL law, 0.909008 (at 1e-4 s: +1.4e-4, README)."""
+    at c = 1e5, d = 20 is the closed form of the MSL law, 0.909008 (at 1e-4 s: +1.4e-4)."""
     runs = grid({"gap.c": [1e4, 1e5, -1.0], "gap.d": [5.0, 20.0]})
     study = Study(impact, runs, ["final:mass.v", "min:mass.s", Metric("rebound", rebound, ["mass.v"])],
                   stop_time=0.03, fmus=fmus, options={"step": 1e-4})
@@ -321,7 +321,7 @@ def test_command_line_study_writes_table_and_heat_map(cluster, fmu_dir, tmp_path
     assert list(table["run_id"]) == list(serial["run_id"])
     cols = ["final(mass.v)", "max(gap.lossPower)"]
     assert np.array_equal(table[cols].to_numpy(), serial[cols].to_numpy())
-    # rebound of the 1 kg mass against the closed form of the MSL law, within 1e-3 (README: 1.4e-4 at 1e-4 s)
+    # rebound of the 1 kg mass against the closed form of the MSL law, within 1e-3 (1.4e-4 at 1e-4 s)
     for (c, d), v in zip(zip(table["gap.c"], table["gap.d"]), table["final(mass.v)"]):
         assert v == pytest.approx(closed_form_restitution(1.0, c, d)[0], rel=1e-3)
 
@@ -338,15 +338,16 @@ def test_command_line_names_bad_input(args, message, fmu_dir):
     assert run.returncode == 2 and "contactfmu: error: " in run.stderr and message in run.stderr, run.stderr
 
 
-def test_readme_study_snippet_runs_and_writes_into_an_ignored_folder(fmu_dir, tmp_path):
-    """The README's study snippet, run where a user runs it (the repository root, FMUs in fmus/):
-    6 runs on its own LocalCluster of 2 workers, rebounds as the closed form of the MSL law."""
+def test_docs_study_snippet_runs_and_writes_into_an_ignored_folder(fmu_dir, tmp_path):
+    """The study snippet of docs/studies.md ("A study in Python"), run where a user runs it (the
+    repository root, FMUs in fmus/): 6 runs on its own LocalCluster of 2 workers, rebounds as the
+    closed form of the MSL law."""
     import re
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    readme = (root / "README.md").read_text()
-    section = readme[readme.index("## Parameter studies"):]
+    page = (root / "docs" / "studies.md").read_text()
+    section = page[page.index("## A study in Python"):]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     written = re.findall(r"run\(\"([^\"]+)\"", code)
     assert written and subprocess.run(["git", "check-ignore", "-q", written[0]], cwd=root).returncode == 0

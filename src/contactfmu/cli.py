@@ -527,7 +527,7 @@ def run(argv=None):
 
 def main(argv=None):
     """Console entry point. Ends the process without interpreter finalization after flushing
-    (README known issues: pythonfmu's runtime can abort at interpreter exit)."""
+    (docs/known-issues.md, "Abort at interpreter exit (pythonfmu 0.7.0)": pythonfmu's runtime can abort at interpreter exit)."""
     from .examples import exit_now
 
     exit_now(run(argv))

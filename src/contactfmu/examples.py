@@ -187,7 +187,7 @@ def figure(nrows=1, ncols=1, steps=None, **kwargs):
                 axes[i, j].tick_params(labelbottom=False)
     ax = fig.add_subplot(grid[nrows, :])
     for k, (label, records) in enumerate(runs.items()):
-        plot_steps(ax, records, label, color=f"C{k}", legend=False)
+        plot_steps(ax, records, label, color=f"C{k}", legend=False, style=k if len(runs) > 1 else None)
     ax.set_xlabel("time [s]")
     legend_right(ax)
     if squeeze:
@@ -233,25 +233,74 @@ def _split_by_unit(ylabel, signals):
             for var, names in groups.items()]
 
 
-def plot_steps(ax, records, label="", color="C0", legend=True):
+STEP_DIGITS = 12           # significant digits of the plotted steps: float noise (1 ms +- 1e-16) is not drawn
+CONSTANT_STEP = 1e-9       # relative spread of the steps below which they are one constant step
+LOG_STEPS = 10.0           # ratio of the largest to the smallest step from which the axis is logarithmic
+# one style per run sharing the step panel, drawn in turn from wide to narrow: equal steps stay visible
+STEP_STYLES = [dict(lw=2.4, ls="-"), dict(lw=1.5, ls="--"), dict(lw=1.0, ls=":"), dict(lw=0.8, ls="-.")]
+
+
+def rounded_steps(values):
+    """The steps rounded to STEP_DIGITS significant digits (what the step panel draws)."""
+    return [float(f"{h:.{STEP_DIGITS}g}") for h in values]
+
+
+def constant_step(values):
+    """The step if all `values` are one step (relative spread below CONSTANT_STEP), else None."""
+    values = [h for h in values if h > 0]
+    if not values:
+        return None
+    lo, hi = min(values), max(values)
+    return float(f"{hi:.{STEP_DIGITS}g}") if hi - lo <= CONSTANT_STEP * hi else None
+
+
+def plot_steps(ax, records, label="", color="C0", legend=True, style=None):
     """The communication steps of an adaptive run over time: accepted (line), rejected for the error
-    (x) and for an event inside them (v), on a log scale: the contacts show as dips. label names
-    the run where several share the axes."""
+    (x) and for an event inside them (v); the contacts show as dips. label names the run where
+    several share the axes; style (0, 1, ...) its line style there, from wide solid to narrow
+    dotted, so that runs with the same steps stay visible (None: one thin solid line). The steps are drawn rounded to 12 significant
+    digits, so that float noise in a step (1 ms +- 1e-16) is not drawn as a dip; the axis is
+    logarithmic when the steps of all runs on it span a factor of 10 or more, else linear from 0
+    (a constant step is a flat line, named with its value in the legend: "2000 steps of 0.001 s")."""
     prefix = f"{label}: " if label else ""
     accepted = [(r.t, r.h) for r in records if r.accepted]
-    ax.step([t for t, _ in accepted], [h for _, h in accepted], where="post", lw=1.0, color=color,
-            label=f"{prefix}accepted ({len(accepted)})")
+    times, steps = [t for t, _ in accepted], rounded_steps(h for _, h in accepted)
+    constant = constant_step(steps)
+    name = f"{len(accepted)} steps of {constant:g} s" if constant is not None else f"accepted ({len(accepted)})"
+    ax.step(times, steps, where="post", color=color, label=prefix + name,
+            **(dict(lw=1.0, ls="-") if style is None else STEP_STYLES[style % len(STEP_STYLES)]))
+    drawn = steps
     for reason, marker in (("error", "x"), ("event", "v")):
         rejected = [(r.t, r.h) for r in records if r.reason == reason]
         if rejected:
-            ax.plot([t for t, _ in rejected], [h for _, h in rejected], marker, color=color, ms=4, ls="none",
-                    alpha=0.7, label=f"{prefix}rejected: {'error estimate' if reason == 'error' else 'event inside'} "
-                                     f"({len(rejected)})")
-    ax.set_yscale("log")
+            ax.plot([t for t, _ in rejected], rounded_steps(h for _, h in rejected), marker, color=color, ms=4,
+                    ls="none", alpha=0.7, label=f"{prefix}rejected: "
+                                                f"{'error estimate' if reason == 'error' else 'event inside'} "
+                                                f"({len(rejected)})")
+            drawn = drawn + rounded_steps(h for _, h in rejected)
+    ax._contactfmu_steps = getattr(ax, "_contactfmu_steps", []) + [h for h in drawn if h > 0]
+    _step_axis(ax, ax._contactfmu_steps)
     ax.set_ylabel("communication step [s]")
     ax.grid(True, which="major", alpha=0.3)
     if legend:
         legend_right(ax)
+
+
+def _step_axis(ax, steps):
+    """Scale and limits of the step panel for all the steps drawn on it (plot_steps)."""
+    if not steps:
+        return
+    lo, hi = min(steps), max(steps)
+    if hi >= LOG_STEPS * lo:
+        ax.set_yscale("log")
+        ax.set_ylim(lo / 2, hi * 2)
+    else:
+        from matplotlib.ticker import MaxNLocator
+
+        ax.set_yscale("linear")
+        ax.set_ylim(0.0, 1.25 * hi)
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=5))
+        ax.ticklabel_format(axis="y", style="sci", scilimits=(-2, 3), useMathText=True)
 
 
 def plot(result, path, panels, title, ref=None, ref_label="Dymola reference", tol=2e-3):
@@ -317,7 +366,7 @@ def run_main(main):
 
 
 def exit_now(code):
-    """Leave the process without interpreter finalization (see README, known issues): seen
+    """Leave the process without interpreter finalization (see docs/known-issues.md, "Abort at interpreter exit (pythonfmu 0.7.0)"): seen
     intermittently (a few runs in a hundred, under CPU load), a process that ran pythonfmu FMUs
     aborted after all its work was done ("corrupted double-linked list") while Python shut down."""
     import os

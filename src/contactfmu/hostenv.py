@@ -71,7 +71,7 @@ def shell_text():
     v = f"{sys.version_info.major}.{sys.version_info.minor}"
     return "\n".join([
         f"# contactfmu FMUs run Python {v} inside the host process (pythonfmu) and find its libpython",
-        "# themselves (README \"Non-Python hosts\"): these settings are optional, for unusual",
+        "# themselves (docs/importers.md \"Non-Python hosts\"): these settings are optional, for unusual",
         "# installations. In a host that is not Python (C/C++ tools, libcosim's cosim, ...), set:",
         f'export LD_PRELOAD="{s["LD_PRELOAD"]}${{LD_PRELOAD:+:$LD_PRELOAD}}"',
         f'export PATH="{s["PATH"]}:$PATH"',
