@@ -73,7 +73,7 @@ INERTIA = ("inertia", "inertia-jacobi")
 SPLIT = ("plain", "foh", "implicit", "inertia", "inertia-jacobi")
 HARDSTOP = ("plain", "implicit", "inertia", "inertia-jacobi", "adaptive")   # adaptive: the plain law, no step
 EXAMPLE_COUPLINGS = ("plain", "foh", "implicit")   # the MSL examples (no attached-inertia parameters there)
-GOAL_WALL, GOAL_RESTITUTION, GOAL_COST = 10.0, 0.01, 2.0   # PreLoad: issue 17
+GOAL_WALL, GOAL_RESTITUTION, GOAL_COST = 10.0, 0.01, 2.0   # PreLoad: the project's goals
 
 
 def configure(system, coupling):

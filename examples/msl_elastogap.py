@@ -1,4 +1,4 @@
-"""MSL Translational.Examples.ElastoGap rebuilt from FMUs (msl-reference.md 4.1).
+"""MSL Translational.Examples.ElastoGap rebuilt from FMUs (the MSL 4.1 example model).
 
 Two masses between two fixed rods (flanges at -2 m and +2 m): mass1 between two SpringDampers
 (c = 10 N/m, d = 1.5 N.s/m, s_rel0 = 1 m), mass2 between two ElastoGaps (c = 10 N/m,

@@ -1,4 +1,4 @@
-"""MSL Translational.Examples.Friction, stop1 and stop2 parts, from FMUs (msl-reference.md 4.3).
+"""MSL Translational.Examples.Friction, stop1 and stop2 parts, from FMUs (the MSL 4.1 example model).
 
 stop1: MassWithStopAndFriction (m = 1 kg, L = 1 m, F_prop = 1, F_Coulomb = 5, F_Stribeck = 10,
 fexp = 2) driven by a sine force (25 N, 0.25 Hz). stop2: MassWithStopAndFriction (L = 1 m,

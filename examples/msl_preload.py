@@ -1,4 +1,4 @@
-"""MSL Translational.Examples.PreLoad rebuilt from FMUs (msl-reference.md 4.2).
+"""MSL Translational.Examples.PreLoad rebuilt from FMUs (the MSL 4.1 example model).
 
 "Preload of a spool using ElastoGap models": a spool (150 g) is held between two spring plates
 (10 g each) preloaded by a spring (c = 2e4 N/m, 65 N); four ElastoGaps (c = 1e6 N/m,

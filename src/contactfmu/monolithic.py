@@ -106,7 +106,7 @@ def elastogap_impact(m=1.0, c=1e5, d=20.0, v0=1.0, n=1.0, s_rel0=0.0, gap=1e-3, 
 
 
 def preload(t_eval, stop_time=100.0, rtol=1e-9, atol=1e-12):
-    """MSL Translational.Examples.PreLoad solved monolithically (msl-reference.md 4.2).
+    """MSL Translational.Examples.PreLoad solved monolithically (the MSL 4.1 example model).
 
     States: centres and velocities of springPlateA, springPlateB and spool. Returns a dict of
     the example's signals on t_eval (friction.v_rel, innerContactA.s_rel, innerContactB.s_rel,
@@ -238,7 +238,7 @@ def hardstop_mass(t_eval, b=1.0, c=1e10, d=1e10, m=1.0, s0=0.0, v0=1.0, force=No
 
 def _stribeck_body(force, s0, v0, t_end, m, F_prop, F_Coulomb, F_Stribeck, fexp, smin, smax, L,
                    rtol, atol, max_step):
-    """One MassWithStopAndFriction (msl-reference.md 3.1, 3.2) under the external force
+    """One MassWithStopAndFriction (the MSL 4.1 component) under the external force
     force(t, s) (N, towards +s), solved mode by mode: returns its segments
     [(t0, t1, mode, dense solution or None, stuck position)] and the event log [(t, kind)].
 
@@ -347,7 +347,7 @@ def _sample(segments, t_eval, force, m, F_prop, F_Coulomb, F_Stribeck, fexp):
 
 def friction(t_eval, stop_time=5.0, rtol=1e-10, atol=1e-12):
     """MSL Translational.Examples.Friction, parts stop1 and stop2, solved monolithically
-    (msl-reference.md 3.1, 3.2, 4.3), independently of the FMUs' physics.
+    (the MSL 4.1 component and example Friction), independently of the FMUs' physics.
 
     stop1: MassWithStopAndFriction (m = 1, L = 1, F_prop = 1, F_Coulomb = 5, F_Stribeck = 10,
     fexp = 2, stops at +-25) at rest, driven by 25*sin(2*pi*0.25*t) N. stop2: the same with

@@ -1,5 +1,5 @@
 """The translational vocabulary of the component slaves, between the generic FMI layer (fmi/)
-and the physics (mechanics/): flanges as FMI variables (DESIGN.md "Flanges as FMI variables"),
+and the physics (mechanics/): flanges as FMI variables (docs/conventions.md),
 forces summed at a node, the outputs of rigid bodies and two-flange compliant elements, the
 interface outputs a master reads (contactfmu.conventions), and the remedy hints of a stiff law
 sampled at too large a step.

@@ -2,7 +2,7 @@
 one place. The master knows no component by name; an FMU of another tool that follows these
 conventions takes part like the project's own.
 
-Flanges (DESIGN.md "Flanges as FMI variables"):
+Flanges (docs/conventions.md):
   <flange>.s / .v / .a / .f  position, velocity, acceleration, force (MSL names); SimulationX
       connectors use .x for the position and .F for the force (PORT_ALIASES).
   An inertial flange outputs s (and v, a) and takes f as input (a body); a compliant flange takes

@@ -1,5 +1,5 @@
 """ElastoGap: MSL Translational.Components.ElastoGap (v4.1.0), "1D translational spring damper
-combination with gap" (msl-reference.md section 2).
+combination with gap" (MSL 4.1 documentation and code of the component).
 
     contact = s_rel < s_rel0
     f_c  = -f_ref*|(s_rel - s_rel0)/s_ref|^n         (= -c*|s_rel - s_rel0|^n with s_ref = 1, f_ref = c)
@@ -24,18 +24,23 @@ from ...mechanics.contact_motion import follow
 FREE, LINEAR, APPROACH, SEPARATE = 0, 1, 2, 3
 
 
-def force(s_rel, v_rel, c, d, s_rel0=0.0, n=1.0, s_ref=1.0, f_ref=None):
+def reference_force(c, s_ref, f_ref=0.0):
+    """The spring force at the reference compression s_ref: f_ref where given (> 0), else the
+    MSL 4.1 binding f_ref = c*s_ref (f_ref = 0, the parameter's default, means not given)."""
+    return f_ref if f_ref > 0.0 else c * s_ref
+
+
+def force(s_rel, v_rel, c, d, s_rel0=0.0, n=1.0, s_ref=1.0, f_ref=0.0):
     """(f, f_c, f_d, contact) of the ElastoGap law."""
     if not s_rel < s_rel0:
         return 0.0, 0.0, 0.0, False
-    if f_ref is None:
-        f_ref = c * s_ref
+    f_ref = reference_force(c, s_ref, f_ref)
     f_c = -f_ref * (abs(s_rel - s_rel0) / s_ref) ** n
     f_d = min(max(d * v_rel, f_c), -f_c)
     return f_c + f_d, f_c, f_d, True
 
 
-def force_rate(s_rel, v_rel, a_rel, c, d, s_rel0=0.0, n=1.0, s_ref=1.0, f_ref=None):
+def force_rate(s_rel, v_rel, a_rel, c, d, s_rel0=0.0, n=1.0, s_ref=1.0, f_ref=0.0):
     """Time derivative df/dt of the ElastoGap force for the relative motion (s, v, a)_rel.
 
     df_c/dt = n*f_ref/s_ref*|delta/s_ref|^(n-1)*v_rel with delta = s_rel0 - s_rel > 0; the damper
@@ -43,8 +48,7 @@ def force_rate(s_rel, v_rel, a_rel, c, d, s_rel0=0.0, n=1.0, s_ref=1.0, f_ref=No
     2*f_c, at f_d = -f_c it is 0)."""
     if not s_rel < s_rel0:
         return 0.0
-    if f_ref is None:
-        f_ref = c * s_ref
+    f_ref = reference_force(c, s_ref, f_ref)
     delta = (s_rel0 - s_rel) / s_ref
     f_c = -f_ref * delta ** n
     dfc = n * f_ref / s_ref * delta ** (n - 1.0) * v_rel if n != 1.0 else f_ref / s_ref * v_rel
@@ -56,15 +60,14 @@ def force_rate(s_rel, v_rel, a_rel, c, d, s_rel0=0.0, n=1.0, s_ref=1.0, f_ref=No
     return dfc + d * a_rel
 
 
-def interface(s_rel, v_rel, c, d, s_rel0=0.0, n=1.0, s_ref=1.0, f_ref=None):
+def interface(s_rel, v_rel, c, d, s_rel0=0.0, n=1.0, s_ref=1.0, f_ref=0.0):
     """(df/ds_rel, df/dv_rel) of the ElastoGap law at (s_rel, v_rel): in contact with the damper
     force unbounded (c_s, d) where c_s = n*f_ref/s_ref*|delta/s_ref|^(n-1) is the spring's stiffness;
     with f_d bounded to f_c (fast approach, f = 2*f_c) (2*c_s, 0); bounded to -f_c (fast separation,
     f = 0) and without contact (0, 0)."""
     if not s_rel < s_rel0:
         return 0.0, 0.0
-    if f_ref is None:
-        f_ref = c * s_ref
+    f_ref = reference_force(c, s_ref, f_ref)
     delta = (s_rel0 - s_rel) / s_ref
     f_c = -f_ref * delta ** n
     c_s = f_ref / s_ref * (n * delta ** (n - 1.0) if n != 1.0 else 1.0)

@@ -81,7 +81,7 @@ class ElastoGap(TranslationalSlave):
         self._coupler = Coupler(mu, self.default_experiment.step_size) if mu else None
 
     def _f_ref(self):
-        return self.f_ref if self.f_ref > 0.0 else self.c * self.s_ref
+        return law.reference_force(self.c, self.s_ref, self.f_ref)
 
     def compute_outputs(self):
         self.interface_integrates = bool(reduced_mass(self.m_a, self.m_b))

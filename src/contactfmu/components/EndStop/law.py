@@ -23,7 +23,7 @@ Rigid End Stop (mode 1):
     3  both sides (l1 + l2 < 0): rigid connection, Fi of either sign.
 Friction in the backlash (friction = true), in parallel to the stop (Fi = Fstop + Ff), with
 states sf: 0 stuck, 1 sliding with dv > 0, -1 sliding with dv < 0 (the Rigid Friction chapter is
-not among the seeds nor publicly available; this reading is documented in the FMU):
+not publicly available; this reading is documented in the FMU):
     kindF 1, continuous transition: Ff(dv) = Fst*T(dv/dvL) for |dv| <= dvL (T an odd smooth
        step from -1 to 1, Gevrey or tanh shape), sign(dv)*(Fsl + (Fst - Fsl)*exp(1 - |dv|/dvL))
        beyond: rises from 0 to the static level Fst at the limit velocity, then decays to Fsl.

@@ -1,5 +1,5 @@
 """MassWithStopAndFriction: MSL Translational.Components.MassWithStopAndFriction (v4.1.0),
-"sliding mass with hard stop and Stribeck friction" (msl-reference.md 3.1, 3.2, 3.4).
+"sliding mass with hard stop and Stribeck friction" (MSL 4.1 documentation and code of the component).
 
 A rigid mass m of length L (centre s) under an external force F(t) (the sum of the forces of
 the connected elements on the body) with Stribeck friction against the ground and hard stops
