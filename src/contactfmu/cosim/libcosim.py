@@ -17,7 +17,7 @@ from xml.etree import ElementTree
 import numpy as np
 
 from .results import Result
-from .system import CosimError
+from .errors import CosimError
 
 NANO = 1_000_000_000
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from xml.etree.ElementTree import Element, SubElement, tostring
 
 from ..fmus._base import UNITS, FORCE_INPUTS_PER_FLANGE
-from .system import CosimError
+from .errors import CosimError
 
 NS = {
     "ssd": "http://ssp-standard.org/SSP1/SystemStructureDescription",
@@ -79,7 +79,7 @@ def system_structure(system, stop_time, step, start_time=0.0, name="contactfmu",
     used = {}
     for a, b, _ in conns:
         for ref in (a, b):
-            inst, var = system._split(ref)
+            inst, var = system.resolve(ref)
             used.setdefault(inst.name, set()).add(var)
     units = set()
 
