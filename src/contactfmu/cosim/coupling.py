@@ -273,7 +273,8 @@ def implicit_coupling(system, plan):
     bodies = {}
     for link in plan.forces:
         if link.body.name in used:
-            bodies.setdefault(link.body.name, CoupledBody(link.body, mass[link.body.name], [])).terms.extend(link.sources)
+            body = bodies.setdefault(link.body.name, CoupledBody(link.body, mass[link.body.name], []))
+            body.terms.extend(link.sources)
     return ImplicitCoupling(elements, bodies)
 
 
@@ -304,8 +305,8 @@ class ImplicitCoupling:
     integrates it exactly is Newmark's gamma = 1, beta = 1/2: the amplification of a contact mode
     tends to 1 as h*omega grows, its velocity reflected rather than damped). A body's inertia is
     its FMU's Real output interface.m (Mass, MassWithStopAndFriction; conventions.INERTIA); bodies
-    without one (Fixed, another tool's FMU) do not move in the prediction (y = 0). Elements without the interface outputs, and signals, keep their
-    present values (explicit).
+    without one (Fixed, another tool's FMU) do not move in the prediction (y = 0). Elements without the
+    interface outputs, and signals, keep their present values (explicit).
 
     The composite coupling (Bathe's method: TR-BDF2 with the step halved; ``stage`` 1 and 2, the
     algorithm calls the exchange at t and t + H/2 with h = H/2): stage 1 is the trapezoidal rule

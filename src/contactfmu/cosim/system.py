@@ -380,7 +380,8 @@ class System:
                     accel.append(AccelLink(si, si.var(si.port(sf, "a")).valueReference, ti,
                                            ti.var(ti.port(tf, "a")).valueReference))
             srcs = [(ti, ti.var(ti.port(tf, "f")).valueReference) for ti, tf, _ in targets]
-            with_der = derivatives and self.interpolate_inputs and si.interpolates and all(ti.derivatives for ti, _ in srcs)
+            with_der = (derivatives and self.interpolate_inputs and si.interpolates
+                        and all(ti.derivatives for ti, _ in srcs))
             forces.append(ForceLink(si, si.var(si.port(sf, "f")).valueReference, srcs, with_der))
         signals = []
         for a, b in self.signals:
@@ -389,7 +390,8 @@ class System:
             va, vb = ia.var(na), ib.var(nb)
             if va.type != vb.type:
                 raise CosimError(f"signal {a} ({va.type}) -> {b} ({vb.type}): types differ")
-            with_der = derivatives and self.interpolate_inputs and va.type == "Real" and ia.derivatives and ib.interpolates
+            with_der = (derivatives and self.interpolate_inputs and va.type == "Real" and ia.derivatives
+                        and ib.interpolates)
             signals.append(SignalLink(ia, va, ib, vb, with_der))
         return Plan(motion, signals, forces, accel)
 

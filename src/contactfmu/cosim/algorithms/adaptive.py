@@ -89,11 +89,11 @@ class AdaptiveAlgorithm(Algorithm):
 
     def __init__(self, params):
         self.params = params
+
+    def setup(self, system, start, stop, output_interval):
         self.records = []
         self.calls = 0                # fmi2DoStep calls per FMU of the present attempt
         self.bracket = None           # an event lies in (t, bracket] of the present step
-
-    def setup(self, system, start, stop, output_interval):
         p, span = self.params, stop - start
         if p.h0 is not None and not (0 < p.h0 <= span and math.isfinite(p.h0)):
             raise CosimError(f"first step {p.h0!r} s must be > 0 and at most the span {span!r} s")
@@ -269,7 +269,8 @@ class AdaptiveAlgorithm(Algorithm):
             finally:
                 self._free(saved)
             self.records.append(StepRecord(t, h, True, "", err, implicit, self.calls))
-            factor = self.GROW if err == 0.0 else min(self.GROW, max(self.SHRINK, self.SAFETY * err ** (-1.0 / (order + 1))))
+            factor = self.GROW if err == 0.0 else min(self.GROW, max(self.SHRINK,
+                                                                     self.SAFETY * err ** (-1.0 / (order + 1))))
             if not (self.bracket is not None and t + h < self.bracket):
                 self.bracket = None
             if h < limit - t or self.h <= h:
