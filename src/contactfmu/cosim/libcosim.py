@@ -16,8 +16,8 @@ from xml.etree import ElementTree
 
 import numpy as np
 
-from .results import Result
 from .errors import CosimError
+from .results import Result
 
 NANO = 1_000_000_000
 
