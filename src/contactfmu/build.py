@@ -10,7 +10,7 @@ Layout of a built FMU (linux64):
     binaries/linux64/<Model>_libpython.txt     the building Python (version, libpython, prefix):
                                                where the shim looks for libpython (python_record)
     resources/cfmu_<model>_<hash>_slave.py     entry script named in slavemodule.txt
-    resources/cfmu_<model>_<hash>/             fmi/*.py, mechanics/*.py, components/translational.py,
+    resources/cfmu_<model>_<hash>/             conventions.py, fmi/*.py, mechanics/*.py, components/translational.py,
                                                components/<Model>/*.py (not spec.py)
     resources/pythonfmu/                       pythonfmu's Python side (bundled by pythonfmu)
     documentation/index.html, figure.png       the component's page (contactfmu.pages)
@@ -39,10 +39,10 @@ PLATFORM = "linux64"
 
 def _bundle_sources(name):
     """(relative path in the bundled package, source file or None for an empty package marker)
-    of everything FMU `name` runs: the generic FMI layer, the mechanics, the translational
+    of everything FMU `name` runs: the shared conventions, the generic FMI layer, the mechanics, the translational
     vocabulary and the component's own modules (its spec is the master's, not bundled)."""
     home = components.home(name)
-    files = [("__init__.py", None), ("components/__init__.py", None),
+    files = [("__init__.py", None), ("conventions.py", PACKAGE / "conventions.py"), ("components/__init__.py", None),
              ("components/translational.py", components.HOME / "translational.py")]
     for layer in ("fmi", "mechanics"):
         files += [(f"{layer}/{p.name}", p) for p in sorted((PACKAGE / layer).glob("*.py"))]

@@ -21,7 +21,7 @@ def parse_args(description, default_step, argv=None):
     parser.add_argument("--step", type=float, default=default_step,
                         help="fixed communication step in s (default: " + (
                             f"{default_step:g})" if default_step else "none: the master chooses the steps under its "
-                                                                      "error tolerance, cosim.adaptive)"))
+                                                                      "error tolerance, cosim.algorithms.adaptive)"))
     parser.add_argument("--fmus", default=str(ROOT / "fmus"),
                         help="directory of the FMUs; missing or outdated ones are built (default: fmus/)")
     args = parser.parse_args(argv)

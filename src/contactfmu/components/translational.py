@@ -8,6 +8,7 @@ Bundled into every FMU: standard library and pythonfmu only."""
 import math
 import operator
 
+from ..conventions import FORCE_INPUTS_PER_FLANGE, INERTIA, INTEGRATES, INTERFACE
 from ..fmi.slave import Slave
 from ..fmi.variables import inp, out
 
@@ -27,32 +28,29 @@ def interface_outputs(depends):
     can use them to make the coupling implicit (contactfmu's scheme="implicit"); the element's
     own behaviour does not depend on them."""
     return [
-        out("interface.c", "N/m", "Interface stiffness: df/ds_rel (f = flange_b.f) at the present inputs, for "
+        out(INTERFACE[0], "N/m", "Interface stiffness: df/ds_rel (f = flange_b.f) at the present inputs, for "
                                   "masters that couple implicitly (0 where f does not depend on s_rel)",
             depends=depends),
-        out("interface.d", "N.s/m", "Interface damping: df/dv_rel at the present inputs, for masters that "
+        out(INTERFACE[1], "N.s/m", "Interface damping: df/dv_rel at the present inputs, for masters that "
                                     "couple implicitly (0 where f does not depend on v_rel)", depends=depends),
     ]
 
 
 def inertia_output():
-    """The inertia a body declares to masters (contactfmu.cosim.conventions): the mass that the
+    """The inertia a body declares to masters (contactfmu.conventions): the mass that the
     forces on its flanges accelerate, for masters that predict its motion (implicit coupling)."""
-    return out("interface.m", "kg", "Interface inertia: the mass the forces on the flanges accelerate (= m), for "
+    return out(INERTIA, "kg", "Interface inertia: the mass the forces on the flanges accelerate (= m), for "
                                     "masters that couple implicitly")
 
 
 def integrates_output(given):
-    """Whether the element integrates its contact itself, declared to masters (contactfmu.cosim.
+    """Whether the element integrates its contact itself, declared to masters (contactfmu.
     conventions): with the attached inertias `given` (parameter names) it holds its own coupling force
     over each step and locates its own events; a master must not linearize or probe it."""
-    return out("interface.integrates", None,
+    return out(INTEGRATES, None,
                f"true if the element integrates the contact itself ({' or '.join(given)} > 0): it then holds "
                f"its own coupling force over each step and locates its own events, so a master must neither "
                f"linearize nor probe it; false: its outputs are the law at the present inputs", kind="Boolean")
-
-
-FORCE_INPUTS_PER_FLANGE = 4  # <flange>.f, .f2, .f3, .f4
 
 
 def force_inputs(flange):

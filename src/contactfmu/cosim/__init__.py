@@ -1,6 +1,7 @@
 """Co-simulation master on fmpy: System, results and the reference-result tube comparison."""
 from .compare import compare, compare_files
+from .errors import CosimError
 from .results import Result, read_csv
-from .system import CosimError, System
+from .system import System
 
 __all__ = ["System", "CosimError", "Result", "read_csv", "compare", "compare_files"]

@@ -16,8 +16,8 @@ from xml.etree import ElementTree
 
 import numpy as np
 
+from .errors import CosimError
 from .results import Result
-from .system import CosimError
 
 NANO = 1_000_000_000
 

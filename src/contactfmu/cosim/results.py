@@ -18,7 +18,7 @@ class Result:
             raise ValueError("the first column must be 'time'")
         self.names = list(names)
         self.values = values
-        self.steps = None  # adaptive runs: every attempted step (cosim.adaptive.StepRecord)
+        self.steps = None  # adaptive runs: every attempted step (cosim.algorithms.adaptive.StepRecord)
         self.data = np.rec.fromarrays(values.T, dtype=[(n, "f8") for n in names]) if len(values) else \
             np.zeros(0, dtype=[(n, "f8") for n in names])
 

@@ -27,9 +27,8 @@ import zipfile
 from pathlib import Path
 from xml.etree.ElementTree import Element, SubElement, tostring
 
-from ..components.translational import FORCE_INPUTS_PER_FLANGE
-from ..fmi.variables import UNITS
-from .system import CosimError
+from ..conventions import FORCE_INPUTS_PER_FLANGE
+from .errors import CosimError
 
 NS = {
     "ssd": "http://ssp-standard.org/SSP1/SystemStructureDescription",
@@ -39,6 +38,13 @@ NS = {
 }
 _SSC_TYPE = {"Real": "Real", "Integer": "Integer", "Enumeration": "Integer", "Boolean": "Boolean"}
 _SI = ("kg", "m", "s", "A", "K", "mol", "cd", "rad")
+
+
+def _base_units(md):
+    """{unit name: {SI base unit: exponent (str), the non-zero ones}} of a model description's
+    UnitDefinitions."""
+    return {u.name: {k: str(getattr(u.baseUnit, k)) for k in _SI if getattr(u.baseUnit, k)}
+            for u in md.unitDefinitions if u.baseUnit is not None}
 
 
 def _num(x):
@@ -80,9 +86,9 @@ def system_structure(system, stop_time, step, start_time=0.0, name="contactfmu",
     used = {}
     for a, b, _ in conns:
         for ref in (a, b):
-            inst, var = system._split(ref)
+            inst, var = system.resolve(ref)
             used.setdefault(inst.name, set()).add(var)
-    units = set()
+    units = {}   # unit name -> its SI base-unit exponents, as the FMU declares them
 
     root = Element("ssd:SystemStructureDescription",
                    {f"xmlns:{k}": v for k, v in NS.items()} | {"name": name, "version": "1.0"})
@@ -97,14 +103,15 @@ def system_structure(system, stop_time, step, start_time=0.0, name="contactfmu",
                  if v.name in used.get(inst.name, ()) or v.name in inst.values]
         if names:
             conn_el = SubElement(comp, "ssd:Connectors")
+            declared = _base_units(inst.md)
             for vname in names:
                 var = inst.variables[vname]
                 kind = var.causality if var.causality in ("input", "output", "parameter") else "parameter"
                 c = SubElement(conn_el, "ssd:Connector", name=vname, kind=kind)
                 attrs = {}
-                if var.type == "Real" and var.unit and var.unit in UNITS and var.unit != "1":
+                if var.type == "Real" and var.unit and var.unit in declared and var.unit != "1":
                     attrs["unit"] = var.unit
-                    units.add(var.unit)
+                    units[var.unit] = declared[var.unit]
                 SubElement(c, "ssc:" + _SSC_TYPE.get(var.type, "Real"), attrs)
         if inst.values:
             bindings = SubElement(comp, "ssd:ParameterBindings")
@@ -134,7 +141,7 @@ def system_structure(system, stop_time, step, start_time=0.0, name="contactfmu",
         units_el = SubElement(root, "ssd:Units")
         for u in sorted(units):
             unit = SubElement(units_el, "ssc:Unit", name=u)
-            SubElement(unit, "ssc:BaseUnit", {k: str(v) for k, v in UNITS[u].items() if k in _SI})
+            SubElement(unit, "ssc:BaseUnit", units[u])
     exp = SubElement(root, "ssd:DefaultExperiment", startTime=_num(start_time), stopTime=_num(stop_time))
     ann = SubElement(SubElement(exp, "ssd:Annotations"), "ssc:Annotation", type="com.opensimulationplatform")
     SubElement(SubElement(ann, "osp:Algorithm"), "osp:FixedStepAlgorithm", baseStepSize=_num(step))

@@ -1,4 +1,6 @@
-"""The co-simulation master: FMU instances on fmpy's FMU2Slave, connected by their flanges.
+"""The co-simulation master's system: FMU instances on fmpy's FMU2Slave, connected by their flanges
+(the topology, the exchange plan, the instances' life cycle); System.simulate runs it
+(cosim.execution with an algorithm of cosim.algorithms).
 
 Coupling scheme (fixed communication step h, t_n = t0 + n*h):
 
@@ -24,10 +26,10 @@ Inertial FMUs integrate exactly under a held or linear force; because the forces
 with the motion of the same communication point, no algebraic loop arises (compliant forces
 depend on s and v only, their derivatives also on a).
 
-The schemes are algorithm objects (cosim.algorithms.GaussSeidel for "gauss-seidel" and
-"implicit", cosim.algorithms.Jacobi, cosim.adaptive.AdaptiveAlgorithm without a step); the exchange
-plan is made of named records (MotionLink, SignalLink, ForceLink, AccelLink); what the master needs
-from an FMU is declared by its variables as cosim.conventions writes down.
+The schemes are algorithm objects behind one interface (cosim.algorithms: GaussSeidel, Implicit and
+Jacobi with a fixed step, AdaptiveAlgorithm without one), run by one loop (cosim.execution); the
+exchange plan is made of named records (MotionLink, SignalLink, ForceLink, AccelLink); what the
+master needs from an FMU is declared by its variables as cosim.conventions writes down.
 
 ``scheme="jacobi"`` runs libcosim's fixed-step algorithm instead (OSP ``FixedStepAlgorithm``, as in
 libcosim's fixed_step_algorithm.cpp and slave_simulator.cpp), for comparisons with libcosim and
@@ -40,22 +42,15 @@ node are summed, which equals connecting them to the numbered inputs .f, .f2 .. 
 import math
 import os
 import shutil
-import sys
 import tempfile
-import time as _time
 from collections import defaultdict
 from ctypes import byref
 from typing import NamedTuple
 
-import numpy as np
-
-from . import conventions
-from .algorithms import DrivenInputs, GaussSeidel, Implicit, Jacobi, Recorder
-from .exchange import Exchange
-from .fastcalls import Reader
-from .results import Result
-
-SCHEMES = ("gauss-seidel", "jacobi", "implicit", "adaptive")
+from .. import conventions
+from .algorithms import select
+from .errors import CosimError
+from .execution import Execution
 
 
 _LOGS = {}          # FMI instance name -> list of (status, message) of the running system
@@ -104,7 +99,6 @@ def _callbacks():
     return cb
 
 
-SIMULATIONX_PORTS = conventions.PORT_ALIASES   # (kept for importers of this name)
 
 
 class MotionLink(NamedTuple):
@@ -145,14 +139,11 @@ class SignalLink(NamedTuple):
 
 
 class Plan(NamedTuple):
-    """The exchange of a communication point (System._plan), in causal order."""
+    """The exchange of a communication point (System.plan), in causal order."""
     motion: list
     signals: list
     forces: list
     accel: list
-
-class CosimError(RuntimeError):
-    """An FMU call failed, or the system is not well formed."""
 
 
 class Instance:
@@ -209,6 +200,13 @@ class Instance:
             return "force"
         return None
 
+    def call(self, what, fn, t=None):
+        """fn() (an fmpy call of this instance); its failure as the CosimError of fail()."""
+        try:
+            return fn()
+        except Exception as exc:
+            raise self.fail(what, exc, t) from None
+
     def fail(self, what, exc, t=None):
         at = "" if t is None else f" at t = {t:.9g} s"
         log = "\n".join(f"  [{status}] {msg}" for status, msg in self.log[-20:]) or "  (no messages)"
@@ -245,7 +243,8 @@ class System:
         self.instances[name] = Instance(name, fmu, {**(values or {}), **kwargs})
         return self.instances[name]
 
-    def _split(self, ref):
+    def resolve(self, ref):
+        """(instance, the rest of the name) of "instance.flange" or "instance.variable"."""
         inst, _, rest = ref.partition(".")
         if inst not in self.instances or not rest:
             raise CosimError(f"{ref!r}: expected 'instance.flange' or 'instance.variable' with an instance "
@@ -255,8 +254,8 @@ class System:
     def connect(self, a, b, rod=0.0):
         """Connect two flanges (optionally through a rigid massless rod of length `rod`:
         b.s = a.s + rod) or an output signal `a` to an input `b`."""
-        ia, na = self._split(a)
-        ib, nb = self._split(b)
+        ia, na = self.resolve(a)
+        ib, nb = self.resolve(b)
         ra, rb = ia.flange_role(na), ib.flange_role(nb)
         if ra is None and rb is None and na in ia.variables and nb in ib.variables:
             va, vb = ia.var(na), ib.var(nb)
@@ -312,12 +311,13 @@ class System:
         return nodes
 
     def _role(self, ref):
-        inst, fl = self._split(ref)
+        inst, fl = self.resolve(ref)
         return inst.flange_role(fl)
 
     # ---- running ---------------------------------------------------------------------------
 
-    def _instantiate(self, start_time, stop_time):
+    def instantiate(self, start_time, stop_time):
+        """Instantiate every FMU (fmpy's FMU2Slave), set up its experiment, set its values."""
         from fmpy.fmi2 import FMU2Slave
 
         cb = _callbacks()
@@ -328,8 +328,8 @@ class System:
             inst.slave = FMU2Slave(guid=inst.md.guid, unzipDirectory=inst.unzipdir,
                                    modelIdentifier=inst.md.coSimulation.modelIdentifier,
                                    instanceName=inst.name)
-            self._call(inst, "instantiate", lambda: inst.slave.instantiate(callbacks=cb, loggingOn=False))
-            self._call(inst, "setupExperiment",
+            inst.call("instantiate", lambda: inst.slave.instantiate(callbacks=cb, loggingOn=False))
+            inst.call("setupExperiment",
                        lambda: inst.slave.setupExperiment(startTime=start_time, stopTime=stop_time))
             for name, value in inst.values.items():
                 self._set_any(inst, name, value)
@@ -338,20 +338,13 @@ class System:
         var = inst.var(name)
         vr = [var.valueReference]
         if var.type == "Real":
-            self._call(inst, f"setting {name} = {value!r}", lambda: inst.slave.setReal(vr, [float(value)]))
+            inst.call(f"setting {name} = {value!r}", lambda: inst.slave.setReal(vr, [float(value)]))
         elif var.type in ("Integer", "Enumeration"):
-            self._call(inst, f"setting {name} = {value!r}", lambda: inst.slave.setInteger(vr, [int(value)]))
+            inst.call(f"setting {name} = {value!r}", lambda: inst.slave.setInteger(vr, [int(value)]))
         elif var.type == "Boolean":
-            self._call(inst, f"setting {name} = {value!r}", lambda: inst.slave.setBoolean(vr, [bool(value)]))
+            inst.call(f"setting {name} = {value!r}", lambda: inst.slave.setBoolean(vr, [bool(value)]))
         else:
             raise CosimError(f"{inst.name}.{name}: type {var.type} is not supported")
-
-    @staticmethod
-    def _call(inst, what, fn, t=None):
-        try:
-            return fn()
-        except Exception as exc:
-            raise inst.fail(what, exc, t) from None
 
     def node_links(self):
         """Per node: (inertial instance, its flange, [(compliant instance, flange, rod offset)]),
@@ -363,8 +356,8 @@ class System:
                 raise CosimError(f"flanges {', '.join(sorted(members))} are connected only to compliant "
                                  f"elements: every node needs one inertial element (Mass, Fixed, ...) "
                                  f"that gives its motion")
-            si, sf = self._split(source)
-            links.append((si, sf, [(*self._split(t), off) for t, off in members.items() if t != source]))
+            si, sf = self.resolve(source)
+            links.append((si, sf, [(*self.resolve(t), off) for t, off in members.items() if t != source]))
         return links
 
     @staticmethod
@@ -372,7 +365,7 @@ class System:
         """True if the inertial flange's acceleration goes to the compliant flange (both have .a)."""
         return ti.port(tf, "a") in ti.variables and si.port(sf, "a") in si.variables
 
-    def _plan(self, derivatives=True):
+    def plan(self, derivatives=True):
         """Precompute the exchange of one communication point (value references, offsets);
         derivatives: pass first derivatives where both sides support them (interpolate_inputs)."""
         motion, forces, accel = [], [], []
@@ -386,282 +379,68 @@ class System:
                     accel.append(AccelLink(si, si.var(si.port(sf, "a")).valueReference, ti,
                                            ti.var(ti.port(tf, "a")).valueReference))
             srcs = [(ti, ti.var(ti.port(tf, "f")).valueReference) for ti, tf, _ in targets]
-            with_der = derivatives and self.interpolate_inputs and si.interpolates and all(ti.derivatives for ti, _ in srcs)
+            with_der = (derivatives and self.interpolate_inputs and si.interpolates
+                        and all(ti.derivatives for ti, _ in srcs))
             forces.append(ForceLink(si, si.var(si.port(sf, "f")).valueReference, srcs, with_der))
         signals = []
         for a, b in self.signals:
-            ia, na = self._split(a)
-            ib, nb = self._split(b)
+            ia, na = self.resolve(a)
+            ib, nb = self.resolve(b)
             va, vb = ia.var(na), ib.var(nb)
             if va.type != vb.type:
                 raise CosimError(f"signal {a} ({va.type}) -> {b} ({vb.type}): types differ")
-            with_der = derivatives and self.interpolate_inputs and va.type == "Real" and ia.derivatives and ib.interpolates
+            with_der = (derivatives and self.interpolate_inputs and va.type == "Real" and ia.derivatives
+                        and ib.interpolates)
             signals.append(SignalLink(ia, va, ib, vb, with_der))
         return Plan(motion, signals, forces, accel)
 
-    def _integrating(self):
+    def integrating(self):
         """Names of the instances that declare they integrate their contact themselves (Boolean output
         conventions.INTEGRATES true; read in initialization mode)."""
         names = set()
         for inst in self.instances.values():
             var = inst.variables.get(conventions.INTEGRATES)
             if var is not None and var.causality == "output" and var.type == "Boolean":
-                if self._call(inst, "fmi2GetBoolean", lambda: inst.slave.getBoolean([var.valueReference]))[0]:
+                if inst.call("fmi2GetBoolean", lambda: inst.slave.getBoolean([var.valueReference]))[0]:
                     names.add(inst.name)
         return names
 
-    def _implicit(self, plan):
-        """The ImplicitCoupling of scheme="implicit": the compliant elements with interface outputs
-        (both flanges on nodes) and the bodies they act on, with the inertia they declare
-        (conventions.INERTIA, read in initialization mode)."""
-        from .exchange import CoupledBody, CoupledElement, CoupledEnd, ImplicitCoupling
-
-        INTERFACE = conventions.INTERFACE
-        motion, _, forces, _ = plan
-        feed = {(ti.name, ts): (si, vs, vv, off, ts, tv) for si, vs, vv, ti, ts, tv, off in motion}
-        mass = {}
-        for si, *_ in motion:
-            var = si.variables.get(conventions.INERTIA)
-            if si.name not in mass and var is not None and var.causality == "output" and var.type == "Real":
-                m = self._call(si, "fmi2GetReal", lambda: si.slave.getReal([var.valueReference]))[0]
-                mass[si.name] = m if m > 0.0 else None
-        elements, used, integrating = [], set(), self._integrating()
-        for inst in self.instances.values():
-            names = conventions.COMPLIANT_FORCES + INTERFACE
-            if not all(n in inst.variables for n in names) or inst.name in integrating:
-                continue  # no interface outputs, or an element that integrates its contact itself
-            ends = [feed.get((inst.name, inst.var(inst.port(fl, "s")).valueReference)) for fl in ("flange_a", "flange_b")]
-            if None in ends:
-                continue
-            ends = [CoupledEnd(si.name if mass.get(si.name) else None, (si, vs, vv), off, ts, tv)
-                    for si, vs, vv, off, ts, tv in ends]
-            used.update(e.body for e in ends if e.body)
-            depends = {u.variable.name: u.dependencies for u in inst.md.outputs}
-            nonlinear = any(depends.get(n) for n in INTERFACE)
-            elements.append(CoupledElement(inst, *(inst.var(n).valueReference for n in names), *ends, nonlinear))
-        bodies = {}
-        for si, vf, srcs, _ in forces:
-            if si.name in used:
-                bodies.setdefault(si.name, CoupledBody(si, mass[si.name], [])).terms.extend(srcs)
-        return ImplicitCoupling(elements, bodies)
-
-    def _recorder(self, outputs):
-        """Columns to record: `outputs` ("inst.var" names) or every output of every instance."""
-        if outputs is None:
-            outputs = [f"{i.name}.{v.name}" for i in self.instances.values() for v in i.md.modelVariables
-                       if v.causality == "output"]
-        groups = defaultdict(lambda: defaultdict(list))
-        for col, ref in enumerate(outputs):
-            inst, name = self._split(ref)
-            var = inst.var(name)
-            kind = "Real" if var.type == "Real" else "Boolean" if var.type == "Boolean" else "Integer"
-            groups[inst.name][kind].append((col, var.valueReference))
-        return list(outputs), groups
-
-    def _record_calls(self, groups):
-        """A function of t returning the row [t, outputs...] (one get call per instance and type)."""
-        calls = []
-        for name, kinds in groups.items():
-            for kind, cols in kinds.items():
-                calls.append((Reader(self.instances[name], [vr for _, vr in cols], kind),
-                              [col + 1 for col, _ in cols], kind == "Real"))
-        width = 1 + sum(len(c[1]) for c in calls)
-
-        def record(t):
-            row = [t] + [0.0] * (width - 1)
-            for reader, cols, real in calls:
-                values = reader(t)
-                for col, value in zip(cols, values):
-                    row[col] = value if real else float(value)
-            return row
-
-        return record
-
-    def _connected_inputs(self, plan):
-        """{(instance name, value reference): what sets it} for every input the exchange sets."""
-        motion, signals, forces, accel = plan
-        fed = {}
-        for si, _, _, ti, ts, tv, _ in motion:
-            fed[(ti.name, ts)] = fed[(ti.name, tv)] = f"the motion of {si.name}"
-        for si, _, ti, ta in accel:
-            fed[(ti.name, ta)] = f"the motion of {si.name}"
-        for si, vf, srcs, _ in forces:
-            fed[(si.name, vf)] = "the forces of " + ", ".join(ti.name for ti, _ in srcs)
-        for ia, va, ib, vb, _ in signals:
-            fed[(ib.name, vb.valueReference)] = f"{ia.name}.{va.name}"
-        return fed
-
-    def _input_plan(self, inputs, plan):
-        connected = self._connected_inputs(plan)
-        result = []
-        for ref, fn in (inputs or {}).items():
-            inst, name = self._split(ref)
-            var = inst.var(name)
-            if var.causality != "input" or var.type != "Real":
-                raise CosimError(f"inputs[{ref!r}]: {ref} is a {var.type} {var.causality}; only Real inputs "
-                                 f"can be driven")
-            source = connected.get((inst.name, var.valueReference))
-            if source is not None:
-                raise CosimError(f"inputs[{ref!r}]: {ref} is already connected (set from {source}); only "
-                                 f"unconnected inputs can be driven")
-            if not callable(fn):
-                raise CosimError(f"inputs[{ref!r}] must be a function of time, got {type(fn).__name__}")
-            result.append((inst, var.valueReference, fn, ref))
-        return result
-
-
     def simulate(self, stop_time, step=None, start_time=0.0, output_interval=None, outputs=None, progress=None,
-                 scheme=None, inputs=None, rtol=1e-4, atol=1e-6):
+                 scheme=None, inputs=None, rtol=None, atol=None):
         """Run the co-simulation; returns a Result (time + recorded outputs).
 
         step: fixed communication step [s]; without it (or with scheme="adaptive", where it is the
-        first step) the master chooses the steps under the tolerance rtol/atol on the bodies'
-        motion, with rollback, implicit coupling of stiff interfaces and located events
-        (cosim.adaptive; result.steps lists every attempted step); output_interval: recording
-        interval (fixed steps: a multiple of step, default step; adaptive: the steps end on this
-        grid, default every accepted step); outputs: "inst.var" names to record (default: every output);
-        progress: True for a progress bar on stderr for runs longer than 2 s, or a callable(t);
-        scheme: "gauss-seidel" (the project's scheme, module docstring), "jacobi" (libcosim's
-        fixed-step algorithm) or "implicit" (Gauss-Seidel order, values held, and the forces of
-        compliant elements with interface outputs made linearly implicit: exchange.ImplicitCoupling); inputs: {"inst.var": f(t)} drives unconnected Real inputs, set at
-        every communication point before the exchange (jacobi: before the step)."""
-        if scheme is None:
-            scheme = "adaptive" if step is None else "gauss-seidel"
-        if scheme not in SCHEMES:
-            raise CosimError(f"scheme {scheme!r}: valid are {', '.join(map(repr, SCHEMES))}")
-        if scheme == "adaptive":
-            return self._simulate_adaptive(stop_time, step, start_time, output_interval, outputs, progress, inputs,
-                                           rtol, atol)
-        if step is None:
-            raise CosimError(f"scheme {scheme!r} needs a communication step (step=...); without one the "
-                             f"master chooses the steps (scheme='adaptive')")
-        if not (step > 0 and math.isfinite(step)):
-            raise CosimError(f"communication step {step!r} s must be > 0")
-        if not stop_time > start_time:
-            raise CosimError(f"stop_time {stop_time!r} must be greater than start_time {start_time!r}")
-        if step > (stop_time - start_time) * (1 + 1e-12):
-            raise CosimError(f"communication step {step!r} s is longer than the simulated span "
-                             f"{stop_time - start_time!r} s ({start_time!r} to {stop_time!r} s): give a step of at "
-                             f"most the span")
-        n_steps = int(math.ceil((stop_time - start_time) / step - 1e-9))
-        every = 1 if output_interval is None else max(1, int(round(output_interval / step)))
-        plan = self._plan(derivatives=scheme == "gauss-seidel")
-        drive = DrivenInputs(self, self._input_plan(inputs, plan))
-        names, groups = self._recorder(outputs)
-        bar = _Progress(start_time, stop_time) if progress is True else None
-        try:
-            self._instantiate(start_time, stop_time)
-            recorder = Recorder(self._record_calls(groups))
+        first step) the master chooses the steps under the tolerance rtol/atol (default 1e-4/1e-6) on
+        the bodies' motion, with rollback, implicit coupling of stiff interfaces and located events
+        (cosim.algorithms.adaptive; result.steps lists every attempted step); a tolerance given with
+        a fixed-step scheme is refused; output_interval: recording interval (fixed steps: a multiple
+        of step, default step; adaptive: the steps end on this grid, default every accepted step);
+        outputs: "inst.var" names to record (default: every output); progress: True for a progress
+        bar on stderr for runs longer than 2 s, or a callable(t); scheme: "gauss-seidel" (the
+        project's scheme, module docstring), "jacobi" (libcosim's fixed-step algorithm), "implicit"
+        (Gauss-Seidel order, values held, and the forces of compliant elements with interface outputs
+        made linearly implicit: coupling.ImplicitCoupling), "adaptive", or an algorithm object of
+        cosim.algorithms (then no step or tolerance beside it); inputs: {"inst.var": f(t)} drives
+        unconnected Real inputs, set at every communication point before the exchange (jacobi:
+        before the step)."""
+        algorithm = select(scheme, step, rtol, atol)
+        return Execution(self, algorithm, inputs=inputs, outputs=outputs, progress=progress).run(
+            start_time, stop_time, output_interval)
 
-            def setup():   # in initialization mode: the FMUs' declarations can be read
-                exchange = Exchange(plan, self._implicit(plan) if scheme == "implicit" else None)
-                scheme_class = {"jacobi": Jacobi, "implicit": Implicit}.get(scheme, GaussSeidel)
-                algorithm = scheme_class(self, exchange, drive)
-                algorithm.initialize(start_time, step)
-                return algorithm
-
-            algorithm = self._initialize(drive, start_time, setup)
-            t = start_time
-            for n in range(n_steps + 1):
-                t_next = min(start_time + (n + 1) * step, stop_time)
-                h = t_next - t
-                algorithm.exchange(t, h)
-                if n % every == 0 or n == n_steps:
-                    recorder.observe(t)
-                if n == n_steps:
-                    break
-                algorithm.step(t, h)
-                t = t_next
-                _report(bar, progress, t)
-            self._terminate(t)
-        finally:
-            if bar:
-                bar.close()
-            self._free()
-        return Result(["time"] + names, np.array(recorder.rows, dtype=float))
-
-    def _simulate_adaptive(self, stop_time, step, start_time, output_interval, outputs, progress, inputs, rtol, atol):
-        from .adaptive import AdaptiveAlgorithm
-
-        if not stop_time > start_time:
-            raise CosimError(f"stop_time {stop_time!r} must be greater than start_time {start_time!r}")
-        span = stop_time - start_time
-        for name, value in (("rtol", rtol), ("atol", atol)):
-            if not (value > 0 and math.isfinite(value)):
-                raise CosimError(f"{name} = {value!r}: the tolerance must be finite and > 0")
-        if step is not None and not (0 < step <= span and math.isfinite(step)):
-            raise CosimError(f"first step {step!r} s must be > 0 and at most the span {span!r} s")
-        if output_interval is not None and not (0 < output_interval and math.isfinite(output_interval)):
-            raise CosimError(f"output_interval {output_interval!r} s must be > 0")
-        defaults = [inst.md.defaultExperiment.stepSize for inst in self.instances.values()
-                    if inst.md.defaultExperiment is not None and inst.md.defaultExperiment.stepSize]
-        h0 = step or min([float(h) for h in defaults] + [span / 100.0])
-        hmax = min(output_interval or span / 50.0, span)
-        plan = self._plan(derivatives=True)
-        drive = DrivenInputs(self, self._input_plan(inputs, plan))
-        names, groups = self._recorder(outputs)
-        bar = _Progress(start_time, stop_time) if progress is True else None
-        grid = None
-        if output_interval is not None:
-            n_out = int(math.ceil(span / output_interval - 1e-9))
-            grid = [min(start_time + k * output_interval, stop_time) for k in range(1, n_out + 1)]
-        try:
-            self._instantiate(start_time, stop_time)
-            recorder = Recorder(self._record_calls(groups))
-
-            def setup():   # in initialization mode: the FMUs' declarations can be read
-                explicit = Exchange(plan)
-                coupling = self._implicit(plan)
-                implicit = None
-                if coupling.elements:
-                    # second order: the composite coupling (trapezoidal, then three-point backward
-                    # Euler), if every coupled body takes a force derivative; else backward Euler
-                    implicit = Exchange(plan, coupling, composite=True)
-                    if not coupling.composite_ready():
-                        coupling = self._implicit(plan)
-                        implicit = Exchange(plan, coupling, lead=True)
-                explicit.gauss_seidel(start_time, h0)
-                return AdaptiveAlgorithm(self, plan, explicit, implicit or explicit, coupling if implicit else None,
-                                         drive, rtol, atol, h0, hmax, event_window=1e-9 * span,
-                                         hmin=1e-14 * max(1.0, abs(stop_time)), integrating=self._integrating())
-
-            algorithm = self._initialize(drive, start_time, setup)
-            algorithm.initialize(start_time)
-            recorder.observe(start_time)
-            t, k = start_time, 0
-            while t < stop_time:
-                limit = grid[k] if grid else stop_time
-                t = algorithm.step(t, limit)
-                if grid is None or t >= limit:
-                    recorder.observe(t)
-                    if grid:
-                        k += 1
-                _report(bar, progress, t)
-            self._terminate(t)
-        finally:
-            if bar:
-                bar.close()
-            self._free()
-        result = Result(["time"] + names, np.array(recorder.rows, dtype=float))
-        result.steps = algorithm.records
-        return result
-
-    def _initialize(self, drive, start_time, setup):
-        """Initialization mode of every instance around setup() (which sets up the scheme and makes
-        its initial exchange); returns what setup returns."""
-        drive(start_time)
+    def enter_initialization(self, t):
         for inst in self.instances.values():
-            self._call(inst, "fmi2EnterInitializationMode", inst.slave.enterInitializationMode, start_time)
-        made = setup()
-        for inst in self.instances.values():
-            self._call(inst, "fmi2ExitInitializationMode", inst.slave.exitInitializationMode, start_time)
-        return made
+            inst.call("fmi2EnterInitializationMode", inst.slave.enterInitializationMode, t)
 
-    def _terminate(self, t):
+    def exit_initialization(self, t):
         for inst in self.instances.values():
-            self._call(inst, "fmi2Terminate", inst.slave.terminate, t)
+            inst.call("fmi2ExitInitializationMode", inst.slave.exitInitializationMode, t)
 
-    def _free(self):
+    def terminate(self, t):
+        for inst in self.instances.values():
+            inst.call("fmi2Terminate", inst.slave.terminate, t)
+
+    def free(self):
+        """Free every instance (whatever state it is in)."""
         for inst in self.instances.values():
             if inst.slave is not None:
                 try:
@@ -669,36 +448,3 @@ class System:
                 except Exception:
                     pass
                 inst.slave = None
-
-
-def _report(bar, progress, t):
-    """Progress after a step: the bar, or the caller's function."""
-    if bar:
-        bar.update(t)
-    elif progress:
-        progress(t)
-
-
-class _Progress:
-    """A text progress bar on stderr, shown once a run has taken more than 2 s."""
-
-    def __init__(self, t0, t1):
-        self.t0, self.t1 = t0, t1
-        self.start = _time.monotonic()
-        self.last = 0.0
-        self.shown = False
-
-    def update(self, t):
-        now = _time.monotonic()
-        if now - self.start < 2.0 or now - self.last < 0.5:
-            return
-        self.last, self.shown = now, True
-        frac = (t - self.t0) / (self.t1 - self.t0)
-        eta = (now - self.start) * (1 - frac) / max(frac, 1e-9)
-        bar = "#" * int(30 * frac)
-        sys.stderr.write(f"\r  [{bar:<30}] {100 * frac:5.1f}%  t = {t:.4g} s  ETA {eta:5.1f} s")
-        sys.stderr.flush()
-
-    def close(self):
-        if self.shown:
-            sys.stderr.write("\n")

@@ -1,8 +1,8 @@
-"""Variable communication steps under an error tolerance, with rollback (scheme="adaptive").
+"""Variable communication steps under an error tolerance, with rollback (scheme="adaptive"), tuned by
+one :class:`Adaptive`.
 
-One algorithm object (as libcosim's algorithms): ``initialize(t0)`` after the system's
-initialization, then ``step(t, limit)`` takes one accepted communication step from t, never past
-``limit`` (the next output time), and returns its end. Every FMU's state is saved at t with
+``do_step(t, limit)`` (cosim.algorithms.base) takes one accepted communication step from t, never
+past ``limit`` (the next output time), and returns its end. Every FMU's state is saved at t with
 fmi2GetFMUstate; an attempt that is not good enough is undone with fmi2SetFMUstate and repeated
 with a smaller step.
 
@@ -11,7 +11,7 @@ An attempt of size H from t:
 1. the coupling: where an element with interface outputs (``interface.c`` = df/ds_rel,
    ``interface.d`` = df/dv_rel) is too stiff for H against the bodies it joins
    (H*max(d/mu, sqrt(c/mu)) > 1, mu their reduced mass as the bodies declare it), the step is
-   linearly implicit: the composite coupling of exchange.ImplicitCoupling, a trapezoidal half step
+   linearly implicit: the composite coupling of coupling.ImplicitCoupling, a trapezoidal half step
    and a three-point backward Euler half step (second order, L-stable), or, where a coupled body
    takes no force derivative, backward Euler on the interface (first order); otherwise the
    Gauss-Seidel exchange with first derivatives (forces linear over the step: second order);
@@ -30,11 +30,41 @@ An attempt of size H from t:
 Every attempt, accepted or rejected, is kept as a :class:`StepRecord` for plots and benchmarks.
 """
 import math
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import NamedTuple, Optional
 
-from .algorithms import DoSteps
-from .conventions import DISCRETE_TYPES
-from .fastcalls import Reader
+from ...conventions import DISCRETE_TYPES
+from ..coupling import Exchange, implicit_coupling
+from ..errors import CosimError
+from ..fastcalls import Reader
+from .base import Algorithm, DoSteps
+
+
+@dataclass(frozen=True)
+class Adaptive:
+    """The tuning of the adaptive algorithm: the tolerance on the bodies' motion (rtol, atol: finite,
+    > 0), the first step h0 (default: the smallest DefaultExperiment stepSize of the FMUs, at most
+    span/100), the largest step hmax (default: the output interval, or span/50; at most the span),
+    the smallest step hmin (default 1e-14*max(1, |stop|)) and the event window, the step within
+    which a discrete change is located (default 1e-9*span); times in s."""
+    rtol: float = 1e-4
+    atol: float = 1e-6
+    h0: Optional[float] = None
+    hmax: Optional[float] = None
+    hmin: Optional[float] = None
+    event_window: Optional[float] = None
+
+    def __post_init__(self):
+        for name in ("rtol", "atol"):
+            value = getattr(self, name)
+            if not (value > 0 and math.isfinite(value)):
+                raise CosimError(f"{name} = {value!r}: the tolerance must be finite and > 0")
+        if self.hmax is not None and not (self.hmax > 0 and math.isfinite(self.hmax)):
+            raise CosimError(f"hmax = {self.hmax!r} s must be finite and > 0")
+        for name in ("hmin", "event_window"):
+            value = getattr(self, name)
+            if value is not None and not (value >= 0 and math.isfinite(value)):
+                raise CosimError(f"{name} = {value!r} s must be finite and >= 0")
 
 
 class StepRecord(NamedTuple):
@@ -52,31 +82,63 @@ class StepRecord(NamedTuple):
     calls: int = 0
 
 
-class AdaptiveAlgorithm:
+class AdaptiveAlgorithm(Algorithm):
     """Error-controlled communication steps with rollback (module docstring)."""
 
     GROW, SHRINK, SAFETY = 4.0, 0.2, 0.9
 
-    def __init__(self, system, plan, explicit, implicit, coupling, drive, rtol, atol, h0, hmax, event_window, hmin,
-                 integrating=frozenset()):
-        self.system, self.explicit, self.implicit = system, explicit, implicit
-        self.drive = drive
-        self.rtol, self.atol = rtol, atol
-        self.h, self.hmax, self.window, self.hmin = h0, hmax, event_window, hmin
-        self.instances = list(system.instances.values())
-        self._do_steps = DoSteps(self.instances)
+    def __init__(self, params):
+        self.params = params
+
+    def setup(self, system, start, stop, output_interval):
         self.records = []
         self.calls = 0                # fmi2DoStep calls per FMU of the present attempt
         self.bracket = None           # an event lies in (t, bracket] of the present step
+        p, span = self.params, stop - start
+        if p.h0 is not None and not (0 < p.h0 <= span and math.isfinite(p.h0)):
+            raise CosimError(f"first step {p.h0!r} s must be > 0 and at most the span {span!r} s")
+        if output_interval is not None and not (0 < output_interval and math.isfinite(output_interval)):
+            raise CosimError(f"output_interval {output_interval!r} s must be > 0")
+        defaults = [inst.md.defaultExperiment.stepSize for inst in system.instances.values()
+                    if inst.md.defaultExperiment is not None and inst.md.defaultExperiment.stepSize]
+        self.t0 = start
+        self.h = p.h0 or min([float(h) for h in defaults] + [span / 100.0])
+        self.hmax = min(p.hmax or output_interval or span / 50.0, span)
+        self.window = 1e-9 * span if p.event_window is None else p.event_window
+        self.hmin = 1e-14 * max(1.0, abs(stop)) if p.hmin is None else p.hmin
+        if output_interval is None:
+            return None
+        n_out = int(math.ceil(span / output_interval - 1e-9))
+        return [min(start + k * output_interval, stop) for k in range(1, n_out + 1)]
+
+    def initialize(self, run):
+        system, plan = run.system, run.plan
+        self.manipulate = run.manipulate
+        explicit = Exchange(plan)
+        coupling = implicit_coupling(system, plan)
+        implicit = None
+        if coupling.elements:
+            # second order: the composite coupling (trapezoidal, then three-point backward
+            # Euler), if every coupled body takes a force derivative; else backward Euler
+            implicit = Exchange(plan, coupling, composite=True)
+            if not coupling.composite_ready():
+                coupling = implicit_coupling(system, plan)
+                implicit = Exchange(plan, coupling, lead=True)
+        explicit.gauss_seidel(self.t0, self.h)
+        integrating = system.integrating()
+        self.explicit, self.implicit = explicit, implicit or explicit
+        self.coupling = coupling if implicit else None
+        self.instances = list(system.instances.values())
+        self.do_steps = DoSteps(self.instances)
         # the motion of every inertial flange (error estimate): one reader per instance. A body
         # joined to an element that integrates its contact itself (it holds, over any step, the
         # force that brings the body onto its own exact plan, an impulse spread over the steps
         # around the impact) is left out: its motion at a step's end depends on the step by design.
         own = {link.source.name for link in plan.motion if link.target.name in integrating}
         motion = {}
-        for si, vs, vv, *_ in plan.motion:
-            if si.name not in own:
-                motion.setdefault(si.name, (si, set()))[1].update((vs, vv))
+        for link in plan.motion:
+            if link.source.name not in own:
+                motion.setdefault(link.source.name, (link.source, set()))[1].update((link.s, link.v))
         self.motion = [Reader(inst, sorted(vrs)) for inst, vrs in motion.values()]
         # the discrete outputs of every FMU (events), but those of an element that integrates its
         # contact itself: it locates its own events inside the steps
@@ -91,11 +153,11 @@ class AdaptiveAlgorithm:
                     self.discrete.append(Reader(inst, vrs, kind))
         # stiffness of the elements the implicit exchange can couple: (reader of c, d; reduced mass)
         self.stiffness = []
-        self.coupling = coupling
-        self.composite = implicit is not explicit and implicit.composite
-        if coupling is not None:
-            for element in coupling.elements:
-                masses = [coupling.bodies[end.body].m for end in (element.end_a, element.end_b) if end.body is not None]
+        self.composite = self.implicit is not explicit and self.implicit.composite
+        if self.coupling is not None:
+            for element in self.coupling.elements:
+                masses = [self.coupling.bodies[end.body].m for end in (element.end_a, element.end_b)
+                          if end.body is not None]
                 inv = sum(1.0 / m for m in masses if m)
                 if inv > 0.0:
                     self.stiffness.append((Reader(element.inst, [element.c, element.d]), 1.0 / inv))
@@ -103,21 +165,21 @@ class AdaptiveAlgorithm:
     # ---- FMU states -------------------------------------------------------------------------
 
     def _save(self):
-        return [(inst, self.system._call(inst, "fmi2GetFMUstate", inst.slave.getFMUState)) for inst in self.instances]
+        return [(inst, inst.call("fmi2GetFMUstate", inst.slave.getFMUState)) for inst in self.instances]
 
     def _restore(self, states):
         for inst, state in states:
-            self.system._call(inst, "fmi2SetFMUstate", lambda: inst.slave.setFMUState(state))
+            inst.call("fmi2SetFMUstate", lambda: inst.slave.setFMUState(state))
 
     def _free(self, states):
         for inst, state in states:
-            self.system._call(inst, "fmi2FreeFMUstate", lambda: inst.slave.freeFMUState(state))
+            inst.call("fmi2FreeFMUstate", lambda: inst.slave.freeFMUState(state))
 
     # ---- pieces of an attempt ---------------------------------------------------------------
 
     def _exchange(self, t, h, implicit=False):
         # backward Euler evaluates every force at the step's end: driven inputs too (Exchange lead)
-        self.drive(t + h if implicit else t)
+        self.manipulate(t + h if implicit else t)
         (self.implicit if implicit else self.explicit).gauss_seidel(t, h)
 
     def _advance(self, t, h, implicit):
@@ -126,13 +188,13 @@ class AdaptiveAlgorithm:
             half = 0.5 * h
             for stage, start in ((1, t), (2, t + half)):
                 self.coupling.stage = stage
-                self.drive(start)
+                self.manipulate(start)
                 self.implicit.gauss_seidel(start, half)
-                self._do_steps(start, half)
+                self.do_steps(start, half)
             self.calls += 2
             return
         self._exchange(t, h, implicit)
-        self._do_steps(t, h)
+        self.do_steps(t, h)
         self.calls += 1
 
     def _measure(self, t):
@@ -150,18 +212,19 @@ class AdaptiveAlgorithm:
         return False
 
     def _error(self, y_half, y_full, order):
+        rtol, atol = self.params.rtol, self.params.atol
         worst = 0.0
         for a, b in zip(y_half, y_full):
-            scale = self.atol + self.rtol * max(abs(a), abs(b))
+            scale = atol + rtol * max(abs(a), abs(b))
             worst = max(worst, abs(a - b) / scale)
         return worst / (2.0 ** order - 1.0)
 
     # ---- the algorithm ----------------------------------------------------------------------
 
-    def initialize(self, t0):
+    def start(self, t0):
         self.y, self.d = self._measure(t0)
 
-    def step(self, t, limit):
+    def do_step(self, t, limit):
         """One accepted step from t (the system's state), ending at most at limit; its end."""
         while True:
             h = min(self.h, self.hmax, limit - t)
@@ -206,7 +269,8 @@ class AdaptiveAlgorithm:
             finally:
                 self._free(saved)
             self.records.append(StepRecord(t, h, True, "", err, implicit, self.calls))
-            factor = self.GROW if err == 0.0 else min(self.GROW, max(self.SHRINK, self.SAFETY * err ** (-1.0 / (order + 1))))
+            factor = self.GROW if err == 0.0 else min(self.GROW, max(self.SHRINK,
+                                                                     self.SAFETY * err ** (-1.0 / (order + 1))))
             if not (self.bracket is not None and t + h < self.bracket):
                 self.bracket = None
             if h < limit - t or self.h <= h:

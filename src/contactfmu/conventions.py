@@ -1,6 +1,9 @@
-"""What the master needs from an FMU, declared by its variables and naming conventions: all in
-one place. The master knows no component by name; an FMU of another tool that follows these
-conventions takes part like the project's own.
+"""The conventions the FMUs and the master share, written once: what the master needs from an
+FMU, declared by its variables and naming conventions. The components' slaves declare their
+variables with these names (components/translational.py), the master reads them (cosim/); neither
+imports the other. The master knows no component by name; an FMU of another tool that follows
+these conventions takes part like the project's own. Standard library only (bundled into the
+FMUs).
 
 Flanges (docs/conventions.md):
   <flange>.s / .v / .a / .f  position, velocity, acceleration, force (MSL names); SimulationX
@@ -29,6 +32,7 @@ Discrete state: every Integer and Boolean output of an FMU (contact, stop and fr
 modes) is a state whose change is an event the adaptive master locates (DISCRETE_TYPES).
 """
 
+FORCE_INPUTS_PER_FLANGE = 4                  # an inertial flange sums <flange>.f, .f2, .f3, .f4
 PORT_ALIASES = {"s": "x", "f": "F"}          # SimulationX connector names of position and force
 INTERFACE = ("interface.c", "interface.d")   # outputs df/ds_rel and df/dv_rel of a compliant element
 COMPLIANT_FORCES = ("flange_a.f", "flange_b.f")

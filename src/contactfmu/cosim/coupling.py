@@ -1,15 +1,18 @@
-"""The master's exchange at a communication point, bound to the running FMU instances.
+"""The coupling of the FMUs at a communication point, bound to the running instances: the exchange
+and the implicit coupling, built and run here.
 
-Built once per run from System._plan() (which instances and value references are linked), it
-makes one batched get or set call per instance and phase (fastcalls) in the Gauss-Seidel order
-of the System docstring, or libcosim's Jacobi order (all reads, then all writes), and for
-scheme="implicit" replaces the forces of the linearizable compliant elements by their
-linearly implicit values (:class:`ImplicitCoupling`) before they are summed into the bodies.
+:class:`Exchange`, built once per run from System.plan() (which instances and value references are
+linked), makes one batched get or set call per instance and phase (fastcalls) in the Gauss-Seidel
+order of the System docstring, or libcosim's Jacobi order (all reads, then all writes). With an
+:class:`ImplicitCoupling` (made by :func:`implicit_coupling`: scheme="implicit" and the adaptive
+algorithm's stiff steps) it replaces the forces of the linearizable compliant elements by their
+linearly implicit values before they are summed into the bodies.
 """
 from typing import NamedTuple
 
 from fmpy.fmi2 import fmi2Real, fmi2ValueReference
 
+from .. import conventions
 from .fastcalls import Reader, Writer, check
 
 
@@ -69,16 +72,18 @@ class Exchange:
     stages 1 and 2); the coupled elements' own force derivatives are not passed."""
 
     def __init__(self, plan, implicit=None, lead=False, composite=False):
-        motion, signals, forces, accel = plan
+        motion, forces, accel = plan.motion, plan.forces, plan.accel
         if lead:
             forces = [f._replace(with_derivative=False) for f in forces]
-        self.motion_readers, here = _readers([(si, vr) for si, vs, vv, *_ in motion for vr in (vs, vv)])
+        self.motion_readers, here = _readers([(m.source, vr) for m in motion for vr in (m.s, m.v)])
         self.motion_writers = _writers(
-            [slot for si, vs, vv, ti, ts, tv, off in motion
-             for slot in ((ti, ts, [here[(si.name, vs)]], off), (ti, tv, [here[(si.name, vv)]], 0.0))])
+            [slot for m in motion
+             for slot in ((m.target, m.target_s, [here[(m.source.name, m.s)]], m.offset),
+                          (m.target, m.target_v, [here[(m.source.name, m.v)]], 0.0))])
         self.motion_at = here
         self.signals, self.leading = [], []
-        for ia, va, ib, vb, with_der in signals:
+        for link in plan.signals:
+            ia, va, ib, vb, with_der = link.source, link.output, link.target, link.input, link.with_derivative
             kind = va.type
             (r,), w = _readers([(ia, va.valueReference)], kind)
             step = [r, *_writers([(ib, vb.valueReference, [w[(ia.name, va.valueReference)]],
@@ -94,13 +99,12 @@ class Exchange:
                                        derivative=True)]
             self.signals.append(step)
         extra = implicit.reads() if implicit else []
-        self.force_readers, here = _readers([(ti, tf) for _, _, srcs, _ in forces for ti, tf in srcs] + extra)
+        self.force_readers, here = _readers([source for f in forces for source in f.sources] + extra)
         self.force_at = here
-        self.accel_readers, here = _readers([(si, va) for si, va, _, _ in accel])
-        self.accel_writers = _writers([(ti, ta, [here[(si.name, va)]], 0.0) for si, va, ti, ta in accel])
-        derived = [f for f in forces if f[3]]
-        self.der_readers, here = _readers([(ti, tf) for _, _, srcs, _ in derived for ti, tf in srcs],
-                                          derivative=True)
+        self.accel_readers, here = _readers([(a.source, a.a) for a in accel])
+        self.accel_writers = _writers([(a.target, a.target_a, [here[(a.source.name, a.a)]], 0.0) for a in accel])
+        derived = [f for f in forces if f.with_derivative]
+        self.der_readers, here = _readers([source for f in derived for source in f.sources], derivative=True)
         self.der_at = here
         # the composite coupling (composite=True) prescribes each coupled body's force, value and
         # derivative: a correction term in the slot of the body's first force input; the coupled
@@ -109,20 +113,22 @@ class Exchange:
         coupled = implicit.forces() if self.composite else set()
         self.correction, self.correction_rate = {}, {}     # body name: [value]
         value_term, rate_term = {}, {}                      # (body name, vr of its input): [(buffer, 0)]
-        for si, vf, srcs, with_der in forces:
-            if self.composite and si.name in implicit.bodies and si.name not in self.correction:
-                self.correction[si.name] = [0.0]
-                value_term[(si.name, vf)] = [(self.correction[si.name], 0)]
-                if with_der:
-                    self.correction_rate[si.name] = [0.0]
-                    rate_term[(si.name, vf)] = [(self.correction_rate[si.name], 0)]
+        for f in forces:
+            name = f.body.name
+            if self.composite and name in implicit.bodies and name not in self.correction:
+                self.correction[name] = [0.0]
+                value_term[(name, f.f)] = [(self.correction[name], 0)]
+                if f.with_derivative:
+                    self.correction_rate[name] = [0.0]
+                    rate_term[(name, f.f)] = [(self.correction_rate[name], 0)]
         fat = self.force_at
-        self.force_writers = _writers([(si, vf, [fat[(ti.name, tf)] for ti, tf in srcs]
-                                        + value_term.get((si.name, vf), []), 0.0)
-                                       for si, vf, srcs, _ in forces])
-        self.der_writers = _writers([(si, vf, [here[(ti.name, tf)] for ti, tf in srcs if (ti.name, tf) not in coupled]
-                                      + rate_term.get((si.name, vf), []), 0.0)
-                                     for si, vf, srcs, _ in derived], derivative=True)
+        self.force_writers = _writers([(f.body, f.f, [fat[(ti.name, tf)] for ti, tf in f.sources]
+                                        + value_term.get((f.body.name, f.f), []), 0.0)
+                                       for f in forces])
+        self.der_writers = _writers([(f.body, f.f, [here[(ti.name, tf)] for ti, tf in f.sources
+                                                    if (ti.name, tf) not in coupled]
+                                      + rate_term.get((f.body.name, f.f), []), 0.0)
+                                     for f in derived], derivative=True)
         self.implicit = implicit.bind(self) if implicit else None
 
     def gauss_seidel(self, t, h):
@@ -171,13 +177,10 @@ class Exchange:
 
 class CoupledEnd(NamedTuple):
     """A flange of an implicitly coupled element: the body there (its key, None if it does not move
-    in the prediction), the inertial flange of its node (instance, vr of s, vr of v), the rod offset,
-    and the element's motion inputs (vr of s, vr of v)."""
+    in the prediction) and the link that gives the flange its motion (system.MotionLink: the inertial
+    flange of its node, the rod offset and the element's motion inputs)."""
     body: object
-    node: tuple
-    offset: float
-    input_s: int
-    input_v: int
+    motion: object
 
 
 class CoupledElement(NamedTuple):
@@ -199,6 +202,80 @@ class CoupledBody(NamedTuple):
     inst: object
     m: float
     terms: list
+
+
+class BoundEnd(NamedTuple):
+    """A CoupledEnd bound to an exchange: its body's index (-1: none), the (buffer, index) slots of its
+    node's s and v as the exchange read them, and the rod offset."""
+    body: int
+    s: tuple
+    v: tuple
+    offset: float
+
+
+class Probe(NamedTuple):
+    """The calls that evaluate a nonlinear element at a predicted state: fmi2SetReal of its motion
+    inputs (instance, function, component, value references, buffer) and a Reader of f, K, D."""
+    inst: object
+    set_real: object
+    component: object
+    vrs: object
+    buf: object
+    reader: Reader
+
+
+class BoundElement(NamedTuple):
+    """A CoupledElement bound to an exchange: the (buffer, index) slots of its forces flange_a.f,
+    flange_b.f and interface outputs c, d, its two BoundEnds and its Probe (None: linear)."""
+    f_a: tuple
+    f_b: tuple
+    c: tuple
+    d: tuple
+    end_a: BoundEnd
+    end_b: BoundEnd
+    probe: object
+
+
+def _value(slot):
+    """The value at a (buffer, index) slot."""
+    buf, i = slot
+    return buf[i]
+
+
+def implicit_coupling(system, plan):
+    """The ImplicitCoupling of the compliant elements with interface outputs (both flanges on nodes,
+    not an element that integrates its contact itself) and the bodies they act on, with the inertia
+    they declare (conventions.INERTIA); called in initialization mode, where the FMUs' declarations
+    can be read."""
+    interface = conventions.INTERFACE
+    feed = {(link.target.name, link.target_s): link for link in plan.motion}
+    mass = {}
+    for link in plan.motion:
+        si = link.source
+        var = si.variables.get(conventions.INERTIA)
+        if si.name not in mass and var is not None and var.causality == "output" and var.type == "Real":
+            m = si.call("fmi2GetReal", lambda: si.slave.getReal([var.valueReference]))[0]
+            mass[si.name] = m if m > 0.0 else None
+    elements, used, integrating = [], set(), system.integrating()
+    names = conventions.COMPLIANT_FORCES + interface
+    for inst in system.instances.values():
+        if not all(n in inst.variables for n in names) or inst.name in integrating:
+            continue  # no interface outputs, or an element that integrates its contact itself
+        links = [feed.get((inst.name, inst.var(inst.port(fl, "s")).valueReference)) for fl in ("flange_a", "flange_b")]
+        if None in links:
+            continue
+        end_a, end_b = (CoupledEnd(link.source.name if mass.get(link.source.name) else None, link) for link in links)
+        used.update(end.body for end in (end_a, end_b) if end.body)
+        depends = {u.variable.name: u.dependencies for u in inst.md.outputs}
+        nonlinear = any(depends.get(n) for n in interface)
+        f_a, f_b, c, d = (inst.var(n).valueReference for n in names)
+        elements.append(CoupledElement(inst, f_a, f_b, c, d, end_a, end_b, nonlinear))
+    bodies = {}
+    for link in plan.forces:
+        if link.body.name in used:
+            body = bodies.setdefault(link.body.name, CoupledBody(link.body, mass[link.body.name], []))
+            body.terms.extend(link.sources)
+    return ImplicitCoupling(elements, bodies)
 
 
 class ImplicitCoupling:
@@ -228,8 +305,8 @@ class ImplicitCoupling:
     integrates it exactly is Newmark's gamma = 1, beta = 1/2: the amplification of a contact mode
     tends to 1 as h*omega grows, its velocity reflected rather than damped). A body's inertia is
     its FMU's Real output interface.m (Mass, MassWithStopAndFriction; conventions.INERTIA); bodies
-    without one (Fixed, another tool's FMU) do not move in the prediction (y = 0). Elements without the interface outputs, and signals, keep their
-    present values (explicit).
+    without one (Fixed, another tool's FMU) do not move in the prediction (y = 0). Elements without the
+    interface outputs, and signals, keep their present values (explicit).
 
     The composite coupling (Bathe's method: TR-BDF2 with the step halved; ``stage`` 1 and 2, the
     algorithm calls the exchange at t and t + H/2 with h = H/2): stage 1 is the trapezoidal rule
@@ -279,19 +356,20 @@ class ImplicitCoupling:
             name = inst.name
             ends = []
             for end in (element.end_a, element.end_b):
-                si, vs, vv = end.node
+                link = end.motion
                 j = index.get(end.body, -1)
-                ends.append((j, mat[(si.name, vs)], mat[(si.name, vv)], end.offset))
+                s, v = mat[(link.source.name, link.s)], mat[(link.source.name, link.v)]
+                ends.append(BoundEnd(j, s, v, link.offset))
                 if j >= 0:
-                    motion_of.setdefault(j, (mat[(si.name, vs)], mat[(si.name, vv)]))
+                    motion_of.setdefault(j, (s, v))
             probe = None
             if element.nonlinear:
-                vrs = (fmi2ValueReference * 4)(element.end_a.input_s, element.end_a.input_v,
-                                               element.end_b.input_s, element.end_b.input_v)
-                probe = (inst, inst.slave._functions["fmi2SetReal"], inst.slave.component, vrs,
-                         (fmi2Real * 4)(), Reader(inst, [element.f_b, element.c, element.d]))
-            self.rows.append((fat[(name, element.f_a)], fat[(name, element.f_b)], fat[(name, element.c)],
-                              fat[(name, element.d)], ends[0], ends[1], probe))
+                a, b = element.end_a.motion, element.end_b.motion
+                vrs = (fmi2ValueReference * 4)(a.target_s, a.target_v, b.target_s, b.target_v)
+                probe = Probe(inst, inst.slave._functions["fmi2SetReal"], inst.slave.component, vrs,
+                              (fmi2Real * 4)(), Reader(inst, [element.f_b, element.c, element.d]))
+            self.rows.append(BoundElement(fat[(name, element.f_a)], fat[(name, element.f_b)], fat[(name, element.c)],
+                                          fat[(name, element.d)], ends[0], ends[1], probe))
         self.body_motion = [motion_of.get(j) for j in range(len(keys))]
         self.start = None   # motion of every end and body at the start of the composite step
         return self
@@ -307,7 +385,8 @@ class ImplicitCoupling:
         for j in range(n):
             a[j][j] = self.mass[j]
             rhs[j] = self.others[j]
-        for (*_, (p, *_), (q, *_), _), ge, ce in zip(self.rows, g, c):
+        for row, ge, ce in zip(self.rows, g, c):
+            p, q = row.end_a.body, row.end_b.body
             if p >= 0:
                 rhs[p] += ge
                 a[p][p] += ce
@@ -327,13 +406,13 @@ class ImplicitCoupling:
         """(theta, beta_s, beta_v, alpha(end index, row end) -> (alpha_s, alpha_v))."""
         if self.stage in (0, 1):       # backward Euler: forces held at the end values; trapezoidal:
             theta = 1.0 if self.stage == 0 else 0.5      # held at their mean (Newmark's average acceleration)
-            return theta, 0.5 * h * h, h, lambda k, end: (h * end[2][0][end[2][1]], 0.0)
+            return theta, 0.5 * h * h, h, lambda k, end: (h * _value(end.v), 0.0)
         H = 2.0 * h                    # three-point backward Euler over the composite step [t0, t0 + H]
         start = self.start
 
         def alpha(k, end):
             s0, v0 = start[k]
-            s1, v1 = end[1][0][end[1][1]], end[2][0][end[2][1]]
+            s1, v1 = _value(end.s), _value(end.v)
             return (H * (4.0 * v1 - v0) / 3.0 - s0 + s1) / 3.0, (v1 - v0) / 3.0
         return 1.0, H * H / 9.0, H / 3.0, alpha
 
@@ -342,16 +421,15 @@ class ImplicitCoupling:
         self.raw_rate = [_total(terms) for terms in self.body_rates]   # d/dt of the other input terms
         self.rate = [-r / m for r, m in zip(self.raw_rate, self.mass)]
         if self.stage == 1:            # remember where the composite step starts
-            self.start = [(end[1][0][end[1][1]], end[2][0][end[2][1]]) for row in self.rows for end in row[4:6]]
+            self.start = [(_value(end.s), _value(end.v)) for row in self.rows for end in (row.end_a, row.end_b)]
             self.start_body = [(bs[i_s], bv[i_v]) for (bs, i_s), (bv, i_v) in self.body_motion]
         theta, beta_s, beta_v, alpha = self._scheme(h)
         self.alphas = []
         g, c, f_now = [], [], []
         k = 0
         for row in self.rows:
-            (fa, ia), (fb, ib), (bk, ik), (bd, id_), end_a, end_b, _ = row
-            kk, d, f = bk[ik], bd[id_], fb[ib]
-            (asa, ava), (asb, avb) = alpha(k, end_a), alpha(k + 1, end_b)
+            kk, d, f = _value(row.c), _value(row.d), _value(row.f_b)
+            (asa, ava), (asb, avb) = alpha(k, row.end_a), alpha(k + 1, row.end_b)
             k += 2
             self.alphas.append(((asa, ava), (asb, avb)))
             f_now.append(f)
@@ -361,7 +439,7 @@ class ImplicitCoupling:
         self.total = [_total(terms) for terms in self.body_terms]        # every input term, as set
         self.others = [-total for total in self.total]
         for row, f in zip(self.rows, f_now):
-            p, q = row[4][0], row[5][0]
+            p, q = row.end_a.body, row.end_b.body
             if p >= 0:
                 self.others[p] -= f
             if q >= 0:
@@ -370,11 +448,11 @@ class ImplicitCoupling:
             for j, m in enumerate(self.mass):
                 self.others[j] += (0.5 if self.stage == 1 else 1.0) * h * m * self.rate[j]
         y = self._solve(g, c)
-        probed = [r for r in self.rows if r[6] is not None]
+        probed = [r for r in self.rows if r.probe is not None]
         for _ in range(self.MAX_ITERATIONS if probed else 0):
             converged = True
             for e, row in enumerate(self.rows):
-                if row[6] is None:
+                if row.probe is None:
                     continue
                 dy = self._dy(row, y)
                 f, kk, d = self._probe(e, row, y, beta_s, beta_v, t)
@@ -392,7 +470,7 @@ class ImplicitCoupling:
             self._prescribe(y, 2.0 * h, h)
             return
         for e, row in enumerate(self.rows):
-            (fa, ia), (fb, ib) = row[0], row[1]
+            (fa, ia), (fb, ib) = row.f_a, row.f_b
             f = g[e] + c[e] * self._dy(row, y)
             fb[ib] = f
             fa[ia] = -f
@@ -419,31 +497,32 @@ class ImplicitCoupling:
 
     @staticmethod
     def _dy(row, y):
-        p, q = row[4][0], row[5][0]
+        p, q = row.end_a.body, row.end_b.body
         return (y[q] if q >= 0 else 0.0) - (y[p] if p >= 0 else 0.0)
 
     def _probe(self, e, row, y, beta_s, beta_v, t):
         """Set the element's motion inputs to the end of the step for accelerations y (None: to the
         present motion, as the exchange set it) and read (f, K, D)."""
-        inst, setter, component, vrs, buf, reader = row[6]
+        probe = row.probe
+        buf = probe.buf
         k = 0
-        for n, (body, (bs, i_s), (bv, i_v), off) in enumerate((row[4], row[5])):
-            s = off
-            s += bs[i_s]
-            v = bv[i_v]
+        for n, end in enumerate((row.end_a, row.end_b)):
+            s = end.offset
+            s += _value(end.s)
+            v = _value(end.v)
             if y is not None:
-                acc = y[body] if body >= 0 else 0.0
+                acc = y[end.body] if end.body >= 0 else 0.0
                 a_s, a_v = self.alphas[e][n]
                 s += a_s + beta_s * acc
                 v += a_v + beta_v * acc
             buf[k], buf[k + 1] = s, v
             k += 2
-        status = setter(component, vrs, 4, buf)
+        status = probe.set_real(probe.component, probe.vrs, 4, buf)
         if status > 1:
-            check(inst, "fmi2SetReal", status, t)
+            check(probe.inst, "fmi2SetReal", status, t)
         if y is None:
             return None
-        values = reader(t)
+        values = probe.reader(t)
         return values[0], values[1], values[2]
 
 

@@ -1,0 +1,70 @@
+"""The interface every co-simulation algorithm of the master implements (as libcosim's ``algorithm``),
+what the execution hands an algorithm, and the FMUs' step calls the algorithms share.
+
+An algorithm is made from its parameter object (fixed.FixedStep, adaptive.Adaptive) and then driven by
+the execution (cosim.execution) through four calls, in this order:
+
+``setup(system, start, stop, output_interval)``
+    before the FMUs are instantiated: checks the experiment against the algorithm's parameters
+    (CosimError) and returns the times the observers record at, the last one where the run ends
+    (None: after every step, until stop);
+``initialize(run)``
+    in the FMUs' initialization mode (their declarations can be read): binds to the running
+    instances (``run``: :class:`Run`) and makes the initial exchange;
+``start(t0)``
+    after initialization mode: every output is current at t0 (the observers read them next);
+``do_step(t, limit)``
+    one communication step from t, chosen by the algorithm, never past ``limit`` (the next
+    recording time); every output is current at its end, which it returns.
+
+``records``: every attempted step (adaptive.StepRecord) of the run, or None for an algorithm that
+does not keep them. The manipulators (``run.manipulate``) are applied by the algorithm wherever it sets
+inputs, as libcosim applies its manipulators' modifiers when the algorithm sets them.
+"""
+from typing import Callable, NamedTuple
+
+from ..fastcalls import check
+
+
+class Run(NamedTuple):
+    """What an algorithm binds to in initialization mode: the system (its instances), the exchange
+    plan (System.plan) and the manipulators, ``manipulate(t)``: set the driven inputs to their values at t."""
+    system: object
+    plan: object
+    manipulate: Callable
+
+
+class Algorithm:
+    """The interface (module docstring); ``derivatives``: whether the exchange plan passes first
+    derivatives where both sides support them."""
+
+    derivatives = True
+    records = None
+
+    def setup(self, system, start, stop, output_interval):
+        raise NotImplementedError
+
+    def initialize(self, run):
+        raise NotImplementedError
+
+    def start(self, t0):
+        raise NotImplementedError
+
+    def do_step(self, t, limit):
+        raise NotImplementedError
+
+
+class DoSteps:
+    """fmi2DoStep of every instance, bound once (fmpy's ctypes function, no wrapper): ``(t, h)``."""
+
+    def __init__(self, instances):
+        self.steps = [(inst, inst.slave._functions["fmi2DoStep"], inst.slave.component) for inst in instances]
+
+    def __len__(self):
+        return len(self.steps)
+
+    def __call__(self, t, h):
+        for inst, do_step, component in self.steps:
+            status = do_step(component, t, h, 1)
+            if status > 1:
+                check(inst, "fmi2DoStep", status, t)
