@@ -1,7 +1,7 @@
 """MassWithStopAndFriction FMU: documented behaviours (the FMU's description, README "FMUs" and
-msl-reference sections 1.1, 1.4, 3.1, 3.2) that had no test, each against a value derived here:
-closed forms, or solve_ivp of the equations written out in the test. Nothing here comes from
-contactfmu.physics or contactfmu.monolithic.
+"Conventions", MSL 4.1 Translational.Components.MassWithStopAndFriction documentation) that had no
+test, each against a value derived here: closed forms, or solve_ivp of the equations written out in
+the test. Nothing here comes from contactfmu.mechanics, contactfmu.components or contactfmu.monolithic.
 
 The Stribeck law (MSL 4.1 MassWithStopAndFriction), written out again:
     sliding forward  f = F_prop*v + F_Coulomb + F_Stribeck*exp(-fexp*|v|)
@@ -10,16 +10,21 @@ The Stribeck law (MSL 4.1 MassWithStopAndFriction), written out again:
     stuck: a = 0, f = sa = F; breakaway when |F| > f0_max = 1.001*(F_Coulomb + F_Stribeck)
 """
 import math
+from fmu_helpers import slave_fixture
 
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
 from contactfmu.cosim import System
-from fmu_helpers import slave_fixture
+
 
 STRIBECK = dict(m=1.0, F_prop=1.0, F_Coulomb=5.0, F_Stribeck=10.0, fexp=2.0)   # stop1 of MSL Friction
+
+
 STOPS = dict(L=1.0, smax=0.9, smin=-0.9)        # stop2 of MSL Friction: the centre stops at +-0.4
+
+
 FRICTIONLESS = dict(F_prop=0.0, F_Coulomb=0.0, F_Stribeck=0.0)
 
 
