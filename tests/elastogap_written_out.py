@@ -8,7 +8,7 @@ import math
 # ---- the documented law and its analytic consequences, written out independently ----------------
 
 def elastogap_force(s_rel, v_rel, c, d, s_rel0=0.0, n=1.0, s_ref=1.0, f_ref=None):
-    """(f, f_c, f_d, lossPower) of MSL 4.1 ElastoGap (msl-reference 2.3, FMU description)."""
+    """(f, f_c, f_d, lossPower) of MSL 4.1 ElastoGap (its documentation, the FMU description)."""
     if f_ref is None:
         f_ref = c * s_ref
     if not s_rel < s_rel0:

@@ -576,7 +576,7 @@ def test_endstop_elastic_bouncing_on_one_stop_is_periodic():
 
 
 def test_endstop_rattle_at_the_largest_float_speed_is_bounded():
-    """hypothesis nightly (seed 1): a rigid elastic stop, the relative motion 999 m behind stop 2
+    """Found by the nightly hypothesis profile of tests/fmi/test_properties.py: a rigid elastic stop, the relative motion 999 m behind stop 2
     at -1.797e308 m/s. Each leg between the stops takes 2.2e-310 s; 2*D/(s + s') overflowed to a
     zero duration and the rattle never advanced (292 s of CPU in one 1 ms doStep). Now the
     periodic rattle's whole periods are skipped: 0.1 s of CPU, the motion between the stops with
@@ -608,7 +608,7 @@ def test_endstop_fmu_at_the_largest_float_speed_steps_in_bounded_time(fmu_dir):
 
 
 def test_endstop_fall_through_falling_friction_bands_does_not_chatter():
-    """hypothesis nightly (seed 1): a rigid stop with continuous friction (dvL = 9.6e-6 m/s,
+    """Found by the nightly hypothesis profile of tests/fmi/test_properties.py: a rigid stop with continuous friction (dvL = 9.6e-6 m/s,
     tanh transition) and a relative acceleration of -3.1e7 m/s2 from rest: the motion crossed a
     band end and came back on rounding (above), 10000 'band' changes within 2e-12 s and 'prediction
     did not finish'. Now it falls through the ~390 bands: at 1e-5 s (before stop 2) the velocity
@@ -625,7 +625,7 @@ def test_endstop_fall_through_falling_friction_bands_does_not_chatter():
 
 
 def test_endstop_bounce_storm_with_continuous_friction_ends_in_contact(fmu_dir):
-    """hypothesis nightly (seed 1): rigid stop, continuous friction that is not negligible, eps_dv
+    """Found by the nightly hypothesis profile of tests/fmi/test_properties.py: rigid stop, continuous friction that is not negligible, eps_dv
     = 0 (infinitely many bounces in finite time), a body pressed at 1e300 m/s2. These bounces used
     to end the step with "EventStorm: EndStop prediction did not finish" after 1 s of CPU; they
     are now summed (endstop._friction_bounces): the step is accepted quickly, with finite outputs and
@@ -653,7 +653,7 @@ def test_endstop_bounce_storm_with_continuous_friction_ends_in_contact(fmu_dir):
 
 
 def test_endstop_overflowing_elastic_contact_fails_in_bounded_time(fmu_dir):
-    """hypothesis nightly (seed 1): elastic stop (k1 = 2.3e8), stick-slip friction, dv = 1e300 m/s
+    """Found by the nightly hypothesis profile of tests/fmi/test_properties.py: elastic stop (k1 = 2.3e8), stick-slip friction, dv = 1e300 m/s
     and dx = 1.8e308 m pressed at 1e300 m/s2: the event location needed 6 million motion evaluations
     (2.8 s of CPU for a 0.45 s step). Every prediction now stops after contact_motion.MAX_WORK
     evaluations: fmi2Error (EventStorm, naming the inputs) within the 1 s + h bound."""

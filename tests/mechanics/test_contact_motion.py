@@ -1239,7 +1239,7 @@ def test_held_motion_is_the_uniformly_accelerated_motion():
 def test_piece_overflow_of_a_huge_finite_state_is_not_taken_for_a_crossing():
     """Piece.state turns an overflow into nan (outside every region) only for a growing solution
     (negative damping: a falling friction band of the EndStop); a motion from -1.8e308 under a
-    damped law keeps its values (ElastoGap, m_b = 1 g: hypothesis nightly seed 1 found 10000
+    damped law keeps its values (ElastoGap, m_b = 1 g: the nightly hypothesis profile of tests/fmi/test_properties.py found 10000
     spurious changes, an internal error, after that conversion was made unconditional)."""
     from contactfmu.components.ElastoGap import law as elastogap
     from contactfmu.mechanics.contact_motion import Piece

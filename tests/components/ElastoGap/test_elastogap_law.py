@@ -71,10 +71,10 @@ def test_elastogap_predict_matches_numerical_integration_of_the_law(x0, w0, g):
         assert w == pytest.approx(wr, abs=1e-5)
 
 
-# ---- ElastoGap (msl-reference.md 2.3) ----------------------------------------------------------
+# ---- ElastoGap (MSL 4.1 Translational.Components.ElastoGap documentation) ----------------------
 
 def msl_elastogap(s_rel, v_rel, c, d, s_rel0=0.0, n=1.0, s_ref=1.0, f_ref=None):
-    """flange_b.f of MSL ElastoGap v4.1.0, written out from msl-reference.md 2.3."""
+    """flange_b.f of MSL ElastoGap v4.1.0, written out from its documentation."""
     if f_ref is None:
         f_ref = c * s_ref
     if not s_rel < s_rel0:
@@ -96,7 +96,7 @@ def rate_along(law, s, v, a, dt=1e-7, side=0):
 
 
 def test_elastogap_defaults_are_the_documented_ones():
-    """s_rel0 = 0, n = 1, s_ref = 1 (f_ref = c*s_ref) are MSL's defaults (msl-reference.md 2.1)."""
+    """s_rel0 = 0, n = 1, s_ref = 1 (f_ref = c*s_ref) are MSL's defaults (MSL 4.1 ElastoGap parameters)."""
     c, d = 10.0, 2.0
     for s in (0.5, -0.1):
         for v in (-0.3, 0.2):
@@ -139,7 +139,7 @@ def test_elastogap_rate_and_derivatives_with_exponent_and_reference(n, s_ref, f_
 
 
 def test_elastogap_rate_and_derivatives_on_the_clamp_bounds_are_the_unbounded_law():
-    """At d*v_rel = f_c or = -f_c exactly, min(max(f_d2, f_c), -f_c) = f_d2 (msl-reference 2.3): the
+    """At d*v_rel = f_c or = -f_c exactly, min(max(f_d2, f_c), -f_c) = f_d2 (MSL 4.1 ElastoGap equations): the
     unbounded law applies; its derivatives are the one-sided ones on the unbounded side."""
     c, d = 10.0, 2.0            # s_rel = -0.1: f_c = -1.0 exactly; v_rel = -+0.5: d*v_rel = -+1.0
 
@@ -185,7 +185,7 @@ def test_elastogap_predict_follows_the_documented_law(x0, w0, g, times):
 
 
 def test_elastogap_predict_onset_and_changes_follow_the_contact_definition():
-    """contact = s_rel < s_rel0 (strict, msl-reference 2.3) and f = 0 unless the law transmits: onset is
+    """contact = s_rel < s_rel0 (strict, MSL 4.1 ElastoGap equations) and f = 0 unless the law transmits: onset is
     the first time f can be non-zero (0 if at the start, None if never), changes the region changes
     (docstring's table: LINEAR is closed, APPROACH and SEPARATE strict)."""
     k, d, mu = 10.0, 2.0, 1.0

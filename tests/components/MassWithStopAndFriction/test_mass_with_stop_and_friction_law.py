@@ -141,7 +141,7 @@ def test_msf_free_body_under_a_force_ramp_is_the_polynomial():
     assert body.v == pytest.approx(0.1 + (3.0 * t + 1.5 * t ** 2 / 2) / 2.0, rel=1e-9)
 
 
-# ---- MassWithStopAndFriction, stuck under a force ramp (msl-reference.md 3.1/3.2) ---------------
+# ---- MassWithStopAndFriction, stuck under a force ramp (MSL 4.1 MassWithStopAndFriction documentation) ---
 
 @pytest.mark.parametrize("dF", [1.0, 0.5])
 def test_msf_breakaway_of_a_unit_and_a_slow_ramp_at_the_analytic_time(dF):
@@ -237,11 +237,11 @@ def test_breakaway_time_of_random_slow_ramps_is_the_threshold_crossing():
         assert abs(t - expected) <= 4.0 * math.ulp(f0_max) / abs(dF) + 4.0 * math.ulp(expected), (F0, dF, t, expected)
 
 
-# ---- MassWithStopAndFriction (msl-reference.md 3.1, 3.2) -----------------------------------------
+# ---- MassWithStopAndFriction (MSL 4.1 Translational.Components.MassWithStopAndFriction) -----------
 
 def test_mwsf_parameter_defaults_are_msl_start_values():
     """m = 1, L = 0, smax = 25, smin = -25, F_prop = 1, F_Coulomb = 5, F_Stribeck = 10, fexp = 2,
-    v_small = 1e-3 (msl-reference 3.2 table): f0 = 15, f0_max = 1.001*f0, centre stops at -+25."""
+    v_small = 1e-3 (MSL 4.1 MassWithStopAndFriction parameter table): f0 = 15, f0_max = 1.001*f0, centre stops at -+25."""
     p = msf.Parameters()
     assert (p.m, p.L, p.smax, p.smin) == (1.0, 0.0, 25.0, -25.0)
     assert (p.F_prop, p.F_Coulomb, p.F_Stribeck, p.fexp, p.v_small) == (1.0, 5.0, 10.0, 2.0, 1e-3)
@@ -251,7 +251,7 @@ def test_mwsf_parameter_defaults_are_msl_start_values():
 
 
 def test_mwsf_free_only_without_any_friction():
-    """free = (f0 <= 0) and (F_prop <= 0) (msl-reference 3.2): a small Coulomb force is not free."""
+    """free = (f0 <= 0) and (F_prop <= 0) (MSL 4.1 MassWithStopAndFriction equations): a small Coulomb force is not free."""
     assert not msf.Parameters(F_prop=0.0, F_Coulomb=0.5, F_Stribeck=0.0).has_no_friction()
     assert msf.Parameters(F_prop=0.0, F_Coulomb=0.0, F_Stribeck=0.0).has_no_friction()
 
@@ -328,7 +328,7 @@ def test_mwsf_restored_breakaway_keeps_sliding_and_keeps_the_event_log():
 
 def test_mwsf_stop_impact_then_breakaway_away_from_the_stop_is_logged():
     """A stop impact makes the mass Stuck at the stop (v := 0); a force pulling away beyond f0_max breaks it
-    away at the same instant (msl-reference 3.2, Examples.Friction stop2 in 4.3): both are logged."""
+    away at the same instant (MSL 4.1 MassWithStopAndFriction equations, stop2 of Translational.Examples.Friction): both are logged."""
     p = msf.Parameters(smin=-0.1, smax=5.0)
     body = msf.Body(p, s=0.0, v=-5.0)
     body.initialize(20.0)

@@ -26,7 +26,7 @@ def test_msl_friction_example_event_times(fmu_dir, tmp_path):
     assert len(events) == len(dymola)
     assert events[0] == pytest.approx(dymola[0], abs=2e-6)          # stop impact
     assert np.max(np.abs(np.array(events) - dymola)) < 1e-4          # each stick/slip, finally sticks
-    # sticks for good at Dymola's -0.24751585 m (refdata/Friction, msl-reference 7): measured 2.4e-6 m
+    # sticks for good at Dymola's -0.24751585 m (src/contactfmu/refdata/Friction/events.csv): measured 2.4e-6 m
     # (1 ms steps; the converged monolithic value -0.24751399 is 5.6e-7 m away)
     assert res["stop2.s"][-1] == pytest.approx(-0.24751585, abs=2.5e-5)
     assert np.all(res["stop2.s"] >= -0.4)                             # never passes its stop

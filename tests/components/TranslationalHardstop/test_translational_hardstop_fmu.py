@@ -34,7 +34,7 @@ def test_hardstop_stiff_underdamped_rattle_in_bounded_time(fmu_dir):
 
 
 def test_hardstop_undamped_rattle_under_held_force_in_bounded_time(fmu_dir):
-    """d = 0, c = 1e10, m_b = 0.02, flange_b 300 m deep in the lower stop (hypothesis nightly seed 2):
+    """d = 0, c = 1e10, m_b = 0.02, flange_b 300 m deep in the lower stop (found by the nightly hypothesis profile of tests/fmi/test_properties.py):
     an undamped rattle of ~70000 changes in 0.1 s under the held force; its periods are skipped."""
     r = run_in_subprocess(fmu_dir, """
         s = Slave(FMU + "/TranslationalHardstop.fmu").init(b=1.0, d=0.0, c=1e10, m_a=0.0, m_b=0.02)
@@ -165,7 +165,7 @@ def test_rebound_matches_kelvin_voigt_with_the_plain_law_at_small_steps(fmu_dir)
 @pytest.mark.parametrize("step", [1e-3, 1e-4])
 @pytest.mark.parametrize("v0", [1.0, -1.0])
 def test_documented_defaults_stop_a_1kg_mass_at_1m_per_s(fmu_dir, step, v0):
-    """Issue 5 acceptance: c = d = 1e10, b = 1 m; the mass is stopped at the stop, never passes
+    """Acceptance case of the documented defaults: c = d = 1e10, b = 1 m; the mass is stopped at the stop, never passes
     through, never gains energy, no NaN, penetration < 1e-4 m.
 
     Tighter, against the law's own motion (overdamped, closed form: x = v0/(r1 - r2)*(exp(r1 t) -

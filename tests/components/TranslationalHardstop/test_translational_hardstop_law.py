@@ -148,7 +148,7 @@ def test_hardstop_exact_prediction_is_event_by_event_and_refuses_an_event_storm(
         hardstop.predict(0.0, r["w0"], r["mu"], 0.0, (2.0,), r["b"], r["c"], r["d"], exact=True)
 
 
-# ---- rattles: cycle skipping in contact_motion.follow (issue "every fmi2DoStep returns within a bounded time")
+# ---- rattles: cycle skipping in contact_motion.follow (every fmi2DoStep returns within a bounded time)
 
 RATTLES = [  # (x0, w0, mu, times, b, c, d): underdamped stiff stops, no other force (g = 0)
     (-0.1, 0.0, 0.5, (0.01, 0.02), 0.0853, 2.8e9, 1.81),        # ~640 contact changes
@@ -172,8 +172,8 @@ def test_rattle_cycles_summed_agree_with_event_by_event_reference(x0, w0, mu, ti
 
 
 def test_rattle_of_43000_changes_is_summed_quickly():
-    """The issue's rattle (b = 0.0853, c = 2.8e9, d = 1.81, m_a = m_b = 1 from 0.057 m deep in a
-    stop): without and with a held acceleration, within a fraction of a second."""
+    """The rattle that once ran into the event bound (b = 0.0853, c = 2.8e9, d = 1.81, m_a = m_b = 1
+    from 0.057 m deep in a stop): without and with a held acceleration, within a fraction of a second."""
     import time
     for g in (0.0, 2079837.2264333316):
         t0 = time.process_time()
