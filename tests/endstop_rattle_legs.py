@@ -7,7 +7,7 @@ import math
 from contactfmu.components.EndStop import law as endstop
 
 
-# ==== the rigid EndStop's rattle between its two stops, contact_motion's envelope skip and its Coupler ====
+# ==== the rigid EndStop's rattle between its two stops =============================================
 
 S1, S2 = endstop.STOP1, endstop.STOP2
 

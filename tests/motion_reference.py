@@ -8,8 +8,6 @@ from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 
 
-# ---- contact_motion: closed-form pieces against the matrix exponential ---------------------------
-
 def reference_state(x0, w0, mu, g, c, d, xe, t):
     """mu*x'' = mu*g - c*(x - xe) - d*x' by the matrix exponential of the augmented system."""
     a = np.array([[0.0, 1.0, 0.0], [-c / mu, -d / mu, g + c * xe / mu], [0.0, 0.0, 0.0]])

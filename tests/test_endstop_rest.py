@@ -1,6 +1,7 @@
-"""EndStop tests split out of files organized by unit (the EndStop law, its rattle between the
-stops, every fmi2DoStep in bounded time), left here for the move of EndStop's tests into
-tests/components/EndStop/.
+"""EndStop: the law (parameters, friction, elastic and rigid stops, the rattle between the stops and
+its envelope) and every fmi2DoStep of hostile motions returning in bounded time. Split out of the
+former test_physics_mutants.py and test_bounded_steps.py when the tests were organized by unit;
+left here for the move of EndStop's tests into tests/components/EndStop/.
 """
 import math
 

@@ -853,6 +853,8 @@ def test_follow_rattle_that_is_not_geometric_is_not_skipped(c, d, p):
         assert got == pytest.approx(exp, rel=1e-12, abs=1e-15)
 
 
+# ---- Piece, turning points and first_crossing against the matrix exponential on a time grid -------
+
 PIECES = [  # (x0, w0, mu, g, c, d, xe): free, damper, falling damper, over-, under-, critically damped
     (0.3, -1.0, 2.0, 0.7, 0.0, 0.0, 0.0),
     (0.3, -1.0, 2.0, 0.7, 0.0, 3.0, 0.0),
@@ -1228,13 +1230,15 @@ def test_follow_skips_a_rattle_through_stops_split_into_regions():
         assert w == pytest.approx(wr, rel=4e-15)
 
 
-# ---- Coupler in any master (motion, commit of the delivered force, held_motion) -------------------
+# ---- held_motion --------------------------------------------------------------------------------
 
 def test_held_motion_is_the_uniformly_accelerated_motion():
     """x + h*w + a*h^2/2, w + a*h: written out with values whose products are exact in binary."""
     assert cm.held_motion(0.5, -2.0, 4.0, 0.25) == (0.5 - 0.5 + 0.125, -2.0 + 1.0)
     assert cm.held_motion(1.0, 0.0, -8.0, 0.5) == (0.0, -4.0)
 
+
+# ---- Piece: overflow and cancellation ----------------------------------------------------------
 
 def test_piece_overflow_of_a_huge_finite_state_is_not_taken_for_a_crossing():
     """Piece.state turns an overflow into nan (outside every region) only for a growing solution

@@ -423,7 +423,7 @@ def test_couple_free_hardstop_shadow_transmits_exactly_nothing(stiff):
     assert f == pytest.approx(mu * 1e-9 / h * (1.5 if stiff else 1.0), rel=1e-4)
 
 
-# ---- Coupler ------------------------------------------------------------------------------------
+# ---- Coupler in any master (motion, commit of the delivered force) -------------------------------
 
 class Recorder:
     """predict(x, w, g, state, times) of the Coupler docstring: a uniform acceleration gl of the law,
@@ -504,6 +504,8 @@ def test_coupler_commit_with_no_step_before_plans_without_other_forces():
     c.commit(0.5, Recorder(0.0, None), x=1.0, w=-2.0, delivered=8.0)
     assert c.expected == cm.held_motion(1.0, -2.0, -2.0, 0.5)
 
+
+# ---- couple: a free law motion -------------------------------------------------------------------
 
 def test_couple_free_motion_holds_exactly_zero():
     """contact_motion.couple: a free law motion (no force within the step) gives exactly 0, not the

@@ -6,8 +6,6 @@ import pytest
 from contactfmu.mechanics import linear
 
 
-# ---- linear, rigid, sources ---------------------------------------------------------------------
-
 def test_linear_laws_written_out():
     assert linear.relative_motion(1.5, -2.0, 4.0, 3.0) == (2.5, 5.0)
     assert linear.spring_force(0.3, 2.0, 0.1) == pytest.approx(2.0 * 0.2)

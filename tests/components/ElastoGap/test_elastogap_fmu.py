@@ -133,7 +133,7 @@ E_CLOSED = restitution(1.0, 1e5, 20.0)[0]   # 0.9090084469..., phases: damper bo
 
 def test_restitution_matches_the_monolithic_reference(fmu_dir):
     """The monolithic reference and the FMUs at 1e-5 s against the closed-form restitution of the
-    linear law with the bounded damper (test_documented_elastogap.restitution, 0.9090084469).
+    linear law with the bounded damper (elastogap_written_out.restitution, 0.9090084469).
     Measured: monolithic 1.3e-13 relative (scipy, rtol 1e-12), tolerance 1e-12; FMUs 7.9e-7,
     tolerance 1e-5."""
     ref = elastogap_impact(m=1.0, c=1e5, d=20.0, v0=1.0)

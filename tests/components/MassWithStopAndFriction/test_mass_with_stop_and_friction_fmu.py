@@ -141,8 +141,8 @@ def test_stop_impact_stops_dead_holds_while_pushed_and_leaves_when_pulled(mass):
     assert s.fmu.getInteger(s.vr(["stopped", "mode"])) == [1, 0]
     hit = s.get("lastEventTime")
     # 0.15957134925093 s: solve_ivp (DOP853, rtol 1e-13) of the Stribeck law from rest under 40 N to
-    # s = 0.4 (test_documented_mwsf.test_stop_impact_time_with_stribeck_friction_matches_solve_ivp);
-    # measured 3.9e-14 s
+    # s = 0.4 (test_stop_impact_time_with_stribeck_friction_matches_solve_ivp in
+    # test_mass_with_stop_and_friction_documented.py); measured 3.9e-14 s
     assert hit == pytest.approx(0.15957134925093, abs=4e-13)
     run(s, 1e6, 100, t0=0.4)                   # any force into the stop is held
     assert s.get("s", "v") == [0.4, 0.0] and s.get("f") == pytest.approx(1e6)

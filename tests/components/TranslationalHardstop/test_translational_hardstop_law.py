@@ -18,7 +18,7 @@ from hardstop_written_out import hardstop_force
 from motion_reference import simulate, reference_state
 
 
-# ---- hardstop and elastogap laws -----------------------------------------------------------------
+# ---- the law, its rate and its prediction against solve_ivp ---------------------------------------
 
 
 @pytest.mark.parametrize("s", [-0.3, -0.1, -0.05, 0.0, 0.05, 0.1, 0.3])
