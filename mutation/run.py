@@ -17,7 +17,7 @@ than 90 % of the mutants of physics/ are killed.
 the score): mutmut reads [tool.mutmut] from the pyproject.toml of its working directory, so the run
 takes place in mutation-slaves/ (git-ignored), a copy of src/, tests/ and mutation/ with a
 pyproject.toml whose only_mutate is src/contactfmu/fmus/* and whose tests are the in-process slave
-tests (tests/test_slaves_inprocess.py: no FMU build). Report: mutation/REPORT_SLAVES.md, survivors
+tests (SLAVES_TESTS: tests/fmi/test_slaves_inprocess.py and the components' test_*_slave.py, no FMU build). Report: mutation/REPORT_SLAVES.md, survivors
 explained in mutation/equivalent_slaves*.toml.
 
     python mutation/run.py --slaves --jobs 1 'contactfmu.components.Spring.slave.*'
@@ -42,7 +42,12 @@ REPORT = ROOT / "mutation" / "REPORT.md"
 TARGET = 0.90
 SLAVES_WORK = ROOT / "mutation-slaves"   # working directory of --slaves (git-ignored)
 SLAVES_REPORT = ROOT / "mutation" / "REPORT_SLAVES.md"
-SLAVES_TESTS = ["tests/test_slaves_inprocess.py"]
+SLAVES_TESTS = [   # the slave classes driven in-process (no FMU build)
+    "tests/fmi/test_slaves_inprocess.py",
+    "tests/components/ElastoGap/test_elastogap_slave.py",
+    "tests/components/TranslationalHardstop/test_translational_hardstop_slave.py",
+    "tests/components/supporting/test_supporting_slaves.py",
+]
 
 
 class Profile:
@@ -159,8 +164,8 @@ def write_report(profile, results, elapsed=None, jobs=None, note=None):
     kept = sum(1 for _, name, _ in survivors if name in accepted and name not in explained)
     unexplained = [(m, name, st) for m, name, st in survivors if name not in explained and name not in accepted]
     command = "python mutation/run.py --slaves" if profile.slaves else "python mutation/run.py"
-    tests = ("Tests run against the mutants: tests/test_slaves_inprocess.py, which drives the slave classes "
-             "in-process through their FMI methods (no FMU build). Killed = a test failed (or mutmut's CPU-time "
+    tests = ("Tests run against the mutants: tests/fmi/test_slaves_inprocess.py and the components' "
+             "test_*_slave.py, which drive the slave classes in-process through their FMI methods (no FMU build). Killed = a test failed (or mutmut's CPU-time "
              "limit hit: timeout, counted as killed)." if profile.slaves else
              "Tests run against the mutants: those that call the physics directly (the FMU-building tests are "
              "deselected by mutation/pytest_plugin.py). Killed = a test failed (or mutmut's CPU-time limit hit: "

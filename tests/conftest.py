@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-# property-based tests (tests/test_properties.py): "ci", the default, runs a fixed seed and a few
+# property-based tests (tests/fmi/test_properties.py): "ci", the default, runs a fixed seed and a few
 # examples per FMU in the test suite; "nightly" many random examples:
-#     python -m pytest tests/test_properties.py --hypothesis-profile=nightly
+#     python -m pytest tests/fmi/test_properties.py --hypothesis-profile=nightly
 settings.register_profile("ci", max_examples=12, derandomize=True, deadline=None, database=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.register_profile("nightly", max_examples=1500, deadline=None,
@@ -16,6 +16,16 @@ settings.load_profile(os.environ.get("CONTACTFMU_HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+
+# Transitional, until the master's and EndStop's tests are moved into tests/cosim/ and
+# tests/components/EndStop/: tests/test_any_master.py and tests/test_mutants_endstop.py import helpers
+# from test files that no longer exist (the tests are organized by unit now); those helpers live in
+# helper modules. Drop these aliases once they import from elastogap_written_out and endstop_rattle_legs.
+import elastogap_written_out  # noqa: E402
+import endstop_rattle_legs  # noqa: E402
+
+sys.modules.setdefault("test_documented_elastogap", elastogap_written_out)
+sys.modules.setdefault("test_physics_mutants", endstop_rattle_legs)
 
 
 @pytest.fixture(scope="session")

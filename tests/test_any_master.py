@@ -26,7 +26,7 @@ from fmpy import read_model_description
 
 from contactfmu.cosim import System
 from contactfmu.cosim.libcosim import run_system
-from test_documented_elastogap import restitution
+from elastogap_written_out import restitution
 
 G = 9.81
 ZETA = 20.0 / (2.0 * math.sqrt(1e5 * 1.0))

@@ -1,4 +1,4 @@
-"""The csv-compare style tube (msl-reference.md 6.2)."""
+"""The csv-compare style tube, the test criterion of src/contactfmu/refdata/README.md."""
 import numpy as np
 import pytest
 

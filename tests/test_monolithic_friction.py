@@ -1,5 +1,6 @@
 """The monolithic scipy reference of MSL Translational.Examples.Friction, stop1 and stop2
-(contactfmu.monolithic.friction; msl-reference.md 3.1, 3.2, 4.3) against the Dymola event times
+(contactfmu.monolithic.friction; MSL 4.1 MassWithStopAndFriction and Translational.Examples.Friction)
+against the Dymola event times
 (only the event instants of the Dymola result are in the repository, refdata/Friction; the reference is what the
 benchmarks compare the co-simulation of the example with)."""
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 
 from contactfmu.monolithic import friction
 
-DYMOLA_HIT = 0.0605969540580        # stop2 hits its left stop (msl-reference.md 7)
+DYMOLA_HIT = 0.0605969540580        # stop2 hits its left stop (src/contactfmu/refdata/Friction/events.csv)
 DYMOLA_STICKS = 1.0459741           # stop2 sticks for good
 # every event instant of stop2 in the Dymola CSV (duplicated time stamps, left of the row pair),
 # without the stop-leaving event at 0.0605986808 (s = lo + 1e-10, no mode change)

@@ -59,7 +59,7 @@ def test_checker_catches_every_import_form():
 
 
 def test_monolithic_imports_nothing_from_the_fmus_physics():
-    """Issue 19: a reference that calls the function the FMU runs checks only the coupling, not
+    """A reference that calls the function the FMU runs checks only the coupling, not
     the law. monolithic.py (parsed with ast) imports nothing from contactfmu.physics or
     contactfmu.fmus, neither absolutely nor relatively (.mechanics), nor through importlib."""
     path = Path(monolithic.__file__)

@@ -19,7 +19,7 @@ import pytest
 from contactfmu.cosim import System, read_csv
 from contactfmu.study import Metric, Study, StudyError, grid, parse_grid, parse_range, samples
 from contactfmu.study.runs import explicit
-from test_documented_elastogap import restitution as closed_form_restitution
+from elastogap_written_out import restitution as closed_form_restitution
 
 GAP = 1.05e-3          # the mass starts 1.05 mm before the contact: it starts inside a 1e-4 s step
 

@@ -401,7 +401,7 @@ def _unit(s, name):
 
 @pytest.mark.parametrize("name,param", [("EndStop", "dvL"), ("MassWithStopAndFriction", "v_small"),
                                         ("ElastoGap", "s_nominal"), ("TranslationalHardstop", "s_nominal")])
-def test_zero_where_the_issue_found_declaration_and_check_disagreeing(fmu_dir, name, param):
+def test_zero_is_refused_where_the_law_divides_by_it_and_accepted_where_unused(fmu_dir, name, param):
     """dvL divides in EndStop's friction law: refused, and the description says > 0; v_small and
     s_nominal are kept for compatibility only (the physics does not use them): 0 is accepted."""
     s = raw(fmu_dir, name, **{param: 0.0})

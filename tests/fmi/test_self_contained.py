@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # the workplace folder beside the checkout (written in pieces: this file is searched too)
 OUTSIDE = (".." + "/shared", "shared" + "/refdata", "shared" + "/tools")
 

@@ -19,7 +19,7 @@ from fmpy import read_model_description
 from contactfmu import crosscheck, hostenv
 from contactfmu.components import NAMES
 
-HOST_SRC = Path(__file__).parent / "host" / "fmi2_host.c"
+HOST_SRC = Path(__file__).resolve().parents[1] / "host" / "fmi2_host.c"
 ENV = shutil.which("env") or "/usr/bin/env"
 
 

@@ -1,7 +1,7 @@
-"""MassWithStopAndFriction FMU: documented behaviours (the FMU's description, docs/fmus.md "MassWithStopAndFriction" and
-msl-reference sections 1.1, 1.4, 3.1, 3.2) that had no test, each against a value derived here:
-closed forms, or solve_ivp of the equations written out in the test. Nothing here comes from
-contactfmu.physics or contactfmu.monolithic.
+"""MassWithStopAndFriction FMU: documented behaviours (the FMU's description, README "FMUs" and
+"Conventions", MSL 4.1 Translational.Components.MassWithStopAndFriction documentation) that had no
+test, each against a value derived here: closed forms, or solve_ivp of the equations written out in
+the test. Nothing here comes from contactfmu.mechanics, contactfmu.components or contactfmu.monolithic.
 
 The Stribeck law (MSL 4.1 MassWithStopAndFriction), written out again:
     sliding forward  f = F_prop*v + F_Coulomb + F_Stribeck*exp(-fexp*|v|)
@@ -10,16 +10,21 @@ The Stribeck law (MSL 4.1 MassWithStopAndFriction), written out again:
     stuck: a = 0, f = sa = F; breakaway when |F| > f0_max = 1.001*(F_Coulomb + F_Stribeck)
 """
 import math
+from fmu_helpers import slave_fixture
 
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
 from contactfmu.cosim import System
-from fmu_helpers import slave_fixture
+
 
 STRIBECK = dict(m=1.0, F_prop=1.0, F_Coulomb=5.0, F_Stribeck=10.0, fexp=2.0)   # stop1 of MSL Friction
+
+
 STOPS = dict(L=1.0, smax=0.9, smin=-0.9)        # stop2 of MSL Friction: the centre stops at +-0.4
+
+
 FRICTIONLESS = dict(F_prop=0.0, F_Coulomb=0.0, F_Stribeck=0.0)
 
 
@@ -78,7 +83,7 @@ def record(s, F, t_end, h, names, t0=0.0):
 
 @pytest.mark.parametrize("direction", [1, -1])
 def test_loss_power_is_friction_force_times_velocity_while_sliding(mass, direction):
-    """Documented: lossPower = f*v (msl-reference 3.2; the FMU description, docs/fmus.md "MassWithStopAndFriction"). 1 kg at 3 m/s
+    """Documented: lossPower = f*v (MSL 4.1 MassWithStopAndFriction equations; README/FMU description). 1 kg at 3 m/s
     (either direction) with a constant 4 N along the motion (below f0 = 15 N): it decelerates,
     sticks, and is then held by f = sa = 4 N. Expected from solve_ivp of the written-out Stribeck
     law: lossPower(t) = f(v(t))*v(t) while sliding (measured 1.1e-11 W of 24 W, tolerance 1e-10 W),
@@ -106,7 +111,7 @@ def test_loss_power_is_friction_force_times_velocity_while_sliding(mass, directi
 
 def test_loss_power_excludes_the_dirac_impulse_of_a_stop_impact(mass):
     """Documented: "lossPower excludes the Dirac impulse of a stop impact" (FMU description;
-    msl-reference 3.2: the kinetic energy lost at a stop is not in lossPower). 40 N from rest
+    MSL 4.1 MassWithStopAndFriction: the kinetic energy lost at a stop is not in lossPower). 40 N from rest
     towards the right stop (centre at 0.4 m), solve_ivp: it hits at 0.1596 s with 5.014 m/s,
     kinetic energy 12.57 J. Expected: before the hit lossPower = f(v)*v of the written-out law
     (measured 7.7e-12 W, tolerance 1e-10 W); at every communication point after it (the step
@@ -136,7 +141,7 @@ def test_loss_power_excludes_the_dirac_impulse_of_a_stop_impact(mass):
 
 def test_heat_port_heat_flow_is_minus_loss_power_and_does_not_change_the_mechanics(mass):
     """Documented: useHeatPort = true: heatPort.Q_flow = -lossPower; false: 0 (FMU variable
-    description; msl-reference 1.4, the conditional heat port: the mechanics are not affected by
+    description; MSL 4.1 Interfaces.PartialElementaryConditionalHeatPortWithoutT, the conditional heat port: the mechanics are not affected by
     the thermal side). Same run (3 m/s, 2 N against the motion) with both settings: Q_flow is
     exactly -lossPower (lossPower up to 24 W) resp. exactly 0, and s, v are bit-identical."""
     runs = {}
@@ -151,7 +156,7 @@ def test_heat_port_heat_flow_is_minus_loss_power_and_does_not_change_the_mechani
 
 
 def test_free_mode_without_friction_is_a_plain_mass_between_the_stops(mass):
-    """Documented: free = (f0 <= 0 and F_prop <= 0) strictly between the stops (msl-reference 3.2):
+    """Documented: free = (f0 <= 0 and F_prop <= 0) strictly between the stops (MSL 4.1 MassWithStopAndFriction equations):
     mode Free (2), not locked, f = 0, m*a = F. 2 kg, no friction, L = 1 m, stops +-0.9 (centre
     +-0.4), from s = -0.1 m under 3 N: expected s = -0.1 + 0.75 t^2 (closed form; measured
     4.4e-15 m, tolerance 5e-14 m), lossPower 0, the right stop hit at sqrt(2*0.5/1.5) s (located:
@@ -201,7 +206,7 @@ def test_viscous_friction_alone_is_not_free(mass):
 
 
 def test_start_backward_at_breakaway_below_minus_f0_max(mass):
-    """Documented: startBackward (msl-reference 3.1, 3.2): at rest (Stuck), F < -f0_max with
+    """Documented: startBackward (MSL 4.1 MassWithStopAndFriction equations): at rest (Stuck), F < -f0_max with
     s > lo starts sliding backward: startBackward true, startForward false, mode Backward (-1),
     the friction force f = F_prop*0 - F_Coulomb - F_Stribeck = -f0 (no exp term), sa = a - f0_max
     (a_relfric = sa + f0_max), a = (F + f0)/m (measured: f and a exact, sa 1.8e-15 N off; tolerance
@@ -237,7 +242,7 @@ def test_start_backward_time_on_a_force_ramp_is_located_inside_the_step(mass):
 
 
 def test_start_backward_is_blocked_at_the_left_stop(mass):
-    """Documented: breakaway into a stop is blocked (startBackward needs s > lo, msl-reference 3.2):
+    """Documented: breakaway into a stop is blocked (startBackward needs s > lo, MSL 4.1 MassWithStopAndFriction equations):
     at the left stop (centre at lo = smin + L/2 = -0.4 m) a 100 N push to the left, far beyond
     f0_max, leaves it Stuck: startBackward false, locked, stopped = -1, f = sa = -100 N, s and v
     unchanged over a step."""
@@ -250,7 +255,7 @@ def test_start_backward_is_blocked_at_the_left_stop(mass):
 
 
 def test_start_with_negative_velocity_is_backward_after_the_initial_event_iteration(mass):
-    """Documented initialization (msl-reference 3.1): v(0) < 0 gives mode Backward; the first row
+    """Documented initialization (MSL 4.1 MassWithStopAndFriction equations): v(0) < 0 gives mode Backward; the first row
     of the Dymola result already holds the values after the event iteration at t = 0+ (Friction:
     stop2.mode = -1, stop2.startBackward = 0). 5 m/s backward: mode -1, startBackward false, and
     the friction force of the law at v = -5: -5 - 5 - 10*exp(-10) = -10.000454 N."""
@@ -260,7 +265,7 @@ def test_start_with_negative_velocity_is_backward_after_the_initial_event_iterat
 
 
 def test_flange_force_inputs_follow_the_msl_cut_force_convention(mass):
-    """Documented (docs/conventions.md "Force sign = MSL GenerationOfFMUs", msl-reference 1.1): the force inputs are the MSL flange.f
+    """Documented (docs/conventions.md "Force sign", MSL 4.1 Translational.Interfaces.Flange_a documentation): the force inputs are the MSL flange.f
     of the connected compliant element (the force acting on that element); the forces of a node
     sum to zero, so the body receives their negative: m*a = -(flange_a.f + flange_b.f), the
     numbered inputs .f2.. added. Frictionless 2 kg: flange_b.f = -3 N gives a = +1.5 m/s2,
@@ -275,7 +280,7 @@ def test_flange_force_inputs_follow_the_msl_cut_force_convention(mass):
 
 
 def test_force_source_and_spring_act_on_the_body_with_the_msl_signs(fmu_dir):
-    """Documented (msl-reference 1.2): Sources.Force has flange.f = -f, so +f drives the body in +s;
+    """Documented (MSL 4.1 Translational.Sources.Force documentation): Sources.Force has flange.f = -f, so +f drives the body in +s;
     a Spring (f = c*(s_rel - s_rel0), flange_b.f = f) pulls the body at its flange_b towards its
     flange_a when stretched. Frictionless 2 kg body of length 1 m:
     1. Force f = 20 N at flange_b: s = 5 t^2 (closed form; measured 1.0e-14 m, tolerance 1e-13 m),
@@ -306,7 +311,7 @@ def test_force_source_and_spring_act_on_the_body_with_the_msl_signs(fmu_dir):
 
 @pytest.mark.parametrize("L", [0.3, 1.0])
 def test_flange_positions_are_the_ends_of_the_rigid_body(mass, L):
-    """Documented (MSL PartialRigid, msl-reference 1.2 and 3.2): flange_a.s = s - L/2,
+    """Documented (MSL 4.1 Translational.Interfaces.PartialRigid and MassWithStopAndFriction): flange_a.s = s - L/2,
     flange_b.s = s + L/2, both flanges with the body's v and a; the stops act on the ends: at the
     right stop flange_b.s = smax, at the left stop flange_a.s = smin (to rounding: measured 0,
     tolerance 1e-15 m). Pushed right with 40 N into the right stop, then left with 40 N."""

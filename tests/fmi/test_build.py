@@ -1,4 +1,4 @@
-"""Every FMU builds, validates, declares what DESIGN.md asks, and is self-contained."""
+"""Every FMU builds, validates, declares what docs/conventions.md and docs/fmus.md state, and is self-contained."""
 import ast
 import os
 import re

@@ -1,8 +1,13 @@
-"""TranslationalHardstop FMU: the MapleSim documentation (seed 002) and issue 5's acceptance cases."""
+"""The TranslationalHardstop FMU through FMI calls (fmpy): the force law of the MapleSim
+Translational Hardstop help page, the impact of a Mass against Kelvin-Voigt, the documented defaults
+stopping a 1 kg mass, loud failure without the inertia, state round trips, the sine example, and
+every fmi2DoStep of a stiff rattle returning in bounded time (run in a subprocess).
+"""
 import math
 import re
 import subprocess
 import sys
+from fmu_helpers import Slave, slave_fixture
 from pathlib import Path
 
 import numpy as np
@@ -11,10 +16,37 @@ from fmpy.fmi1 import FMICallException
 
 from contactfmu.cosim import CosimError, System, read_csv
 from contactfmu.monolithic import hardstop_mass
-from contactfmu.components.TranslationalHardstop import law as hardstop
-from fmu_helpers import Slave, slave_fixture
+from fmu_subprocess import run_in_subprocess
+from hardstop_written_out import hardstop_force
 
-ROOT = Path(__file__).resolve().parents[1]
+
+def test_hardstop_stiff_underdamped_rattle_in_bounded_time(fmu_dir):
+    """A rattle between the two stops, ~43000 contact changes within the 2 s look-ahead (used to
+    end in 'contact prediction did not finish' after 10000): cycles summed (contact_motion.follow)."""
+    r = run_in_subprocess(fmu_dir, """
+        s = Slave(FMU + "/TranslationalHardstop.fmu").init(b=0.0853, c=2.8e9, d=1.81, m_a=1.0, m_b=1.0)
+        s.set(flange_a__s=0.1)
+        ok, cpu = timed(s, 0.0, 1.0)
+        print(json.dumps(dict(ok=ok, cpu=cpu, errors=s.errors())))
+    """)
+    assert r["cpu"] < 1.0
+    assert r["ok"], r["errors"]
+
+
+def test_hardstop_undamped_rattle_under_held_force_in_bounded_time(fmu_dir):
+    """d = 0, c = 1e10, m_b = 0.02, flange_b 300 m deep in the lower stop (found by the nightly hypothesis profile of tests/fmi/test_properties.py):
+    an undamped rattle of ~70000 changes in 0.1 s under the held force; its periods are skipped."""
+    r = run_in_subprocess(fmu_dir, """
+        s = Slave(FMU + "/TranslationalHardstop.fmu").init(b=1.0, d=0.0, c=1e10, m_a=0.0, m_b=0.02)
+        s.set(flange_b__s=-299.5571255791981)
+        ok, cpu = timed(s, 0.0, 0.1)
+        print(json.dumps(dict(ok=ok, cpu=cpu, errors=s.errors())))
+    """)
+    assert r["ok"], r["errors"]
+    assert r["cpu"] < 1.0, r
+
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 stop = slave_fixture("TranslationalHardstop")
@@ -25,17 +57,6 @@ def at(s, s_rel, v_rel, a_rel=0.0, base=0.3):
     s.set(flange_a__s=base, flange_a__v=-0.2, flange_a__a=0.1, flange_b__s=base + s_rel, flange_b__v=-0.2 + v_rel,
           flange_b__a=0.1 + a_rel)
     return s
-
-
-def documented(s_rel, v_rel, b, c, d):
-    """The page's equation, with the lower branch read as s_rel < -b/2."""
-    if b > 2e-10:
-        if s_rel > b / 2:
-            return c * (s_rel - b / 2) + d * v_rel
-        if s_rel < -b / 2:
-            return c * (s_rel + b / 2) + d * v_rel
-        return 0.0
-    return c * s_rel + d * v_rel
 
 
 def contact_of(s):
@@ -49,7 +70,7 @@ B, C, D = 1.0, 2e3, 30.0
 @pytest.mark.parametrize("v_rel", [-2.0, 0.0, 0.7])
 def test_force_law_table(stop, s_rel, v_rel):
     s = at(stop(b=B, c=C, d=D), s_rel, v_rel)
-    expected = documented(s_rel, v_rel, B, C, D)
+    expected = hardstop_force(s_rel, v_rel, B, C, D)
     F = s.get("F")
     assert F == pytest.approx(expected, rel=1e-12, abs=1e-9)
     assert s.get("flange_b.f") == F and s.get("flange_a.f") == -F          # F = F_b = -F_a
@@ -144,7 +165,7 @@ def test_rebound_matches_kelvin_voigt_with_the_plain_law_at_small_steps(fmu_dir)
 @pytest.mark.parametrize("step", [1e-3, 1e-4])
 @pytest.mark.parametrize("v0", [1.0, -1.0])
 def test_documented_defaults_stop_a_1kg_mass_at_1m_per_s(fmu_dir, step, v0):
-    """Issue 5 acceptance: c = d = 1e10, b = 1 m; the mass is stopped at the stop, never passes
+    """Acceptance case of the documented defaults: c = d = 1e10, b = 1 m; the mass is stopped at the stop, never passes
     through, never gains energy, no NaN, penetration < 1e-4 m.
 
     Tighter, against the law's own motion (overdamped, closed form: x = v0/(r1 - r2)*(exp(r1 t) -
@@ -328,59 +349,3 @@ def test_nan_parameters_are_refused(fmu_dir, param):
     assert s.get(param) == before
     assert any(param in m and "nan" in m for m in s.errors())
     s.close()
-
-
-# ---- rattles: cycle skipping in contact_motion.follow (issue "every fmi2DoStep returns within a bounded time")
-
-RATTLES = [  # (x0, w0, mu, times, b, c, d): underdamped stiff stops, no other force (g = 0)
-    (-0.1, 0.0, 0.5, (0.01, 0.02), 0.0853, 2.8e9, 1.81),        # ~640 contact changes
-    (-0.1, 0.0, 0.5, (0.05, 0.1), 0.0853, 2.8e9, 1.81),         # ~3100
-    (0.0, 3.0, 1.0, (0.1, 0.25), 0.01, 1e7, 5.0),
-    (0.0, -30.0, 2.0, (0.01, 0.0137, 0.5), 0.02, 1e8, 20.0),    # outputs in mid-rattle, and after it has slowed
-    (0.0, 5.0, 1.0, (0.03, 0.05), 0.01, 1e8, 0.0),              # undamped: periodic
-]
-
-
-@pytest.mark.parametrize("x0, w0, mu, times, b, c, d", RATTLES)
-def test_rattle_cycles_summed_agree_with_event_by_event_reference(x0, w0, mu, times, b, c, d):
-    """g = 0: each cycle is the last one scaled, so the summed cycles give the event-by-event motion
-    to rounding (the reference accumulates rounding over its thousands of located events)."""
-    summed = hardstop.predict(x0, w0, mu, 0.0, times, b, c, d)
-    reference = hardstop.predict(x0, w0, mu, 0.0, times, b, c, d, exact=True)
-    assert summed[1] == reference[1] and summed[2] == reference[2]
-    for (x, w), (xr, wr) in zip(summed[0], reference[0]):
-        assert x == pytest.approx(xr, rel=1e-8, abs=1e-12)
-        assert w == pytest.approx(wr, rel=1e-8, abs=1e-9)
-
-
-def test_rattle_of_43000_changes_is_summed_quickly():
-    """The issue's rattle (b = 0.0853, c = 2.8e9, d = 1.81, m_a = m_b = 1 from 0.057 m deep in a
-    stop): without and with a held acceleration, within a fraction of a second."""
-    import time
-    for g in (0.0, 2079837.2264333316):
-        t0 = time.process_time()
-        states, onset, changes = hardstop.predict(-0.1, 0.0, 0.5, g, (1.0, 2.0), 0.0853, 2.8e9, 1.81)
-        assert time.process_time() - t0 < 0.5
-        assert changes > 40000 and onset == 0.0
-        assert all(math.isfinite(x) and math.isfinite(w) for x, w in states)
-
-
-@pytest.mark.parametrize("g", [2079837.2264333316, 1e5, -3e6])
-def test_rattle_under_held_acceleration_follows_the_envelope(g, monkeypatch):
-    """g != 0: after EXACT_CHANGES exact changes the rattle is followed by its envelope; the energy
-    (kinetic + spring - work of g) at the outputs agrees with the event-by-event reference to 1e-3
-    and the number of contact changes to 0.1% (the phase of a storm of 12000 contacts is not kept)."""
-    from contactfmu.mechanics import contact_motion
-    b, c, d, mu = 0.0853, 2.8e9, 1.81, 0.5
-
-    def energy(x, w):
-        pen = max(abs(x) - b / 2, 0.0)
-        return 0.5 * w * w + 0.5 * c / mu * pen * pen - g * x
-
-    times = (0.05, 0.1, 0.2, 0.4)
-    summed = hardstop.predict(-0.1, 0.0, mu, g, times, b, c, d)
-    monkeypatch.setattr(contact_motion, "MAX_SEGMENTS", 10 ** 6)
-    reference = hardstop.predict(-0.1, 0.0, mu, g, times, b, c, d, exact=True)
-    assert summed[2] == pytest.approx(reference[2], rel=1e-3)
-    for s, r in zip(summed[0], reference[0]):
-        assert energy(*s) == pytest.approx(energy(*r), rel=1e-3)

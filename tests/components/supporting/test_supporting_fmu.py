@@ -1,4 +1,5 @@
-"""The supporting FMUs follow their MSL equations (msl-reference.md 1.2) and DESIGN.md's signs."""
+"""The supporting FMUs follow their MSL 4.1 equations (Translational.Components, Translational.Sources, Blocks.Sources.Sine)
+and the sign conventions of docs/conventions.md."""
 import math
 
 import pytest

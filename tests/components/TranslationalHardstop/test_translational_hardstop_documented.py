@@ -1,21 +1,21 @@
 """TranslationalHardstop FMU: documented behaviours (FMU description in
-src/contactfmu/components/TranslationalHardstop/slave.py, MapleSim Translational Hardstop page) that no other
-test covers, each checked against a value derived here, independently of contactfmu.physics and
-contactfmu.monolithic:
+src/contactfmu/components/TranslationalHardstop/slave.py, MapleSim Translational Hardstop help page)
+that no other test covers, each checked against a value derived here, independently of
+contactfmu.mechanics, contactfmu.components and contactfmu.monolithic:
 
 * the law, written out again from the documentation (the lower branch read as s_rel < -b/2):
       F = c*(s_rel - b/2) + d*v_rel for s_rel > b/2, c*(s_rel + b/2) + d*v_rel for s_rel < -b/2,
-      0 in between; F = c*s_rel + d*v_rel for b <= 2e-10;
+      0 in between; F = c*s_rel + d*v_rel for b <= 2e-10 (tests/hardstop_written_out.py);
 * the Kelvin-Voigt impact of a mass m on that law (below).
 """
 import math
+from fmu_helpers import Slave
 
 import numpy as np
 import pytest
 
 from contactfmu.cosim import System
-from fmu_helpers import Slave
-from test_hardstop import documented as law   # the MapleSim law, written out in the tests
+from hardstop_written_out import hardstop_force
 
 
 class KelvinVoigt:
@@ -89,8 +89,8 @@ def test_interface_outputs_are_the_derivatives_of_the_law(fmu_dir, b, s_rel, v_r
         got = s.get("interface.c", "interface.d")
         assert got == ([c, d] if expected == "c, d" else [0.0, 0.0])
         h = 1e-6
-        fd_c = (law(s_rel + h, v_rel, b, c, d) - law(s_rel - h, v_rel, b, c, d)) / (2 * h)
-        fd_d = (law(s_rel, v_rel + h, b, c, d) - law(s_rel, v_rel - h, b, c, d)) / (2 * h)
+        fd_c = (hardstop_force(s_rel + h, v_rel, b, c, d) - hardstop_force(s_rel - h, v_rel, b, c, d)) / (2 * h)
+        fd_d = (hardstop_force(s_rel, v_rel + h, b, c, d) - hardstop_force(s_rel, v_rel - h, b, c, d)) / (2 * h)
         assert got == pytest.approx([fd_c, fd_d], rel=6e-9, abs=1e-12)
     finally:
         s.close()

@@ -1,80 +1,21 @@
-"""ElastoGap FMU: documented behaviours (FMU description in src/contactfmu/components/ElastoGap/slave.py, MSL
-ElastoGap documentation, msl-reference section 2.3) that no other test covers, each checked
-against a value derived here, independently of contactfmu.physics and contactfmu.monolithic:
+"""ElastoGap FMU: documented behaviours (FMU description in src/contactfmu/components/ElastoGap/slave.py,
+MSL 4.1 Translational.Components.ElastoGap documentation) that no other test covers, each checked
+against a value derived independently of contactfmu.mechanics, contactfmu.components and
+contactfmu.monolithic, with tests/elastogap_written_out.py:
 
-* the law, written out again below from the documentation (MSL 4.1):
+* the law, written out again from the documentation (MSL 4.1):
       contact = s_rel < s_rel0, f_c = -f_ref*|(s_rel - s_rel0)/s_ref|^n (f_ref = c*s_ref by default),
       f_d = clamp(d*v_rel, f_c, -f_c), f = f_c + f_d, lossPower = f_d*v_rel;
-* the closed-form restitution of a linear (n = 1) ElastoGap impact, `restitution()` below.
+* the closed-form restitution of a linear (n = 1) ElastoGap impact, `restitution()`.
 """
-import math
+from fmu_helpers import Slave
 
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
 from contactfmu.cosim import System
-from fmu_helpers import Slave
-
-
-# ---- the documented law and its analytic consequences, written out independently ----------------
-
-def law(s_rel, v_rel, c, d, s_rel0=0.0, n=1.0, s_ref=1.0, f_ref=None):
-    """(f, f_c, f_d, lossPower) of MSL 4.1 ElastoGap (msl-reference 2.3, FMU description)."""
-    if f_ref is None:
-        f_ref = c * s_ref
-    if not s_rel < s_rel0:
-        return 0.0, 0.0, 0.0, 0.0
-    f_c = -f_ref * abs((s_rel - s_rel0) / s_ref) ** n
-    f_d = min(max(d * v_rel, f_c), -f_c)
-    return f_c + f_d, f_c, f_d, f_d * v_rel
-
-
-def law_derivatives(s_rel, v_rel, c, d, s_rel0=0.0, n=1.0, s_ref=1.0, f_ref=None):
-    """(df/ds_rel, df/dv_rel) of `law`, by hand. In contact, with k_s = d f_c/ds_rel =
-    n*f_ref/s_ref*|delta|^(n-1) (delta = (s_rel0 - s_rel)/s_ref): damper free -> (k_s, d);
-    bounded to f_c on a fast approach (f = 2*f_c) -> (2*k_s, 0); bounded to -f_c on a fast
-    separation (f = 0) -> (0, 0); no contact -> (0, 0)."""
-    if f_ref is None:
-        f_ref = c * s_ref
-    if not s_rel < s_rel0:
-        return 0.0, 0.0
-    delta = (s_rel0 - s_rel) / s_ref
-    f_c = -f_ref * delta ** n
-    k_s = n * f_ref / s_ref * delta ** (n - 1.0)
-    if d * v_rel < f_c:
-        return 2.0 * k_s, 0.0
-    if d * v_rel > -f_c:
-        return 0.0, 0.0
-    return k_s, d
-
-
-def restitution(mu, k, d):
-    """Restitution of an impact on the linear (n = 1) ElastoGap, reduced mass mu, stiffness k =
-    f_ref/s_ref, in closed form. x = s_rel - s_rel0 < 0 in contact, mu*x'' = -f (body b gets -f,
-    body a +f). The motion enters at x = 0 with x' = -v0 (the result is independent of v0: the law
-    is homogeneous of degree 1 in (x, x')):
-      1. fast approach, d*x' < f_c = k*x: f_d = f_c, mu*x'' = -2*k*x, x = -v0/w1*sin(w1*t),
-         w1 = sqrt(2k/mu); ends when d*x' = k*x, i.e. tan(w1*t1) = d*w1/k;
-      2. Kelvin-Voigt, mu*x'' + d*x' + k*x = 0 from (x1, v1): x = exp(-sigma*t)*(A*cos + B*sin)(wd*t),
-         sigma = d/(2mu), wd = sqrt(k/mu - sigma^2); ends when the damper reaches the other bound,
-         d*x' = -k*x (f = k*x + d*x' = 0, before x returns to 0);
-      3. f = 0 from then on (x' > 0 constant while -k*x shrinks): free flight, x' stays v2.
-    Returns (e = v2/v0, contact time) (contact time = t1 + t2 + |x2|/v2)."""
-    v0 = 1.0
-    w1 = math.sqrt(2.0 * k / mu)
-    t1 = math.atan(d * w1 / k) / w1
-    x1, v1 = -v0 / w1 * math.sin(w1 * t1), -v0 * math.cos(w1 * t1)
-    sigma = d / (2.0 * mu)
-    wd = math.sqrt(k / mu - sigma ** 2)
-    a, b = x1, (v1 + sigma * x1) / wd
-    va, vb = b * wd - sigma * a, -a * wd - sigma * b          # x' = exp(-sigma t)*(va*cos + vb*sin)
-    p, q = k * a + d * va, k * b + d * vb                     # k*x + d*x' = exp(-sigma t)*(p*cos + q*sin)
-    phase = math.atan2(-p, q)
-    t2 = (phase if phase > 0.0 else phase + math.pi) / wd     # first zero after the start
-    x2 = math.exp(-sigma * t2) * (a * math.cos(wd * t2) + b * math.sin(wd * t2))
-    v2 = math.exp(-sigma * t2) * (va * math.cos(wd * t2) + vb * math.sin(wd * t2))
-    return v2 / v0, t1 + t2 + abs(x2) / v2
+from elastogap_written_out import elastogap_force, law_derivatives, restitution
 
 
 E_1KG = restitution(1.0, 1e5, 20.0)[0]   # 0.9090084469..., docs/contacts.md "ElastoGap in co-simulation": "reference 0.909008"
@@ -82,11 +23,12 @@ E_1KG = restitution(1.0, 1e5, 20.0)[0]   # 0.9090084469..., docs/contacts.md "El
 
 def test_closed_form_restitution_agrees_with_a_scipy_solution_of_the_written_out_law():
     """The derivation of `restitution()` (phases and their ends) against solve_ivp (DOP853, rtol
-    1e-12) of mu*x'' = -f(x, x') with `law`, for three reduced masses. Measured difference at most
-    5.7e-12 (the ODE solver's error); tolerance 6e-11. Also the figures of docs/contacts.md "ElastoGap in co-simulation": 0.909008 and 9.94 ms."""
+    1e-12) of mu*x'' = -f(x, x') with `elastogap_force`, for three reduced masses. Measured difference at most
+    5.7e-12 (the ODE solver's error); tolerance 6e-11. Also the figures of docs/contacts.md "ElastoGap in co-simulation": 0.909008 and
+    9.94 ms."""
     def rebound(mu, k, d):
         def rhs(t, y):
-            return [y[1], -law(y[0], y[1], k, d)[0] / mu]
+            return [y[1], -elastogap_force(y[0], y[1], k, d)[0] / mu]
         out = lambda t, y: y[0] - 1e-3          # noqa: E731 -- 1 mm out of contact again
         out.terminal, out.direction = True, 1
         sol = solve_ivp(rhs, (0.0, 1.0), [0.0, -1.0], method="DOP853", rtol=1e-12, atol=1e-15, max_step=1e-5,
@@ -168,7 +110,7 @@ def test_with_inertia_f_is_the_held_force_and_f_c_f_d_loss_power_the_law_at_the_
     r = s.simulate(0.02, h, outputs=["mass.s", "mass.v"] + [f"gap.{n}" for n in names])
     g = {n: np.asarray(r[f"gap.{n}"]) for n in names}
     assert np.array_equal(g["s_rel"], r["mass.s"]) and np.array_equal(g["v_rel"], r["mass.v"])
-    expected = np.array([law(x, v, c, d)[1:] for x, v in zip(r["mass.s"], r["mass.v"])])
+    expected = np.array([elastogap_force(x, v, c, d)[1:] for x, v in zip(r["mass.s"], r["mass.v"])])
     in_contact = expected[:, 0] < 0.0
     assert in_contact.sum() >= 8                                      # the impact is sampled
     for col, name in enumerate(("f_c", "f_d", "lossPower")):
@@ -229,7 +171,7 @@ def test_interface_outputs_are_the_derivatives_of_the_law(fmu_dir, params, s_rel
                             "separation bound": (False, False)}[region]
         assert (got[0] != 0.0, got[1] != 0.0) == expected_nonzero
         ds, dv = 1e-7 * abs(s_rel), 1e-7 * abs(v_rel)
-        f = lambda x, v: law(x, v, **params)[0]    # noqa: E731
+        f = lambda x, v: elastogap_force(x, v, **params)[0]    # noqa: E731
         fd_c = (f(s_rel + ds, v_rel) - f(s_rel - ds, v_rel)) / (2 * ds)
         fd_d = (f(s_rel, v_rel + dv) - f(s_rel, v_rel - dv)) / (2 * dv)
         assert got == pytest.approx([fd_c, fd_d], rel=1e-7, abs=1e-7)
@@ -266,7 +208,7 @@ def test_hertzian_exponent_with_a_shifted_contact_point(fmu_dir, s_rel, v_rel):
     try:
         at(s, s_rel, v_rel)
         s_rel, v_rel = seen(s_rel, v_rel)
-        f, f_c, f_d, loss = law(s_rel, v_rel, c, d, s_rel0=0.01, n=1.5)
+        f, f_c, f_d, loss = elastogap_force(s_rel, v_rel, c, d, s_rel0=0.01, n=1.5)
         if s_rel < 0.01:
             assert f_c == -c * (0.01 - s_rel) ** 1.5 and f_c < 0.0
         assert s.get("f", "f_c", "f_d", "lossPower") == pytest.approx([f, f_c, f_d, loss], rel=1e-13, abs=1e-300)
@@ -289,7 +231,7 @@ def test_f_ref_sets_the_stiffness_of_the_linear_law(fmu_dir):
         for pen in (1e-4, 1e-3, 4e-3):
             for v_rel in (-5.0, -0.5, 0.5, 5.0):
                 got = at(s, s_rel0 - pen, v_rel).get("f", "f_c", "f_d", "lossPower")
-                expected = law(*seen(s_rel0 - pen, v_rel), c, d, s_rel0=s_rel0, s_ref=s_ref, f_ref=f_ref)
+                expected = elastogap_force(*seen(s_rel0 - pen, v_rel), c, d, s_rel0=s_rel0, s_ref=s_ref, f_ref=f_ref)
                 assert expected[1] == pytest.approx(-f_ref * pen / s_ref, rel=1e-11)
                 assert got == pytest.approx(list(expected), rel=1e-13, abs=1e-300)
     finally:
@@ -332,7 +274,7 @@ def drive(s, x, v, t0, h, k, m=1.0):
 
 
 def test_state_round_trip_mid_impact_with_the_shadow_active_is_bit_identical(fmu_dir):
-    """Documented (docs/conventions.md "Errors: every FMI call returns the truth"): fmi2Get/Set/SerializeFMUstate capture all internal state,
+    """Documented (docs/conventions.md): fmi2Get/Set/SerializeFMUstate capture all internal state,
     parameters included; a state restores into an instance that is only instantiated or was
     initialized with other parameters, and continues bit-identically. Here with the inertia-aware
     shadow running (c = 1e5, d = 20, m_b = 1, h = 1 ms; saved 4 ms into the contact, where the held

@@ -18,7 +18,7 @@ FMU through the raw FMI 2.0 functions (fmpy's ctypes bindings, statuses as retur
 Profiles (registered in conftest.py): "ci" (default: fixed seed, a few examples per FMU, part of
 the test suite) and "nightly" (random seeds, many examples):
 
-    python -m pytest tests/test_properties.py --hypothesis-profile=nightly
+    python -m pytest tests/fmi/test_properties.py --hypothesis-profile=nightly
 """
 import ctypes
 import itertools
