@@ -2,7 +2,7 @@
 
 * Deselects the tests that need the built FMUs (fixture ``fmu_dir``): a build takes 20-60 s and
   bundles the package into the FMUs, so a mutant would cost a full rebuild; the physics is killed
-  by the tests that call src/contactfmu/physics directly.
+  by the tests that call the physics (mechanics/, components/*/law.py) directly.
 * Keeps mutmut's own process alive: tests/conftest.py ends a test process with os._exit after
   pytest reports (a guard against a pythonfmu shutdown crash, irrelevant without FMUs); mutmut
   runs pytest inside its own process, so that exit is cancelled here.

@@ -1,4 +1,4 @@
-"""Mutation testing of src/contactfmu/physics with mutmut (configured in pyproject.toml,
+"""Mutation testing of the physics (src/contactfmu/mechanics/ and each src/contactfmu/components/<Name>/law.py) with mutmut (configured in pyproject.toml,
 [tool.mutmut]); writes mutation/REPORT.md.
 
     python -m pip install -e ".[test,mutation]" && python mutation/run.py
@@ -13,10 +13,10 @@ documented statement or tolerance constrains (an exact iteration cap, a nudge be
 an entry is listed as UNEXPLAINED and the script exits with status 1, as it does when fewer
 than 90 % of the mutants of physics/ are killed.
 
---slaves mutates the slave layer src/contactfmu/fmus/ instead (no score target; the report states
+--slaves mutates the slave layer (each src/contactfmu/components/<Name>/slave.py and components/translational.py) instead (no score target; the report states
 the score): mutmut reads [tool.mutmut] from the pyproject.toml of its working directory, so the run
 takes place in mutation-slaves/ (git-ignored), a copy of src/, tests/ and mutation/ with a
-pyproject.toml whose only_mutate is src/contactfmu/fmus/* and whose tests are the in-process slave
+pyproject.toml whose only_mutate is the slave layer and whose tests are the in-process slave
 tests (SLAVES_TESTS: tests/fmi/test_slaves_inprocess.py and the components' test_*_slave.py, no FMU build). Report: mutation/REPORT_SLAVES.md, survivors
 explained in mutation/equivalent_slaves*.toml.
 
@@ -69,7 +69,7 @@ class Profile:
 
 def prepare_slaves(keep):
     """mutation-slaves/: a fresh copy of src/, tests/ and mutation/ and a pyproject.toml that points
-    mutmut at src/contactfmu/fmus/ and the in-process slave tests; keep: reuse its mutants/ (mutmut
+    mutmut at the slave layer and the in-process slave tests; keep: reuse its mutants/ (mutmut
     reruns only the mutants whose function changed)."""
     work = SLAVES_WORK
     if not keep and work.exists():
@@ -222,7 +222,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel mutmut workers")
     ap.add_argument("--note", help="a paragraph put at the top of the report (what this run covered)")
     ap.add_argument("--slaves", action="store_true",
-                    help="mutate the slave layer src/contactfmu/fmus/ (in mutation-slaves/; report "
+                    help="mutate the slave layer (components/*/slave.py; in mutation-slaves/; report "
                          "mutation/REPORT_SLAVES.md) instead of physics/")
     ap.add_argument("names", nargs="*", help="mutant names or globs to (re)run, e.g. 'contactfmu.mechanics.ode*', "
                                              "with --slaves e.g. 'contactfmu.components.Spring.slave.*'")

@@ -2,8 +2,8 @@
 Markdown link points to a file of the repository and every #anchor to a heading of the page it
 names (anchors as GitHub makes them); the README stays short; every manual page starts with its
 title and a paragraph saying what it covers. (docs/fmus.md being current: tests/test_examples.py;
-the snippets: tests/test_master.py, tests/test_study.py; the Set-up commands:
-tests/test_self_contained.py.)"""
+the snippets: tests/cosim/test_system.py, tests/test_study.py; the Set-up commands:
+tests/fmi/test_self_contained.py.)"""
 import re
 from pathlib import Path
 
@@ -76,3 +76,28 @@ def test_every_manual_page_starts_with_its_title_and_what_it_covers(page):
     lines = page.read_text().splitlines()
     assert lines[0].startswith("# ") and lines[1] == ""
     assert lines[2].strip() and not lines[2].startswith(("#", "*", "|", "```", "<!--")), lines[2]
+
+
+REPO_PATH = re.compile(r"(?<![\w/.-])((?:tests|src|examples|benchmarks|mutation|docs)/[\w./<>*{}-]*[\w>*}])")
+
+
+def named_paths(text):
+    """The repository paths (tests/..., src/..., ...) a text names; placeholders (<Model>, *) skipped."""
+    return {p for p in REPO_PATH.findall(text) if not re.search(r"[<*{]", p)}
+
+
+def test_every_repository_path_named_in_the_docs_and_the_code_exists():
+    """A file or folder the manual, a component page, a docstring or a comment names by its path
+    in the repository is there (the tests were reorganized by unit; a stale path misleads)."""
+    texts = PAGES + sorted((ROOT / "src" / "contactfmu" / "components").glob("*/README.md"))
+    texts += [p for d in ("src", "tests", "examples", "benchmarks", "mutation") for p in (ROOT / d).rglob("*.py")]
+    texts += [ROOT / "mutation" / "README.md", ROOT / ".ci" / "run", ROOT / "pyproject.toml"]
+    missing = sorted({(t.relative_to(ROOT).as_posix(), p) for t in texts
+                      for p in named_paths(t.read_text()) if not (ROOT / p).exists()
+                      and not (ROOT / p.rstrip(".")).exists()})
+    assert not missing, "\n".join(f"{t}: {p}" for t, p in missing)
+
+
+def test_named_paths_finds_paths_and_skips_placeholders():
+    text = "see `tests/fmi/test_build.py`, src/contactfmu/components/<Name>/ and docs/*.md; not mytests/x.py"
+    assert named_paths(text) == {"tests/fmi/test_build.py"}

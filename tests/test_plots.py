@@ -252,7 +252,7 @@ def test_step_panel_draws_a_constant_step_as_a_flat_line_with_readable_ticks(tmp
     three runs. A constant step is a flat line on a linear axis with distinct tick labels, named
     with its value, and the runs sharing the panel have distinct line styles."""
     from contactfmu import examples
-    from contactfmu.cosim.adaptive import StepRecord
+    from contactfmu.cosim.algorithms.adaptive import StepRecord
 
     noisy = [0.0009999999999998899, 0.001000000000000112]
     records = [StepRecord(k * 1e-3, noisy[k % 2], True, "", float("nan"), False) for k in range(2000)]
@@ -280,7 +280,7 @@ def test_step_panel_keeps_a_log_axis_for_steps_over_decades(tmp_path, figures):
     """An adaptive run whose steps span decades (a contact bracketed down to 1e-9 s) keeps the
     logarithmic axis, with distinct tick labels."""
     from contactfmu import examples
-    from contactfmu.cosim.adaptive import StepRecord
+    from contactfmu.cosim.algorithms.adaptive import StepRecord
 
     steps = [5e-3] * 50 + [1e-5, 1e-7, 1e-9, 1e-7, 1e-5] + [5e-3] * 50
     times = np.concatenate([[0.0], np.cumsum(steps)[:-1]])

@@ -449,7 +449,7 @@ def parser():
     st = sub.add_parser("study", help="parameter study of an example's model on dask.distributed (table and "
                         "plot into --out)", usage="contactfmu study EXAMPLE (--grid NAME=VALUES ... | --samples N "
                         "--param NAME=LO:HI ...) --metric KIND:SIGNAL ... --stop T [options]",
-                        description="Runs the model of examples/EXAMPLE.py (its build_system) once per parameter set "
+                        description="Runs the model of examples/<EXAMPLE>.py (its build_system) once per parameter set "
                         "on a dask.distributed cluster and writes OUT/STUDY.csv (one row per run: values, metrics, "
                         "wall time, status, error message), OUT/STUDY.json (the study) and OUT/STUDY.png (a curve "
                         "for one grid parameter, a heat map for two, histograms otherwise); OUT: --out, STUDY: "
