@@ -25,7 +25,8 @@ SLOW = (
     "tests/test_hardstop.py::test_rattle_under_held_acceleration_follows_the_envelope",
     "tests/test_hardstop.py::test_rattle_of_43000_changes_is_summed_quickly",
     "tests/test_hardstop.py::test_rattle_cycles_summed_agree_with_event_by_event_reference[-0.1-0.0-0.5-times1-",
-    "tests/test_bounded_steps.py::test_endstop_long_damped_rigid_rattle_envelope_keeps_the_speed_and_momentum",
+    ("tests/components/EndStop/test_endstop_bounces.py::"
+     "test_endstop_long_damped_rigid_rattle_envelope_keeps_the_speed_and_momentum"),
 )
 
 
