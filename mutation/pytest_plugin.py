@@ -27,7 +27,8 @@ SLOW = (
     "tests/components/TranslationalHardstop/test_translational_hardstop_law.py::test_rattle_of_43000_changes_is_summed_quickly",
     "tests/components/TranslationalHardstop/test_translational_hardstop_law.py::"
     "test_rattle_cycles_summed_agree_with_event_by_event_reference[-0.1-0.0-0.5-times1-",
-    "tests/test_endstop_rest.py::test_endstop_long_damped_rigid_rattle_envelope_keeps_the_speed_and_momentum",
+    ("tests/components/EndStop/test_endstop_bounces.py::"
+     "test_endstop_long_damped_rigid_rattle_envelope_keeps_the_speed_and_momentum"),
 )
 
 

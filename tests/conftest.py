@@ -17,16 +17,6 @@ settings.load_profile(os.environ.get("CONTACTFMU_HYPOTHESIS_PROFILE", "ci"))
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-# Transitional, until the master's and EndStop's tests are moved into tests/cosim/ and
-# tests/components/EndStop/: tests/test_any_master.py and tests/test_mutants_endstop.py import helpers
-# from test files that no longer exist (the tests are organized by unit now); those helpers live in
-# helper modules. Drop these aliases once they import from elastogap_written_out and endstop_rattle_legs.
-import elastogap_written_out  # noqa: E402
-import endstop_rattle_legs  # noqa: E402
-
-sys.modules.setdefault("test_documented_elastogap", elastogap_written_out)
-sys.modules.setdefault("test_physics_mutants", endstop_rattle_legs)
-
 
 @pytest.fixture(scope="session")
 def fmu_dir(tmp_path_factory):

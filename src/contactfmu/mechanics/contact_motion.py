@@ -527,7 +527,15 @@ class Coupler:
     the master last read, not one computed later for inputs set afterwards. Both masters then see
     the same forces: exact where the held accelerations are.
 
-    predict(x, w, g, state, times) -> ([(x, w[, state])], onset, changes); stiff(h) -> bool."""
+    predict(x, w, g, state, times) -> ([(x, w[, state])], onset, changes, ...); stiff(h) -> bool.
+
+    A law with a discrete state that outlives its shadow (a friction's stick or slip, a stop's
+    detaching phase) sets `state` to its initial state: force() then settles it at the present
+    motion (its state at time 0 of a prediction) or takes the shadow's, plans with it and holds
+    the result until commit(). After force(), `moved` is the prediction that moved the shadow to
+    the present point (None: no shadow) and `pending_state` the law's state there. starts_late =
+    False: commit() never starts a shadow for a contact the plan did not see (a law that decides
+    the onset of contact by its state alone)."""
 
     def __init__(self, mu, default_h):
         self.mu, self.default_h = mu, default_h
@@ -535,6 +543,8 @@ class Coupler:
         self.shadow = self.pending = None
         self.force_now = self.x_now = self.v_now = self.g_now = 0.0
         self.expected = None
+        self.state = self.pending_state = self.moved = None
+        self.starts_late = True
 
     def motion(self, x, w, fresh):
         """The bodies' relative motion now: (x, w), the inputs, if they were set since the last step
@@ -552,9 +562,14 @@ class Coupler:
         def law(x0, w0, state, times):
             return predict(x0, w0, g, state, times)
 
-        shadow = advance_shadow(tuple(self.shadow), h, law)[0] if self.shadow is not None else None
-        force, shadow = couple(x, w, mu, g, h, shadow, law, stiff(h))
+        shadow, self.moved = advance_shadow(tuple(self.shadow) if self.shadow is not None else None, h, law)
+        state = self.state
+        if state is not None:
+            # the shadow's state after the step, else the held state settled at the present motion
+            state = (self.moved if self.moved is not None else law(x, w, state, (0.0,)))[0][0][2]
+        force, shadow = couple(x, w, mu, g, h, shadow, law, stiff(h), state)
         self.pending = list(shadow) if shadow is not None else None
+        self.pending_state = shadow[3] if shadow is not None else state
         self.force_now, self.x_now, self.v_now, self.g_now = force, x, w, g
         return force
 
@@ -571,14 +586,14 @@ class Coupler:
             x, w = self.x_now, self.v_now
         if delivered is None:
             delivered = self.force_now
-        if self.pending is None and self.force_now == 0.0:
+        if self.starts_late and self.pending is None and self.force_now == 0.0:
             onset = predict(self.x_now, self.v_now, self.g_now, None, (h,))[1]
             if onset is not None and onset <= h:
                 self.pending = [self.x_now, self.v_now, 0, None]
         g = planning_step(w, self.last_v, self.last_f, self.mu, self.last_h, self.default_h)[1]
         self.expected = held_motion(x, w, g - delivered / self.mu, h)
         self.last_h, self.last_v, self.last_f = h, w, delivered
-        self.shadow = self.pending
+        self.shadow, self.state = self.pending, self.pending_state
 
 
 def held_motion(x, w, a, h):

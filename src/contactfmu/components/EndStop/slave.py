@@ -2,16 +2,9 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ...fmi.variables import inp, out, parameter
-from ...mechanics.contact_motion import (
-    advance_shadow,
-    couple,
-    held_motion,
-    planning_step,
-    reduced_mass,
-    stiffness_number,
-)
+from ...mechanics.contact_motion import Coupler, reduced_mass
 from ..translational import TranslationalSlave, integrates_output, sampled_law_remedy
-from . import law
+from . import law, prediction
 
 MOTION = ("ctr1.x", "ctr1.v", "ctr2.x", "ctr2.v")
 POSITIONS = ("ctr1.x", "ctr2.x")
@@ -116,88 +109,47 @@ class EndStop(TranslationalSlave):
                                   Fst=self.Fst, Fsl=self.Fsl, dvL=self.dvL, **adv)
 
     def initialize(self, t0):
-        self._mu = reduced_mass(self.m1, self.m2) or 0.0
-        self._last_h, self._last_dv, self._last_F = 0.0, 0.0, 0.0
-        self._state, self._sf = law.FREE, 0    # the element's stop and friction states
-        # shadow (contact_motion.couple): active, dx, dv, free steps; all committed at doStep
-        self._shadow, self._sx, self._sv, self._sfree = False, 0.0, 0.0, 0
-        self._pending = [False, 0.0, 0.0, 0, law.FREE, 0]
-        self._expected = None  # the bodies' (dx, dv) at the end of the last step as the element models it
+        mu = reduced_mass(self.m1, self.m2)
+        self._coupler = Coupler(mu, self.default_experiment.step_size) if mu else None
+        if self._coupler is not None:
+            self._coupler.state = self._coupler.pending_state = (law.FREE, 0)   # the stop and friction states
+            self._coupler.starts_late = False
+        self._stop = self._pending_stop = law.FREE  # the stop state of the sampled law (no inertia given)
 
     def compute_outputs(self):
         self.interface_integrates = bool(reduced_mass(self.m1, self.m2))
         p = self.parameters()
         self.dx = self.ctr1_x - self.ctr2_x
         self.dv = self.ctr1_v - self.ctr2_v
-        self.impulse = 0.0
-        if self._mu == 0.0:
+        coupler = self._coupler
+        if coupler is None:
             self._sampled(p)
             return
-        mu = self._mu
+        mu = coupler.mu
         # the bodies' motion now: the inputs, or one step old in a Jacobi master (contact_motion.Coupler)
-        dx, dv = (self.dx, self.dv) if self._fresh or self._expected is None else self._expected
-        h, g = planning_step(dv, self._last_dv, self._last_F, mu, self._last_h, self.default_experiment.step_size)
-
-        def predict(x, w, state, times):
-            pred = law.predict(x, w, state[0], state[1], mu, g, times, p)
-            return [(xs, ws, (st, sf)) for xs, ws, st, sf in pred.states], pred.onset, pred.changes, pred
-
-        shadow = None
-        if self._shadow:
-            shadow, moved = advance_shadow((self._sx, self._sv, self._sfree, (self._state, self._sf)), h, predict)
-            self.impulse = moved[3].impulse
-            state = moved[0][0][2]
-        else:
-            state = self._settled_state(p, mu, g, dx, dv)
-        stiff = p.mode == law.RIGID or stiffness_number(mu, h, max(p.k1, p.k2), max(p.b1, p.b2)) > 1.0
-        force, shadow = couple(dx, dv, mu, g, h, shadow, predict, stiff, state)
-        if shadow is not None:
-            x, w, free, state = shadow
-        else:
-            x, w = dx, dv
-        self._pending = [shadow is not None, x, w, shadow[2] if shadow else 0, *state]
-        self._results(p, state[0], state[1], x, w, mu * g)
+        x, w = coupler.motion(self.dx, self.dv, self._fresh)
+        force = coupler.force(x, w, self._predict, lambda h: prediction.stiff(mu, h, p))
+        self.impulse = coupler.moved[3].impulse if coupler.moved is not None else 0.0
+        if coupler.pending is not None:
+            x, w = coupler.pending[0], coupler.pending[1]
+        self._results(p, coupler.pending_state, x, w, mu * coupler.g_now)
         self._publish(force, 0.0)
 
-    def _settled_state(self, p, mu, g, dx, dv):
-        pred = law.predict(dx, dv, self._state, self._sf, mu, g, (0.0,), p)
-        return pred.states[0][2], pred.states[0][3]
+    def _predict(self, x, w, g, state, times):
+        """The law's motion of (dx, dv) for the coupler."""
+        return prediction.motion(x, w, g, state, times, self._coupler.mu, self.parameters())
 
-    def _results(self, p, stop, sf, x, w, need):
-        """Documented results for the element's motion (x, w) in state (stop, sf); need = mu*g, the
-        force a rigid connection carries."""
-        if p.friction and p.kindF == law.CONTINUOUS:
-            sf = (w > 0.0) - (w < 0.0)
-        self.stop, self.sf = stop, sf
-        self.Fs, self.Fd = law.elastic_forces(stop, x, w, p) if p.mode == law.ELASTIC else (0.0, 0.0)
-        self.Ff = 0.0
-        if p.friction:
-            if p.kindF == law.CONTINUOUS:
-                self.Ff = law.continuous_friction(w, p)
-            elif sf:
-                self.Ff = p.Fsl * sf
-            elif not (p.mode == law.RIGID and stop != law.FREE):
-                self.Ff = max(-p.Fst, min(p.Fst, need - self.Fs - self.Fd))
-        if p.mode == law.RIGID:
-            self.Fstop = need - self.Ff if stop != law.FREE else 0.0
-        else:
-            self.Fstop = self.Fs + self.Fd
-        self.Fi = self.Fstop + self.Ff
+    def _results(self, p, state, x, w, need):
+        """Documented results for the element's motion (x, w) in state (stop, sf); need = mu*g."""
+        self.stop, self.sf, self.Fs, self.Fd, self.Ff, self.Fstop, self.Fi = law.results(*state, x, w, need, p)
         self.Pl = self.Ff * self.dv   # documented Pl = Ff*dv, with the dv output (= ctr1.v - ctr2.v)
 
     def _sampled(self, p):
         """No inertia given (elastic only): the law at the inputs, states updated at the points."""
-        stop = law.elastic_transition(self._state, self.dx, self.dv, p)
-        self._pending = [False, self.dx, self.dv, 0, stop, 0]
-        self._results(p, stop, 0, self.dx, self.dv, 0.0)
-        da = self.ctr1_a - self.ctr2_a
-        rate = 0.0
-        if stop in (law.STOP1, law.BOTH) and self.dx >= p.l1:
-            rate += p.k1 * self.dv + p.b1 * da
-        if stop in (law.STOP2, law.BOTH) and self.dx <= -p.l2:
-            rate += p.k2 * self.dv + p.b2 * da
-        if p.friction:
-            rate += law.continuous_friction_slope(self.dv, p) * da
+        self.impulse = 0.0
+        self._pending_stop = law.elastic_transition(self._stop, self.dx, self.dv, p)
+        self._results(p, (self._pending_stop, 0), self.dx, self.dv, 0.0)
+        rate = law.force_rate(self._pending_stop, self.dx, self.dv, self.ctr1_a - self.ctr2_a, p)
         self._publish(self.Fi, rate)
 
     def _publish(self, force, rate):
@@ -205,21 +157,14 @@ class EndStop(TranslationalSlave):
         self.der_ctr1_F, self.der_ctr2_F = rate, -rate
 
     def step(self, t, h):
-        if self._mu != 0.0:
-            # the bodies' motion at the step's start and the force they received over it: the one the
-            # master last read (contact_motion.Coupler.commit)
-            dx, dv = self.ctr1_x - self.ctr2_x, self.ctr1_v - self.ctr2_v
-            if not self._fresh and self._expected is not None:
-                dx, dv = self._expected
-            force = self._delivered if self._delivered is not None else self.ctr1_F
-            g = planning_step(dv, self._last_dv, self._last_F, self._mu, self._last_h,
-                              self.default_experiment.step_size)[1]
-            self._expected = held_motion(dx, dv, g - force / self._mu, h)
-            self._last_h, self._last_dv, self._last_F = h, dv, force
-        self._shadow, self._sx, self._sv, self._sfree, self._state, self._sf = self._pending
+        coupler = self._coupler
+        if coupler is not None:
+            x, w = coupler.motion(self.ctr1_x - self.ctr2_x, self.ctr1_v - self.ctr2_v, self._fresh)
+            coupler.commit(h, self._predict, x, w, self._delivered)
+        self._stop = self._pending_stop
 
     def remedy(self, step_size):
-        if self._mu != 0.0:
+        if self._coupler is not None:
             return ""
         return sampled_law_remedy(max(self.k1, self.k2), max(self.b1, self.b2), step_size,
                                   ("m1/m2", "the masses at ctr1/ctr2"))

@@ -1,15 +1,16 @@
-"""EndStop FMU: the SimulationX End Stop documentation (seed 004) and issue 6's cases."""
+"""The EndStop FMU (components/EndStop/slave.py with the shared contact_motion.Coupler): documented
+behaviour in co-simulation, states and outputs, errors, bounded step times."""
 import math
 
 import numpy as np
 import pytest
+from endstop_cases import G, _pressed
 from fmpy.fmi1 import FMICallException
-
-from contactfmu.cosim import System
-from contactfmu.components.EndStop import law as endstop
 from fmu_helpers import Slave
+from fmu_subprocess import run_in_subprocess as run
 
-G = 9.81
+from contactfmu.components.EndStop import friction as endstop_friction
+from contactfmu.cosim import System
 
 
 def system(fmu_dir, push=0.0, m=1.0, s0=0.0, v0=0.0, amplitude=0.0, f=1.0, **params):
@@ -51,6 +52,16 @@ def apexes(r):
     s = r["mass.s"]
     k = np.where((s[1:-1] < s[:-2]) & (s[1:-1] <= s[2:]))[0] + 1
     return -s[k]
+
+
+def hit(fmu_dir, step, T=0.2, push=0.0, **params):
+    params = {"l1": 0.0, "l2": 1.0, **params}
+    return system(fmu_dir, push=push, s0=-0.01, v0=1.0, **params).simulate(T, step, outputs=OUT)
+
+
+def friction_run(fmu_dir, step, kindF, amplitude=0.0, T=0.4, outputs=OUT, **params):
+    params = {"l1": 0.5, "l2": 0.5, "friction": True, "kindF": kindF, "Fst": 10.0, "Fsl": 8.0, **params}
+    return system(fmu_dir, amplitude=amplitude, v0=1.0, **params).simulate(T, step, outputs=outputs)
 
 
 @pytest.mark.parametrize("ci", [0.5, 0.8, 1.0])
@@ -105,11 +116,6 @@ def test_eps_dv_ends_the_bouncing(fmu_dir):
     # without adv the default eps_dv = 1e-4 m/s keeps it bouncing longer
     r = drop(fmu_dir, 1e-3, 0.8, T=3.0, eps_dv=0.1)
     assert len(r["endstop.impulse"][r["endstop.impulse"] != 0.0]) > 12
-
-
-def hit(fmu_dir, step, T=0.2, push=0.0, **params):
-    params = {"l1": 0.0, "l2": 1.0, **params}
-    return system(fmu_dir, push=push, s0=-0.01, v0=1.0, **params).simulate(T, step, outputs=OUT)
 
 
 @pytest.mark.parametrize("with_mass", [True, False])
@@ -170,11 +176,6 @@ def test_rigid_both_sides_is_a_rigid_connection(fmu_dir):
     assert r["endstop.Fi"][1:] == pytest.approx(5.0 * np.sin(2 * np.pi * (r.time[1:] - 0.5e-3)), abs=2.5e-4)
 
 
-def friction_run(fmu_dir, step, kindF, amplitude=0.0, T=0.4, outputs=OUT, **params):
-    params = {"l1": 0.5, "l2": 0.5, "friction": True, "kindF": kindF, "Fst": 10.0, "Fsl": 8.0, **params}
-    return system(fmu_dir, amplitude=amplitude, v0=1.0, **params).simulate(T, step, outputs=outputs)
-
-
 @pytest.mark.parametrize("step", [1e-3, 1e-4])
 def test_stick_slip_friction_stops_the_mass_and_holds_it(fmu_dir, step):
     """Sliding at 1 m/s against Fsl = 8 N: stops after 0.125 s at 0.0625 m, then sticks (sf = 0)."""
@@ -200,19 +201,6 @@ def test_stick_slip_breaks_away_above_the_static_force(fmu_dir):
     # static friction carries the force up to Fst: measured max 9.955 N (Fst less the force's rise over the
     # one-step lag, at most 15*2*pi*h = 0.094 N); holding only 0.85*Fst would give 8.5 N
     assert np.max(np.abs(held)) > 9.5
-
-
-def test_continuous_friction_law():
-    p = endstop.Parameters(friction=True, kindF=1, Fst=10.0, Fsl=8.0, dvL=1e-3)
-    assert endstop.continuous_friction(0.0, p) == 0.0
-    assert endstop.continuous_friction(1e-3, p) == pytest.approx(10.0)      # static level at dvL
-    assert endstop.continuous_friction(1.0, p) == pytest.approx(8.0, rel=1e-9)
-    for dv in (1e-5, 4e-4, 2e-3, 0.3):
-        assert endstop.continuous_friction(-dv, p) == -endstop.continuous_friction(dv, p)
-    # Gevrey: exactly 0 and 1 at the ends of the transition; tanh only close to them
-    assert endstop.smooth_step(0.0, p) == 0.0 and endstop.smooth_step(1.0, p) == 1.0
-    p.kindTrans = 2
-    assert 0.0 < endstop.smooth_step(0.0, p) < 1e-2 and 0.99 < endstop.smooth_step(1.0, p) < 1.0
 
 
 @pytest.mark.parametrize("step", [1e-3, 1e-4])
@@ -248,7 +236,7 @@ def test_example_writes_the_documented_results(fmu_dir, tmp_path):
     from pathlib import Path
 
     from contactfmu.cosim import read_csv
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[3]
     proc = subprocess.run([sys.executable, str(root / "examples" / "endstop.py"), "--out", str(tmp_path),
                            "--fmus", str(fmu_dir)], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -309,71 +297,6 @@ def test_power_loss_is_ff_times_dv_with_the_attached_mass(fmu_dir, kindF):
     assert np.array_equal(pl, ff * dv)
 
 
-# ---- continuous friction against a tiny mass (stiff friction law) ------------------------------------------
-
-def test_continuous_friction_bands_interpolate_the_law():
-    """friction_bands: continuous, odd, within BAND_TOL of the law (a little more between the checked points)."""
-    for kindTrans in (1, 2):
-        p = endstop.Parameters(friction=True, kindF=1, Fst=10.0, Fsl=8.0, dvL=1e-3, kindTrans=kindTrans)
-        bands = endstop.friction_bands(p)
-        nodes, values = bands
-        assert list(nodes) == sorted(nodes) and len(nodes) < 1000
-        assert all(v == -w for v, w in zip(values, reversed(values)))
-        worst = max(abs(endstop.interpolated_friction(dv, bands) - endstop.continuous_friction(dv, p))
-                    for dv in np.linspace(-0.05, 0.05, 20001))
-        assert worst < 2 * endstop.BAND_TOL * 10.0 + (0.1 if kindTrans == 2 else 0.0)   # tanh: jump at dvL
-
-
-def test_tiny_mass_dragged_by_continuous_friction_settles_at_once():
-    """m = 1 g at dv = -1 m/s, rigid stops 1 cm away: the friction (8 N above dvL) stops the relative
-    motion after 1.25e-4 s and 6.25e-5 m and keeps it at dv = 0 (was: the friction linearized at the
-    start, held, drove dv to +12 m/s into stop 1, then 10000 plastic impacts and an error)."""
-    import time
-    p = endstop.Parameters(l1=0.01, l2=0.01, mode=1, kind=1, friction=True, kindF=1, Fst=10.0, Fsl=8.0, dvL=1e-3,
-                           eps_Fi=0.0)
-    t0 = time.process_time()
-    pred = endstop.predict(0.0, -1.0, endstop.FREE, 0, 1e-3, 0.0, (1e-4, 1e-3, 2e-3), p)
-    assert time.process_time() - t0 < 0.1
-    (x1, w1, *_), (x2, w2, s2, _), (x3, w3, *_) = pred.states
-    assert -1.0 < w1 < -0.1                                     # still sliding at 1e-4 s
-    assert w2 == w3 and abs(w2) < 1e-12 and s2 == endstop.FREE and pred.impacts == 0
-    assert x2 == pytest.approx(-1.0 / (2 * 8000.0), rel=1e-3) and x3 == pytest.approx(x2, abs=1e-15)
-
-
-def test_a_motion_that_overflows_is_non_finite_at_once_not_an_event_storm():
-    """A position near the largest float against an elastic stop (k1 = 3.4e7 N/m: the force
-    overflows), the case test_properties' random inputs found: the prediction returns non-finite
-    states, which the FMU reports as fmi2Error naming them, after a few motion evaluations (was:
-    every crossing counted as one, 1e6 evaluations, then an EventStorm)."""
-    from contactfmu.mechanics.contact_motion import work
-
-    p = endstop.Parameters(mode=endstop.ELASTIC, k1=34322457.16591906, b1=0.0)
-    start = work()
-    pred = endstop.predict(1.7976931348623157e308, 1.05, endstop.FREE, 0, 3.1441020360228853, 0.0,
-                           (0.01, 0.02), p)
-    assert work() - start < 100
-    assert len(pred.states) == 2 and all(math.isnan(x) and math.isnan(w) for x, w, *_ in pred.states)
-
-
-@pytest.mark.parametrize("push, w0", [(2.0, 0.5), (-9.0, 0.5), (9.99, 0.0)])
-def test_tiny_mass_under_a_force_below_static_friction_slides_at_the_equilibrium_velocity(push, w0):
-    """A held force mu*g below Fst: the relative velocity settles where the friction balances it
-    (on the rising branch, |dv| < dvL), without events once there. (From 0.5 m/s with 9.99 N the
-    friction of the tail, about Fsl = 8 N, would not stop it.)"""
-    p = endstop.Parameters(l1=1.0, l2=1.0, mode=1, friction=True, kindF=1, Fst=10.0, Fsl=8.0, dvL=1e-3)
-    mu = 1e-3
-    pred = endstop.predict(0.0, w0, endstop.FREE, 0, mu, push / mu, (1e-3, 2e-3), p)
-    w = pred.states[-1][1]
-    assert pred.states[0][1] == pytest.approx(w, rel=1e-9)
-    assert abs(w) < 1e-3 and endstop.continuous_friction(w, p) == pytest.approx(push, abs=2e-3)
-
-
-# ---- bounces on a rigid stop with continuous friction (kindF = 1), summed --------------------------
-
-def _pressed(ci, eps_dv, **kw):
-    return endstop.Parameters(mode=endstop.RIGID, ci=ci, friction=True, kindF=endstop.CONTINUOUS, eps_dv=eps_dv, **kw)
-
-
 @pytest.mark.parametrize("s", [1.0, 0.3, 1e-2, 1e-3, 2e-4, 5e-5])
 def test_friction_flight_is_the_ode_of_the_interpolated_law(s):
     """One flight off stop 1 (leaving at s, pressed back at G = 100 m/s2 against the friction
@@ -382,9 +305,9 @@ def test_friction_flight_is_the_ode_of_the_interpolated_law(s):
     from scipy.integrate import solve_ivp
     p = _pressed(0.8, 1e-4)
     mu, G = 1.0, 100.0
-    nodes, values = (np.array(a) for a in endstop.friction_bands(p))
-    table = endstop._flight_table(endstop.friction_bands(p), mu, G)
-    T, arrival = endstop._flight(s, table, p.l1 + p.l2)
+    nodes, values = (np.array(a) for a in endstop_friction.friction_bands(p))
+    table = endstop_friction._flight_table(endstop_friction.friction_bands(p), mu, G)
+    T, arrival = endstop_friction._flight(s, table, p.l1 + p.l2)
 
     def hit(t, y):
         return y[0]
@@ -395,93 +318,191 @@ def test_friction_flight_is_the_ode_of_the_interpolated_law(s):
     assert arrival == pytest.approx(sol.y_events[0][0][1], rel=2e-8)
 
 
-def test_damper_piece_displacement_has_no_cancellation():
-    """contact_motion.Piece of a weak damper (the friction band of slope 1e-3 N.s/m, winf = 1e5
-    m/s): x = x0 + w0*t + (g - k*w0)*t^2/2 - k*(g - k*w0)*t^3/6 to O((k t)^2); the form
-    winf*t - (w0 - winf)*expm1(-k t)/k lost 1e-4 of the displacement here."""
-    from contactfmu.mechanics.contact_motion import Piece
-    k, g, w0, t = 1e-3, 110.0, -1e-3, 1e-6
-    x, w = Piece(0.0, w0, 1.0, g, 0.0, k).state(t)
-    a0 = g - k * w0
-    assert x == pytest.approx(w0 * t + a0 * t * t / 2 - k * a0 * t ** 3 / 6, rel=1e-13)
-    assert w == pytest.approx(w0 + a0 * t - k * a0 * t * t / 2, rel=1e-13)
+def test_endstop_stick_slip_random_inputs_step_in_bounded_time(fmu_dir):
+    """EndStop mode 1, m1 = m2 = 1, stick-slip: random input sequences (extreme values included, random
+    steps); every doStep within 1 s of CPU and never an internal error (a storm of bounces at the
+    time resolution of the crossings used to gain energy without end)."""
+    r = run(fmu_dir, """
+        rng = random.Random(7)
+        def rv():
+            return rng.choice([0.0, 1.0, -1.0, 1e-300, 1e300, -1e300, 1.797e308, -1.797e308, rng.uniform(-1, 1),
+                               rng.uniform(-0.02, 0.02), 0.01, -0.01, 1e-5, 1e12, -1e12])
+        worst, internal = 0.0, []
+        for trial in range(40):
+            s = Slave(FMU + "/EndStop.fmu").init(mode=1, m1=1.0, m2=1.0, friction=True, kindF=2)
+            t = 0.0
+            for k in range(6):
+                s.set(**{n: rv() for n in ["ctr1__x", "ctr1__v", "ctr1__a", "ctr2__x", "ctr2__v", "ctr2__a"]
+                         if rng.random() < 0.5})
+                h = rng.choice([1e-3, 0.2243, 1.0, 1e-9, rng.uniform(0, 1)])
+                ok, cpu = timed(s, t, h)
+                worst = max(worst, cpu)
+                internal += [m for m in s.errors() if "internal error" in m]
+                if not ok:
+                    break
+                t += h
+        print(json.dumps(dict(worst=worst, internal=internal[:3])))
+    """, timeout=300)
+    assert r["worst"] < 1.0, r
+    assert not r["internal"], r["internal"]
 
 
-def test_friction_bounces_summed_agree_with_bounce_by_bounce():
-    """A body dropped on a rigid stop with continuous friction (ci = 0.8, eps_dv = 1e-4: 34
-    impacts): the summed bounces give the states and the impulse of the same motion followed
-    event by event (bands crossed and impacts located one by one), to 1e-8."""
-    p = _pressed(0.8, 1e-4)
-    times = [0.02, 0.05, 0.1, 1.0]
-    summed = endstop.predict(0.0, 1.0, endstop.FREE, 0, 1.0, 100.0, times, p)
-    original = endstop._bounce_series
-    endstop._bounce_series = lambda *args: None
-    try:
-        each = endstop.predict(0.0, 1.0, endstop.FREE, 0, 1.0, 100.0, times, p)
-    finally:
-        endstop._bounce_series = original
-    assert summed.impacts == each.impacts == 34
-    assert summed.impulse == pytest.approx(each.impulse, rel=1e-8)
-    for (x, w, stop, _), (xr, wr, stopr, _) in zip(summed.states, each.states):
-        assert stop == stopr and x == pytest.approx(xr, rel=1e-12, abs=1e-12) and w == pytest.approx(wr, rel=1e-7, abs=1e-12)
-    assert summed.states[-1][:3] == (p.l1, 0.0, endstop.STOP1)      # at rest on the stop
-    assert summed.changes < each.changes / 5
+def test_endstop_grazing_sine_motion_runs_through(fmu_dir):
+    """Rigid stop, m1 = 1, l2 = 0.01: ctr1 moves on 0.01*cos(2 pi t) (and slightly more) and grazes
+    stop 2; every step is accepted, each within 1 s of CPU."""
+    r = run(fmu_dir, """
+        w = 2 * math.pi
+        worst, failed = 0.0, []
+        for amp in (0.01, 0.010001, 0.0100000001):
+            s = Slave(FMU + "/EndStop.fmu").init(mode=1, m1=1.0, l2=0.01)
+            h = 1e-3
+            for k in range(1000):
+                t = k * h
+                s.set(ctr1__x=amp * math.cos(w * t), ctr1__v=-amp * w * math.sin(w * t),
+                      ctr1__a=-amp * w * w * math.cos(w * t))
+                ok, cpu = timed(s, t, h)
+                worst = max(worst, cpu)
+                if not ok:
+                    failed.append((amp, t, s.errors()[-1][-300:]))
+                    break
+        print(json.dumps(dict(worst=worst, failed=failed)))
+    """, timeout=300)
+    assert not r["failed"], r["failed"]
+    assert r["worst"] < 1.0
 
 
-def _linear_bounces(sigma, ci, m):
-    """The rebounds and flight times (scaled: tau = B*t, sigma = s*B/G) of m bounces under the
-    linear friction Ff = B*mu*v: the flight from -sigma returns at tau with
-    phi1(tau) = (1 - exp(-tau))/tau = 1/(1 + sigma) (y(tau) = tau + (1 + sigma)*expm1(-tau) = 0),
-    arriving at tau - sigma (momentum), rebounding at ci times that."""
-    from scipy.optimize import brentq
-    sigmas, taus = [sigma], []
-    for _ in range(m):
-        s = sigmas[-1]
-        tau = brentq(lambda x: -math.expm1(-x) / x * (1.0 + s) - 1.0, s, 3.0 * s + 1e-300, xtol=1e-300, rtol=1e-15)
-        taus.append(tau)
-        sigmas.append(ci * (tau - s))
-    return sigmas, taus
+def test_hardstop_stiff_underdamped_rattle_in_bounded_time(fmu_dir):
+    """A rattle between the two stops, ~43000 contact changes within the 2 s look-ahead (used to
+    end in 'contact prediction did not finish' after 10000): cycles summed (contact_motion.follow)."""
+    r = run(fmu_dir, """
+        s = Slave(FMU + "/TranslationalHardstop.fmu").init(b=0.0853, c=2.8e9, d=1.81, m_a=1.0, m_b=1.0)
+        s.set(flange_a__s=0.1)
+        ok, cpu = timed(s, 0.0, 1.0)
+        print(json.dumps(dict(ok=ok, cpu=cpu, errors=s.errors())))
+    """)
+    assert r["cpu"] < 1.0
+    assert r["ok"], r["errors"]
 
 
-@pytest.mark.parametrize("ci", [1.0, 0.9995])
-def test_friction_bounce_envelope_follows_the_linear_damper_bounces(ci):
-    """The envelope of _friction_bounces (z = 1/sigma mapped affinely, durations by Euler-Maclaurin)
-    against 3000 bounces of the linear friction's return map solved one by one (brentq): the
-    rebound speed after them and their duration to 1e-7 (measured 1e-8 and 9e-9 from sigma = 1e-3,
-    the envelope's largest: the neglected 4/(135 z^2) per bounce)."""
-    G, B, sigma0 = 100.0, 2e4, 1e-3
-    sigmas, taus = _linear_bounces(sigma0, ci, 3000)
-    s0 = sigma0 * G / B
-    total = sum(taus) / B
-    # a span that ends inside the 3001st bounce: the envelope stops one whole cycle earlier
-    dt, s_new, m, permanent = endstop._friction_envelope(s0, B, G, ci, 0.0, total + 0.5 * taus[-1] / B)
-    assert not permanent and m == 2999
-    assert s_new == pytest.approx(sigmas[m] * G / B, rel=1e-7)
-    assert dt == pytest.approx(sum(taus[:m]) / B, rel=1e-7)
+def test_hardstop_undamped_rattle_under_held_force_in_bounded_time(fmu_dir):
+    """d = 0, c = 1e10, m_b = 0.02, flange_b 300 m deep in the lower stop (hypothesis nightly seed 2):
+    an undamped rattle of ~70000 changes in 0.1 s under the held force; its periods are skipped."""
+    r = run(fmu_dir, """
+        s = Slave(FMU + "/TranslationalHardstop.fmu").init(b=1.0, d=0.0, c=1e10, m_a=0.0, m_b=0.02)
+        s.set(flange_b__s=-299.5571255791981)
+        ok, cpu = timed(s, 0.0, 0.1)
+        print(json.dumps(dict(ok=ok, cpu=cpu, errors=s.errors())))
+    """)
+    assert r["ok"], r["errors"]
+    assert r["cpu"] < 1.0, r
 
 
-@pytest.mark.parametrize("ci, eps_dv", [(0.8, 0.0), (0.95, 1e-4), (1.0, 0.0), (0.9999, 0.0)])
-def test_pressed_body_with_continuous_friction_comes_to_rest_quickly(ci, eps_dv):
-    """Dropped at 1 m/s onto rigid stop 1 with continuous friction and pressed at 100 m/s2: within
-    1 s it rests on the stop (dx = l1, dv = 0, state 1; with ci = 1 the bounce speeds decay like
-    exp(-B*t/3), B = 2e4 1/s, below the smallest float long before), and the prediction is quick
-    (these bounces used to end in 'prediction did not finish' after 1 s of CPU)."""
-    import time
-    p = _pressed(ci, eps_dv)
-    start = time.process_time()
-    pred = endstop.predict(0.0, 1.0, endstop.FREE, 0, 1.0, 100.0, [0.01, 0.1, 1.0], p)
-    cpu = time.process_time() - start
-    assert pred.states[-1][:3] == (p.l1, 0.0, endstop.STOP1)
-    assert cpu < 0.5
+def test_endstop_tiny_mass_dragged_by_continuous_friction_steps_quickly(fmu_dir):
+    """Rigid stop, continuous friction (Fst = 10 N, dvL = 1e-3 m/s), m2 = 1 g dragged at 1 m/s: the
+    friction stops the relative motion within 1.25e-4 s (time constant of its slope near dv = 0:
+    5e-8 s). The start linearization of the friction, held over the horizon, drove dv through 0
+    to +12 m/s into stop 1 and then chattered there (3.4 s of CPU, then an error)."""
+    r = run(fmu_dir, """
+        s = Slave(FMU + "/EndStop.fmu").init(l1=0.01, l2=0.01, mode=1, kind=1, ci=0.8, friction=True, kindF=1,
+                                             Fst=10.0, Fsl=8.0, dvL=0.001, adv=True, eps_Fi=0.0, eps_dv=1e-4,
+                                             dFfrel=1e-3, eps_dvsl=1e-6, eps_dI=1e-8, kindTrans=1, eps_sigma=1.0,
+                                             eps_tau=0.1, m1=0.0, m2=0.001)
+        s.set(ctr2__v=1.0)
+        ok, cpu = timed(s, 0.0, 1e-4)
+        worst = cpu
+        for k in range(1, 20):
+            ok2, cpu = timed(s, k * 1e-4, 1e-4)
+            ok, worst = ok and ok2, max(worst, cpu)
+        print(json.dumps(dict(ok=ok, cpu=worst, errors=s.errors(), stop=s.get("Fi"))))
+    """)
+    assert r["ok"], r["errors"]
+    assert r["cpu"] < 1.0, r
 
 
-@pytest.mark.parametrize("start", [endstop.FREE, endstop.STOP1])
-def test_elastic_transition_at_the_contact_point_moving_out_is_free(start):
-    """At dx = l1 exactly with dv < 0 the documented transitions cycle (0 -> 1 as dx >= l1, 1 -> 0 as
-    Fstop = b1*dv < 0): the state is free whichever state it starts from (the documentation: no
-    drag force is ever transmitted; was: the 4-iteration cap decided, 1 from 1, 0 from 0)."""
-    p = endstop.Parameters(mode=endstop.ELASTIC, l1=0.01, l2=0.01, b1=100.0, b2=100.0)
-    assert endstop.elastic_transition(start, 0.01, -1.0, p) == endstop.FREE
-    mirrored = endstop.STOP2 if start == endstop.STOP1 else start
-    assert endstop.elastic_transition(mirrored, -0.01, 1.0, p) == endstop.FREE
-    assert endstop.elastic_transition(start, 0.01, 1.0, p) == endstop.STOP1     # moving in: contact
+def test_endstop_fmu_rigid_rattle_step_is_bounded(fmu_dir):
+    """The FMU (m1 = 1): a body at 863 m/s between rigid elastic stops 2 cm apart (hypothesis
+    nightly: 'prediction did not finish'): each 0.1 s step is accepted within 1 s of CPU, and the
+    body stays between the stops."""
+    r = run(fmu_dir, """
+        s = Slave(FMU + "/EndStop.fmu").init(mode=1, kind=2, m1=1.0)
+        worst, out = 0.0, []
+        s.set(ctr1__v=-863.0)
+        for k in range(3):
+            ok, cpu = timed(s, 0.1 * k, 0.1)
+            worst = max(worst, cpu)
+            out.append([ok, s.get("dx")])
+        print(json.dumps(dict(worst=worst, out=out, errors=s.errors())))
+    """)
+    assert r["worst"] < 1.0, r
+    assert all(ok for ok, _ in r["out"]), r["errors"]
+    assert all(-0.01 <= dx <= 0.01 for _, dx in r["out"])
+
+
+def test_endstop_fmu_at_the_largest_float_speed_steps_in_bounded_time(fmu_dir):
+    """The same through FMI (m1 = 2 kg, 1 ms step): the step returns within 1 s of CPU, with
+    fmi2Error naming the forces that cannot be computed (the force to hold such a body is not a
+    float) and the inputs."""
+    r = run(fmu_dir, """
+        s = Slave(FMU + "/EndStop.fmu").init(mode=1, kind=2, m1=2.0)
+        s.set(ctr1__x=-999.0, ctr1__v=-1.7976931348623157e308)
+        ok, cpu = timed(s, 0.0, 1e-3)
+        print(json.dumps(dict(ok=ok, cpu=cpu, errors=s.errors())))
+    """)
+    assert r["cpu"] < 1.0, r
+    assert not r["ok"]
+    assert "non-finite outputs ctr1.F" in r["errors"][-1] and "ctr1.v = -1.7976931348623157e+308" in r["errors"][-1]
+
+
+def test_endstop_bounce_storm_with_continuous_friction_ends_in_contact(fmu_dir):
+    """hypothesis nightly (seed 1): rigid stop, continuous friction that is not negligible, eps_dv
+    = 0 (infinitely many bounces in finite time), a body pressed at 1e300 m/s2. These bounces used
+    to end the step with "EventStorm: EndStop prediction did not finish" after 1 s of CPU; they
+    are now summed (endstop_friction._friction_bounces): the step is accepted quickly, with finite outputs and
+    no error (the inputs are not a consistent motion: the positions set put dx beyond stop 2 while
+    the accelerations press toward stop 1; the summed bounces themselves are checked against
+    their closed form and solve_ivp in test_endstop.py)."""
+    r = run(fmu_dir, """
+        s = Slave(FMU + "/EndStop.fmu").init(
+            k1=79432.82347242814, kind=3, eps_dI=0.0, kindTrans=2, Fsl=0.2962084028818947, eps_dv=0.0,
+            friction=True, kindF=1, adv=True, mode=1, eps_Fi=0.0, m2=0.001, m1=0.38301481667046205,
+            b2=12427.99694075536, k2=79432.82347242814, dvL=9.634796683236928e-06)
+        s.set(ctr2__a=-1e300)
+        first = timed(s, 0.0, 0.38508635400580393)
+        s.set(ctr1__x=0.02, ctr1__a=0.2852731751418822)
+        t = 0.38508635400580393
+        first = (first[0] and timed(s, t, 1e-4)[0],)
+        s.set(ctr2__x=0.3333333333333333)
+        ok, cpu = timed(s, t + 1e-4, 0.01)
+        out = s.get("Fi", "dx", "dv", "impulse")
+        print(json.dumps(dict(first=first[0], ok=ok, cpu=cpu, errors=s.errors(), finite=all(map(math.isfinite, out)))))
+    """)
+    assert r["first"]
+    assert r["ok"] and r["cpu"] < 1.0, r
+    assert r["finite"] and not r["errors"], r
+
+
+def test_endstop_overflowing_elastic_contact_fails_in_bounded_time(fmu_dir):
+    """hypothesis nightly (seed 1): elastic stop (k1 = 2.3e8), stick-slip friction, dv = 1e300 m/s
+    and dx = 1.8e308 m pressed at 1e300 m/s2: the event location needed 6 million motion evaluations
+    (2.8 s of CPU for a 0.45 s step). Every prediction now stops after contact_motion.MAX_WORK
+    evaluations: fmi2Error (EventStorm, naming the inputs) within the 1 s + h bound."""
+    r = run(fmu_dir, """
+        s = Slave(FMU + "/EndStop.fmu").init(
+            b1=5.202544361166921, b2=99.99999391879098, k2=1e6, Fsl=0.0, eps_Fi=0.0, Fst=10.0,
+            m2=2.5140707803828843, eps_dvsl=0.0, dvL=0.001, eps_dv=0.0, ci=0.05608914940943201, adv=True,
+            k1=226374489.11007768, kindF=2, m1=2.5140707803828843, l1=1.2423213632026513, eps_dI=1e-08,
+            eps_sigma=30.653354123818428, kindTrans=2, mode=2, dFfrel=2.596903444701329e-06, kind=2,
+            friction=True, l2=0.01)
+        s.set(ctr2__v=-8.157378346774902e-250, ctr2__a=-460.7775281932244, ctr2__x=-0.7850146369395796,
+              ctr1__v=5e-324, ctr1__a=1e300, ctr1__x=0.6275727656027765)
+        first = timed(s, 0.0, 0.33619192689865357)
+        s.set(ctr1__v=1e300, ctr2__a=-105.78973770653579, ctr1__x=0.36291280189745323,
+              ctr2__v=-3.4923245340180064e-136, ctr2__x=-1.7976931348623157e308)
+        ok, cpu = timed(s, 0.33619192689865357, 0.44766451033767646)
+        print(json.dumps(dict(first=first[0], ok=ok, cpu=cpu, errors=s.errors())))
+    """)
+    assert r["first"]
+    assert r["cpu"] < 1.0 + 0.44766451033767646, r
+    if not r["ok"]:
+        message = r["errors"][-1]
+        assert "EventStorm" in message and "ctr1.v = 1e+300" in message and "Traceback" not in message

@@ -14,12 +14,12 @@ import math
 import numpy as np
 import pytest
 from fmpy.fmi1 import FMICallException
+from fmu_helpers import Slave
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
+from test_endstop_fmu import sequence, system
 
 from contactfmu.cosim import System
-from fmu_helpers import Slave
-from test_endstop import sequence, system
 
 FMI2_ERROR = 3
 
