@@ -3,6 +3,7 @@
 (MSL GenerationOfFMUs from FMUs: CSV and PNG into results/) and print a summary.
 
 Exit status 0 only if every FMU is valid and the showcase passes its reference tube."""
+
 import argparse
 import runpy
 import sys
@@ -19,14 +20,26 @@ from contactfmu.components import NAMES  # noqa: E402
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(ROOT / "fmus"), help="directory for the FMUs (default: fmus/)")
-    parser.add_argument("--results", default=str(ROOT / "results"), help="showcase output (default: results/)")
+    parser.add_argument(
+        "--out", default=str(ROOT / "fmus"), help="directory for the FMUs (default: fmus/)"
+    )
+    parser.add_argument(
+        "--results", default=str(ROOT / "results"), help="showcase output (default: results/)"
+    )
     parser.add_argument("--no-showcase", action="store_true", help="only build and validate")
-    parser.add_argument("--cross-check", default=None,
-                        help="directory for the FMI cross-check files (default: <out>/cross-check)")
-    parser.add_argument("--update-docs", "--update-readme", dest="update_docs", action="store_true",
-                        help="regenerate the FMU reference in docs/fmus.md from the built model descriptions "
-                             "(--update-readme: the former name)")
+    parser.add_argument(
+        "--cross-check",
+        default=None,
+        help="directory for the FMI cross-check files (default: <out>/cross-check)",
+    )
+    parser.add_argument(
+        "--update-docs",
+        "--update-readme",
+        dest="update_docs",
+        action="store_true",
+        help="regenerate the FMU reference in docs/fmus.md from the built model descriptions "
+        "(--update-readme: the former name)",
+    )
     args = parser.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -37,38 +50,56 @@ def main(argv=None):
 
     if args.update_docs:
         from contactfmu.docs import PAGE, update_docs
+
         changed = update_docs(ROOT / PAGE, [path for path, _ in results.values()])
         print(f"{PAGE.as_posix()} FMU reference {'updated' if changed else 'already current'}")
 
     crosscheck_dirs = []
     if not invalid:
         from contactfmu import crosscheck
+
         t1 = time.perf_counter()
         target = Path(args.cross_check or Path(args.out) / "cross-check")
-        crosscheck_dirs = crosscheck.write_all([path for path, _ in results.values()], target, progress=None)
-        print(f"FMI cross-check files ({time.perf_counter() - t1:.1f} s): "
-              f"{target}/fmus/2.0/cs/linux64/contactfmu/<version>/<Model>/")
+        crosscheck_dirs = crosscheck.write_all(
+            [path for path, _ in results.values()], target, progress=None
+        )
+        print(
+            f"FMI cross-check files ({time.perf_counter() - t1:.1f} s): "
+            f"{target}/fmus/2.0/cs/linux64/contactfmu/<version>/<Model>/"
+        )
 
     showcase = None
     if not args.no_showcase and not invalid:
         example = runpy.run_path(str(ROOT / "examples" / "msl_generation_of_fmus.py"))
-        print("Showcase: MSL Translational.Examples.GenerationOfFMUs (spring-damper and spring parts) from FMUs")
-        result, report, wall = example["run"](args.results, None, args.out)   # the master's default steps
+        print(
+            "Showcase: MSL Translational.Examples.GenerationOfFMUs (spring-damper and spring parts) from FMUs"
+        )
+        result, report, wall = example["run"](
+            args.results, None, args.out
+        )  # the master's default steps
         showcase = (report, wall, result)
 
     print("\nSummary")
-    print(f"  FMUs: {len(results) - len(invalid)} of {len(results)} valid ({t_build:.1f} s) in {args.out}")
+    print(
+        f"  FMUs: {len(results) - len(invalid)} of {len(results)} valid ({t_build:.1f} s) in {args.out}"
+    )
     for name, problems in invalid.items():
         print(f"    {name}: " + "; ".join(problems))
     if crosscheck_dirs:
-        print(f"  Cross-check: <Model>_in.csv, _ref.csv, _ref.opt for {len(crosscheck_dirs)} FMUs in "
-              f"{crosscheck_dirs[0].parent}")
+        print(
+            f"  Cross-check: <Model>_in.csv, _ref.csv, _ref.opt for {len(crosscheck_dirs)} FMUs in "
+            f"{crosscheck_dirs[0].parent}"
+        )
     if showcase:
         report, wall, result = showcase
-        print(f"  Showcase: GenerationOfFMUs, {examples.step_text(result, None)}, wall time {wall:.2f} s, "
-              f"{args.results}/GenerationOfFMUs.csv and .png")
-        print(f"  Tube vs Dymola reference (tolerance 2e-3): "
-              f"{sum(r.passed for r in report.values())} of {len(report)} signals passed")
+        print(
+            f"  Showcase: GenerationOfFMUs, {examples.step_text(result, None)}, wall time {wall:.2f} s, "
+            f"{args.results}/GenerationOfFMUs.csv and .png"
+        )
+        print(
+            f"  Tube vs Dymola reference (tolerance 2e-3): "
+            f"{sum(r.passed for r in report.values())} of {len(report)} signals passed"
+        )
     print(f"  Total time {time.perf_counter() - t0:.1f} s")
     ok = not invalid and (showcase is None or showcase[0].passed)
     return 0 if ok else 1
@@ -76,4 +107,5 @@ def main(argv=None):
 
 if __name__ == "__main__":
     from contactfmu.examples import run_main
+
     run_main(main)

@@ -20,6 +20,7 @@ runs' bit for bit. Wall times depend on the machine's load: the 1-minute load av
 before and after each phase (--wait-load L waits until it is below L before starting, at most
 --patience seconds, default 600). Prints the figures, writes them to --out, exits 1 if a goal fails.
 """
+
 import argparse
 import json
 import os
@@ -79,9 +80,19 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--runs", type=int, default=16)
-    parser.add_argument("--wait-load", type=float, default=None, metavar="L",
-                        help="wait until the 1-minute load average is below L before starting")
-    parser.add_argument("--patience", type=float, default=600.0, help="longest wait for --wait-load in s (default 600)")
+    parser.add_argument(
+        "--wait-load",
+        type=float,
+        default=None,
+        metavar="L",
+        help="wait until the 1-minute load average is below L before starting",
+    )
+    parser.add_argument(
+        "--patience",
+        type=float,
+        default=600.0,
+        help="longest wait for --wait-load in s (default 600)",
+    )
     parser.add_argument("--fmus", default=str(ROOT / "fmus"))
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "study_results.json"))
     args = parser.parse_args(argv)
@@ -89,58 +100,109 @@ def main(argv=None):
 
     from contactfmu.study.cluster import local_cluster
 
-    fmu = examples.fmus(args.fmus, ["Fixed", "ElastoGap", "Mass", "Spring", "Damper", "Force", "Sine"])
-    study = Study(ROOT / "examples" / "msl_preload.py", samples(args.runs, RANGES, "lhs", 0), METRICS,
-                  stop_time=STOP, fmus=fmu, options=OPTIONS, name="PreLoadBenchmark")
+    fmu = examples.fmus(
+        args.fmus, ["Fixed", "ElastoGap", "Mass", "Spring", "Damper", "Force", "Sine"]
+    )
+    study = Study(
+        ROOT / "examples" / "msl_preload.py",
+        samples(args.runs, RANGES, "lhs", 0),
+        METRICS,
+        stop_time=STOP,
+        fmus=fmu,
+        options=OPTIONS,
+        name="PreLoadBenchmark",
+    )
     metrics = [m.name for m in study.metrics]
-    start_load = wait_for_load(args.wait_load, args.patience) if args.wait_load is not None else load()
+    start_load = (
+        wait_for_load(args.wait_load, args.patience) if args.wait_load is not None else load()
+    )
     tmp = Path(tempfile.mkdtemp(prefix="contactfmu_study_bench_"))
-    serial, t_serial, l_serial = timed(lambda: study.run(tmp / "serial.csv", workers=0, trajectories=True,
-                                                         progress=False))
+    serial, t_serial, l_serial = timed(
+        lambda: study.run(tmp / "serial.csv", workers=0, trajectories=True, progress=False)
+    )
     t0 = time.perf_counter()
     cluster = local_cluster(args.workers)
     client = Client(cluster)
     client.wait_for_workers(args.workers)
     t_start = time.perf_counter() - t0
     try:
-        parallel, t_cluster, l_cluster = timed(lambda: study.run(tmp / "cluster.csv", client=client,
-                                                                 trajectories=True, progress=False))
+        parallel, t_cluster, l_cluster = timed(
+            lambda: study.run(tmp / "cluster.csv", client=client, trajectories=True, progress=False)
+        )
     finally:
         client.close()
         cluster.close()
-    own, t_own, l_own = timed(lambda: study.run(tmp / "own.csv", workers=args.workers, trajectories=True,
-                                                progress=False))
+    own, t_own, l_own = timed(
+        lambda: study.run(tmp / "own.csv", workers=args.workers, trajectories=True, progress=False)
+    )
     equal, traj, n = same(serial, parallel, metrics, tmp / "serial.runs", tmp / "cluster.runs")
     equal_own, traj_own, _ = same(serial, own, metrics, tmp / "serial.runs", tmp / "own.runs")
     ok = all((t["status"] == "ok").all() for t in (serial, parallel, own))
     res = {
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
-        "study": {"model": "examples/msl_preload.py", "runs": args.runs, "stop_time": STOP, "options": OPTIONS,
-                  "ranges": RANGES, "metrics": metrics, "workers": args.workers},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
+        "study": {
+            "model": "examples/msl_preload.py",
+            "runs": args.runs,
+            "stop_time": STOP,
+            "options": OPTIONS,
+            "ranges": RANGES,
+            "metrics": metrics,
+            "workers": args.workers,
+        },
         "load_at_start": start_load,
-        "serial": {"wall": round(t_serial, 3), "load": l_serial,
-                   "run_wall_sum": round(float(serial["wall_time"].sum()), 3)},
-        "cluster": {"wall": round(t_cluster, 3), "load": l_cluster, "start": round(t_start, 3),
-                    "run_wall_sum": round(float(parallel["wall_time"].sum()), 3),
-                    "workers_used": int(parallel["worker"].nunique())},
+        "serial": {
+            "wall": round(t_serial, 3),
+            "load": l_serial,
+            "run_wall_sum": round(float(serial["wall_time"].sum()), 3),
+        },
+        "cluster": {
+            "wall": round(t_cluster, 3),
+            "load": l_cluster,
+            "start": round(t_start, 3),
+            "run_wall_sum": round(float(parallel["wall_time"].sum()), 3),
+            "workers_used": int(parallel["worker"].nunique()),
+        },
         "cluster_started_by_the_study": {"wall": round(t_own, 3), "load": l_own},
         "speedup": round(t_serial / t_cluster, 3),
         "speedup_with_cluster_start": round(t_serial / t_own, 3),
-        "identical": {"metrics": equal and equal_own, "trajectories": traj and traj_own, "compared": n},
+        "identical": {
+            "metrics": equal and equal_own,
+            "trajectories": traj and traj_own,
+            "compared": n,
+        },
         "all_ok": bool(ok),
     }
-    res["goals"] = {f"speedup >= {GOAL_SPEEDUP} ({args.workers} workers)": res["speedup"] >= GOAL_SPEEDUP,
-                    "identical to the serial runs (metrics and trajectories)": equal and traj and equal_own and traj_own,
-                    "every run ok": bool(ok)}
-    print(f"study: {args.runs} runs of MSL PreLoad (0 to {STOP:g} s, implicit 5 ms), {os.cpu_count()} CPUs")
-    print(f"  serial, one process:          {t_serial:7.2f} s (runs' own wall times sum to "
-          f"{res['serial']['run_wall_sum']:.2f} s), load {l_serial['before']} -> {l_serial['after']}")
-    print(f"  LocalCluster, {args.workers} workers:      {t_cluster:7.2f} s (cluster start {t_start:.2f} s not "
-          f"included), load {l_cluster['before']} -> {l_cluster['after']}: speedup {res['speedup']:.2f}")
-    print(f"  started by the study itself: {t_own:7.2f} s (start and close included), load {l_own['before']} -> "
-          f"{l_own['after']}: speedup {res['speedup_with_cluster_start']:.2f}")
-    print(f"  identical to the serial runs bit for bit: metrics {equal and equal_own}, {n} trajectories "
-          f"{traj and traj_own}")
+    res["goals"] = {
+        f"speedup >= {GOAL_SPEEDUP} ({args.workers} workers)": res["speedup"] >= GOAL_SPEEDUP,
+        "identical to the serial runs (metrics and trajectories)": equal
+        and traj
+        and equal_own
+        and traj_own,
+        "every run ok": bool(ok),
+    }
+    print(
+        f"study: {args.runs} runs of MSL PreLoad (0 to {STOP:g} s, implicit 5 ms), {os.cpu_count()} CPUs"
+    )
+    print(
+        f"  serial, one process:          {t_serial:7.2f} s (runs' own wall times sum to "
+        f"{res['serial']['run_wall_sum']:.2f} s), load {l_serial['before']} -> {l_serial['after']}"
+    )
+    print(
+        f"  LocalCluster, {args.workers} workers:      {t_cluster:7.2f} s (cluster start {t_start:.2f} s not "
+        f"included), load {l_cluster['before']} -> {l_cluster['after']}: speedup {res['speedup']:.2f}"
+    )
+    print(
+        f"  started by the study itself: {t_own:7.2f} s (start and close included), load {l_own['before']} -> "
+        f"{l_own['after']}: speedup {res['speedup_with_cluster_start']:.2f}"
+    )
+    print(
+        f"  identical to the serial runs bit for bit: metrics {equal and equal_own}, {n} trajectories "
+        f"{traj and traj_own}"
+    )
     for goal, passed in res["goals"].items():
         print(f"  goal {goal}: {'PASSED' if passed else 'FAILED'}")
     Path(args.out).write_text(json.dumps(res, indent=1) + "\n")

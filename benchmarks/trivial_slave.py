@@ -1,5 +1,6 @@
 """A pythonfmu slave that does nothing: six Real inputs, six Real outputs, do_step returns True.
 The floor of the FMI wrapper for the per-step cost benchmark (benchmarks/run.py)."""
+
 from pythonfmu import Fmi2Causality, Fmi2Slave, Real
 
 N = 6

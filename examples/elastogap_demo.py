@@ -15,6 +15,7 @@ Writes ElastoGapDemo.csv (time, the three forces of the monolithic runs and of t
 and ElastoGapDemo.png. Forces are the MSL f (= flange_b.f; negative pushes). The FMU curve is
 compared with the monolithic curve 3 (tube, tolerance 2e-3).
 """
+
 import sys
 import time
 from pathlib import Path
@@ -25,8 +26,8 @@ from scipy.integrate import solve_ivp
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from contactfmu import examples  # noqa: E402
-from contactfmu.cosim import Result, System, compare  # noqa: E402
 from contactfmu import monolithic as ref  # noqa: E402  (laws written out independently of the FMUs' code)
+from contactfmu.cosim import Result, System, compare  # noqa: E402
 
 NAME = "ElastoGapDemo"
 M, C, D, V0, GAP = 1.0, 1e4, 150.0, 1.0, 2e-3
@@ -35,18 +36,28 @@ LAWS = {
     "elastoGap2.f": lambda s, v: ref.elastogap_clipped_force(s, v, C, D),
     "elastoGap3.f": lambda s, v: ref.elastogap_force(s, v, C, D),
 }
-LABELS = {"elastoGap1.f": "1: unmodified linear spring/damper (pulls at the end)",
-          "elastoGap2.f": "2: force set to zero when pulling (jumps at contact start)",
-          "elastoGap3.f": "3: ElastoGap (continuous, never pulls)"}
+LABELS = {
+    "elastoGap1.f": "1: unmodified linear spring/damper (pulls at the end)",
+    "elastoGap2.f": "2: force set to zero when pulling (jumps at contact start)",
+    "elastoGap3.f": "3: ElastoGap (continuous, never pulls)",
+}
 
 
 def monolithic(law, t):
-    sol = solve_ivp(lambda _, y: [y[1], -law(y[0], y[1]) / M], (t[0], t[-1]), [GAP, -V0], t_eval=t,
-                    method="DOP853", rtol=1e-10, atol=1e-13, max_step=1e-5)
+    sol = solve_ivp(
+        lambda _, y: [y[1], -law(y[0], y[1]) / M],
+        (t[0], t[-1]),
+        [GAP, -V0],
+        t_eval=t,
+        method="DOP853",
+        rtol=1e-10,
+        atol=1e-13,
+        max_step=1e-5,
+    )
     return np.array([law(s, v) for s, v in zip(sol.y[0], sol.y[1])])
 
 
-GRID = 1e-4   # output grid of the adaptive run (default): 401 points over the 40 ms
+GRID = 1e-4  # output grid of the adaptive run (default): 401 points over the 40 ms
 
 
 def run(out="results", step=None, fmu_dir=None):
@@ -65,7 +76,7 @@ def run(out="results", step=None, fmu_dir=None):
     wall = time.perf_counter() - t0
     columns["elastoGap3.f (FMU co-simulation)"] = np.interp(t, cosim.time, cosim["elastoGap3.f"])
     result = Result(["time"] + list(columns), np.column_stack([t] + list(columns.values())))
-    result.steps = getattr(cosim, "steps", None)     # the FMU run's communication steps
+    result.steps = getattr(cosim, "steps", None)  # the FMU run's communication steps
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     result.to_csv(out / f"{NAME}.csv")
@@ -77,22 +88,36 @@ def plot(result, path, steps):
     """The three monolithic force curves and the FMU run (markers) over time; legend below."""
     fig, ax = examples.figure(figsize=(10, 5.6), steps=getattr(result, "steps", None))
     t_ms = result.time * 1e3
-    styles = {"elastoGap1.f": dict(lw=3.2, alpha=0.55),           # wide: curve 2 runs on it in contact
-              "elastoGap2.f": dict(lw=1.4, ls="--"),
-              "elastoGap3.f": dict(lw=1.8)}
+    styles = {
+        "elastoGap1.f": dict(lw=3.2, alpha=0.55),  # wide: curve 2 runs on it in contact
+        "elastoGap2.f": dict(lw=1.4, ls="--"),
+        "elastoGap3.f": dict(lw=1.8),
+    }
     for name, label in LABELS.items():
         ax.plot(t_ms, result[name], label=label, **styles[name])
     every = max(1, len(t_ms) // 80)
-    ax.plot(t_ms[::every], result["elastoGap3.f (FMU co-simulation)"][::every], "k.", ms=4, zorder=3,
-            label=f"3: ElastoGap FMU co-simulation, every {every}th output point ({steps})"
-            if "adaptive" not in steps else f"3: ElastoGap FMU co-simulation, every {every}th output point")
+    ax.plot(
+        t_ms[::every],
+        result["elastoGap3.f (FMU co-simulation)"][::every],
+        "k.",
+        ms=4,
+        zorder=3,
+        label=f"3: ElastoGap FMU co-simulation, every {every}th output point ({steps})"
+        if "adaptive" not in steps
+        else f"3: ElastoGap FMU co-simulation, every {every}th output point",
+    )
     ax.axhline(0.0, color="grey", lw=0.8)
     ax.set_xlabel("time [ms]")
     ax.set_ylabel("contact force f = flange_b.f [N]  (< 0: pushes)")
-    ax.set_title(f"ElastoGap force laws during one impact: m = {M:g} kg hits a wall at {V0:g} m/s, "
-                 f"c = {C:g} N/m, d = {D:g} N.s/m\n(curves 1 and 2 coincide until 1 would pull)", fontsize=10)
+    ax.set_title(
+        f"ElastoGap force laws during one impact: m = {M:g} kg hits a wall at {V0:g} m/s, "
+        f"c = {C:g} N/m, d = {D:g} N.s/m\n(curves 1 and 2 coincide until 1 would pull)",
+        fontsize=10,
+    )
     ax.grid(True, alpha=0.3)
-    fig.legend(handles=ax.get_legend_handles_labels()[0], loc="outside lower center", ncol=2, fontsize=8)
+    fig.legend(
+        handles=ax.get_legend_handles_labels()[0], loc="outside lower center", ncol=2, fontsize=8
+    )
     examples.save(fig, path)
 
 
@@ -100,19 +125,37 @@ def main(argv=None):
     args = examples.parse_args(__doc__.splitlines()[0], None, argv)
     result, wall = run(args.out, args.step, args.fmus)
     f1, f2, f3 = (result[n] for n in LAWS)
-    print(f"{NAME}: max pulling force of law 1: {f1.max():.2f} N; law 2 jumps to {f2[np.argmax(f2 < 0)]:.2f} N "
-          f"at contact start; ElastoGap: max {f3.max():.2g} N, first contact value {f3[np.argmax(f3 < 0)]:.3g} N; "
-          f"FMU run {wall:.2f} s -> {args.out}/{NAME}.csv, .png")
-    fmu = result.select(["elastoGap3.f (FMU co-simulation)"], {"elastoGap3.f (FMU co-simulation)": "elastoGap3.f"})
+    print(
+        f"{NAME}: max pulling force of law 1: {f1.max():.2f} N; law 2 jumps to {f2[np.argmax(f2 < 0)]:.2f} N "
+        f"at contact start; ElastoGap: max {f3.max():.2g} N, first contact value {f3[np.argmax(f3 < 0)]:.3g} N; "
+        f"FMU run {wall:.2f} s -> {args.out}/{NAME}.csv, .png"
+    )
+    fmu = result.select(
+        ["elastoGap3.f (FMU co-simulation)"], {"elastoGap3.f (FMU co-simulation)": "elastoGap3.f"}
+    )
     report = compare(fmu, result.select(["elastoGap3.f"]))
     peak = np.max(np.abs(f3))
-    worst = examples.Checks([examples.Check(
-        "largest |FMU - monolithic| of curve 3 (1e-5 of the peak; measured 8.7e-4 N of 128 N by default, "
-        "1.3e-4 N at --step 1e-5)",
-        np.max(np.abs(fmu["elastoGap3.f"] - f3)), 0.0, 1e-5 * peak, "N")])
-    return examples.summarize(NAME, result, args.step, wall, args.out,
-                              ("curve 3 from the FMUs: tube vs the monolithic ElastoGap solution", report),
-                              ("curve 3 from the FMUs: pointwise", worst))
+    worst = examples.Checks(
+        [
+            examples.Check(
+                "largest |FMU - monolithic| of curve 3 (1e-5 of the peak; measured 8.7e-4 N of 128 N by default, "
+                "1.3e-4 N at --step 1e-5)",
+                np.max(np.abs(fmu["elastoGap3.f"] - f3)),
+                0.0,
+                1e-5 * peak,
+                "N",
+            )
+        ]
+    )
+    return examples.summarize(
+        NAME,
+        result,
+        args.step,
+        wall,
+        args.out,
+        ("curve 3 from the FMUs: tube vs the monolithic ElastoGap solution", report),
+        ("curve 3 from the FMUs: pointwise", worst),
+    )
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ analytic bounce: apex heights H*ci^(2k) (k = 1..4) within g*dt^2/8 (the most a s
 output grid dt can miss a parabola's apex by) and the impulses of the first four impacts
 (1 + ci)*ci^k*sqrt(2*g*H) within 1e-9 N s.
 """
+
 import math
 import sys
 from pathlib import Path
@@ -30,8 +31,22 @@ G, H, STOP_TIME = 9.81, 0.1, 2.0
 CASES = {
     "": dict(push=G, s0=-H, params=dict(mode=1, kind=3, ci=0.8, l1=0.0, l2=1.0, m1=1.0)),
     "elastic": dict(push=G, s0=-H, params=dict(mode=2, k1=1e5, b1=20.0, l1=0.0, l2=1.0, m1=1.0)),
-    "friction": dict(amplitude=15.0, s0=0.0, params=dict(mode=1, kind=3, ci=0.5, l1=0.1, l2=0.1, m1=1.0,
-                                                          friction=True, kindF=2, Fst=10.0, Fsl=8.0)),
+    "friction": dict(
+        amplitude=15.0,
+        s0=0.0,
+        params=dict(
+            mode=1,
+            kind=3,
+            ci=0.5,
+            l1=0.1,
+            l2=0.1,
+            m1=1.0,
+            friction=True,
+            kindF=2,
+            Fst=10.0,
+            Fsl=8.0,
+        ),
+    ),
 }
 
 
@@ -54,31 +69,46 @@ def build_system(fmu, prefix, push=0.0, amplitude=0.0, s0=0.0, params=()):
     return s
 
 
-GRID = 1e-3   # output grid of the adaptive run (the master's default); the steps end on it
+GRID = 1e-3  # output grid of the adaptive run (the master's default); the steps end on it
 
 
 def run(out="results", step=None, fmu_dir=None):
-    fmu = examples.fmus(fmu_dir or examples.ROOT / "fmus", ["Fixed", "EndStop", "Mass", "Sine", "Force"])
+    fmu = examples.fmus(
+        fmu_dir or examples.ROOT / "fmus", ["Fixed", "EndStop", "Mass", "Sine", "Force"]
+    )
     columns, wall, steps, records = {}, 0.0, [], {}
     for prefix, case in CASES.items():
         mass, stop = names(prefix)
         signals = [f"{mass}.s", f"{mass}.v", f"{stop}.Fi", f"{stop}.stop", f"{stop}.impulse"]
         if prefix == "friction":
             signals += [f"{stop}.Ff", f"{stop}.sf"]
-        result, w, _ = examples.simulate(build_system(fmu, prefix, **case), out, NAME + prefix, stop_time=STOP_TIME,
-                                         step=step, output_interval=step or GRID,
-                                         outputs=signals)   # every step: impulse is per step
+        result, w, _ = examples.simulate(
+            build_system(fmu, prefix, **case),
+            out,
+            NAME + prefix,
+            stop_time=STOP_TIME,
+            step=step,
+            output_interval=step or GRID,
+            outputs=signals,
+        )  # every step: impulse is per step
         columns.update({n: result[n] for n in signals})
         steps.append(f"{prefix or 'rigid'}: {examples.step_text(result, step)}")
         records[prefix or "rigid"] = getattr(result, "steps", None)
         wall += w
-    result = Result(["time"] + list(columns), np.column_stack([result.time] + list(columns.values())))
+    result = Result(
+        ["time"] + list(columns), np.column_stack([result.time] + list(columns.values()))
+    )
     out = Path(out)
     result.to_csv(out / f"{NAME}.csv")
     for prefix in CASES:
         if prefix:
             (out / f"{NAME}{prefix}.csv").unlink(missing_ok=True)
-    plot(result, out / f"{NAME}.png", f"communication step {step:g} s" if step else "adaptive master: steps below", records)
+    plot(
+        result,
+        out / f"{NAME}.png",
+        f"communication step {step:g} s" if step else "adaptive master: steps below",
+        records,
+    )
     return result, wall
 
 
@@ -102,32 +132,54 @@ def plot(result, path, steps, records=None):
         ax.set_yticks(range(len(order)), [codes[c] for c in order], fontsize=8)
         ax.set_ylim(-0.5, len(order) - 0.5)
 
-    fig, axes = examples.figure(3, 3, figsize=(15, 9.5), sharex=True, height_ratios=[3, 3, 2], steps=records)
+    fig, axes = examples.figure(
+        3, 3, figsize=(15, 9.5), sharex=True, height_ratios=[3, 3, 2], steps=records
+    )
     ci = CASES[""]["params"]["ci"]
     el, fr = CASES["elastic"]["params"], CASES["friction"]["params"]
-    titles = {"": f"rigid stop (ci = {ci:g}): {H:g} m drop, {G:g} N",
-              "elastic": f"elastic stop (k1 = {el['k1']:g} N/m, b1 = {el['b1']:g} N.s/m): same drop",
-              "friction": f"backlash -{fr['l2']:g} to {fr['l1']:g} m (rigid stops, ci = {fr['ci']:g}), "
-                          f"{CASES['friction']['amplitude']:g} N sine,\n"
-                          f"stick-slip friction (Fst = {fr['Fst']:g} N, Fsl = {fr['Fsl']:g} N)"}
+    titles = {
+        "": f"rigid stop (ci = {ci:g}): {H:g} m drop, {G:g} N",
+        "elastic": f"elastic stop (k1 = {el['k1']:g} N/m, b1 = {el['b1']:g} N.s/m): same drop",
+        "friction": f"backlash -{fr['l2']:g} to {fr['l1']:g} m (rigid stops, ci = {fr['ci']:g}), "
+        f"{CASES['friction']['amplitude']:g} N sine,\n"
+        f"stick-slip friction (Fst = {fr['Fst']:g} N, Fsl = {fr['Fsl']:g} N)",
+    }
     for col, prefix in enumerate(CASES):
         mass, stop = names(prefix)
         params = CASES[prefix]["params"]
         # row 1: position, with the stop(s) and, for the rigid case, the analytic apex heights
         ax = axes[0, col]
         ax.plot(result.time, result[f"{mass}.s"], lw=1.4, label=f"{mass}.s")
-        ax.axhline(params["l1"], color="grey", lw=1.0, ls="-.", label=f"end stop 1 (s = l1 = {params['l1']:g} m)")
+        ax.axhline(
+            params["l1"],
+            color="grey",
+            lw=1.0,
+            ls="-.",
+            label=f"end stop 1 (s = l1 = {params['l1']:g} m)",
+        )
         if prefix == "friction":
-            ax.axhline(-params["l2"], color="grey", lw=1.0, ls="--",
-                       label=f"end stop 2 (s = -l2 = {-params['l2']:g} m)")
+            ax.axhline(
+                -params["l2"],
+                color="grey",
+                lw=1.0,
+                ls="--",
+                label=f"end stop 2 (s = -l2 = {-params['l2']:g} m)",
+            )
         if not prefix:
             for k in range(1, 4):
-                ax.axhline(-H * ci ** (2 * k), color="black", lw=0.8, ls=":",
-                           label=f"analytic apex heights -H*ci^(2k), k = 1..3" if k == 1 else None)
+                ax.axhline(
+                    -H * ci ** (2 * k),
+                    color="black",
+                    lw=0.8,
+                    ls=":",
+                    label="analytic apex heights -H*ci^(2k), k = 1..3" if k == 1 else None,
+                )
         ax.set_ylabel(f"position {mass}.s [m]")
         ax.set_title(titles[prefix], fontsize=10)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.04), ncol=2, borderaxespad=0.0)
+        ax.legend(
+            fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.04), ncol=2, borderaxespad=0.0
+        )
         # row 2: internal force (impacts excluded)
         ax = axes[1, col]
         ax.plot(result.time, result[f"{stop}.Fi"], lw=1.2, color="C0")
@@ -135,18 +187,34 @@ def plot(result, path, steps, records=None):
             for level, style in ((params["Fst"], ":"), (params["Fsl"], "--")):
                 for sign in (1, -1):
                     ax.axhline(sign * level, color="grey", lw=0.8, ls=style)
-            ax.legend(handles=[Line2D([], [], color="grey", lw=0.8, ls=":", label="+-Fst (static)"),
-                               Line2D([], [], color="grey", lw=0.8, ls="--", label="+-Fsl (sliding)")],
-                      fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.04), ncol=2, borderaxespad=0.0)
+            ax.legend(
+                handles=[
+                    Line2D([], [], color="grey", lw=0.8, ls=":", label="+-Fst (static)"),
+                    Line2D([], [], color="grey", lw=0.8, ls="--", label="+-Fsl (sliding)"),
+                ],
+                fontsize=7,
+                loc="upper center",
+                bbox_to_anchor=(0.5, -0.04),
+                ncol=2,
+                borderaxespad=0.0,
+            )
             ax.set_ylabel(f"{stop}.Fi (= Ff here) [N]")
         else:
             ax.set_ylabel(f"{stop}.Fi [N]")
-        if not prefix:                                   # the rigid stop's permanent contact
+        if not prefix:  # the rigid stop's permanent contact
             at_stop = result[f"{stop}.stop"] == 1
             if at_stop.any():
-                ax.axvspan(result.time[at_stop][0], result.time[-1], color="C3", alpha=0.12, lw=0,
-                           label="stop = 1: permanent contact")
-                ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.04), borderaxespad=0.0)
+                ax.axvspan(
+                    result.time[at_stop][0],
+                    result.time[-1],
+                    color="C3",
+                    alpha=0.12,
+                    lw=0,
+                    label="stop = 1: permanent contact",
+                )
+                ax.legend(
+                    fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.04), borderaxespad=0.0
+                )
         ax.set_title("internal force Fi = Fstop + Ff, impacts excluded", fontsize=9)
         ax.grid(True, alpha=0.3)
         # row 3: what distinguishes the case
@@ -156,8 +224,15 @@ def plot(result, path, steps, records=None):
             hit = impulse != 0.0
             ax.vlines(result.time[hit], 0.0, impulse[hit], color="C0", lw=1.2)
             ax.plot(result.time[hit], impulse[hit], "o", color="C0", ms=4, label="located impacts")
-            expected = [(1 + ci) * ci ** k * math.sqrt(2 * G * H) for k in range(int(hit.sum()))]
-            ax.plot(result.time[hit], expected, "x", color="black", ms=6, label="analytic (1+ci)*ci^k*sqrt(2gH)")
+            expected = [(1 + ci) * ci**k * math.sqrt(2 * G * H) for k in range(int(hit.sum()))]
+            ax.plot(
+                result.time[hit],
+                expected,
+                "x",
+                color="black",
+                ms=6,
+                label="analytic (1+ci)*ci^k*sqrt(2gH)",
+            )
             ax.set_ylabel(f"{stop}.impulse [N.s]")
             ax.set_title("impulses of the impacts", fontsize=9)
             ax.legend(fontsize=7, loc="upper right")
@@ -167,8 +242,12 @@ def plot(result, path, steps, records=None):
             ax.set_ylabel(f"{stop}.stop [-]")
             ax.set_title("stop state", fontsize=9)
         else:
-            states(ax, result.time, result[f"{stop}.sf"], {-1: "-1 slides, dv < 0", 0: "0 stuck",
-                                                            1: "1 slides, dv > 0"})
+            states(
+                ax,
+                result.time,
+                result[f"{stop}.sf"],
+                {-1: "-1 slides, dv < 0", 0: "0 stuck", 1: "1 slides, dv > 0"},
+            )
             ax.set_ylabel(f"{stop}.sf [-]")
             ax.set_title("friction state (the stop is only touched in impacts)", fontsize=9)
         ax.set_xlabel("time [s]")
@@ -186,11 +265,22 @@ def check_rigid(result):
     checks = examples.Checks()
     for k in range(4):
         h = heights[k] if k < len(heights) else float("nan")
-        checks.append(examples.Check(f"apex height {k + 1}", h, H * ci ** (2 * k + 2), G * dt * dt / 8 + 1e-12, "m"))
+        checks.append(
+            examples.Check(
+                f"apex height {k + 1}", h, H * ci ** (2 * k + 2), G * dt * dt / 8 + 1e-12, "m"
+            )
+        )
     for k in range(4):
         j = impulses[k] if k < len(impulses) else float("nan")
-        checks.append(examples.Check(f"impulse of impact {k + 1}", j, (1 + ci) * ci ** k * math.sqrt(2 * G * H), 1e-9,
-                                     "N s"))
+        checks.append(
+            examples.Check(
+                f"impulse of impact {k + 1}",
+                j,
+                (1 + ci) * ci**k * math.sqrt(2 * G * H),
+                1e-9,
+                "N s",
+            )
+        )
     return checks
 
 
@@ -199,9 +289,18 @@ def main(argv=None):
     result, wall = run(args.out, args.step, args.fmus)
     impacts = int(np.count_nonzero(result["endstop.impulse"]))
     print(f"rigid stop: {impacts} impacts located in {STOP_TIME:g} s")
-    print("elastic stop: apex heights [m]: " + ", ".join(f"{h:.6f}" for h in apexes(result['elasticMass.s'])[:4]))
-    return examples.summarize(NAME, result, args.step, wall, args.out,
-                              ("rigid stop vs the analytic bounce", check_rigid(result)))
+    print(
+        "elastic stop: apex heights [m]: "
+        + ", ".join(f"{h:.6f}" for h in apexes(result["elasticMass.s"])[:4])
+    )
+    return examples.summarize(
+        NAME,
+        result,
+        args.step,
+        wall,
+        args.out,
+        ("rigid stop vs the analytic bounce", check_rigid(result)),
+    )
 
 
 if __name__ == "__main__":

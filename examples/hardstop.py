@@ -15,6 +15,7 @@ events; contactfmu.monolithic.hardstop_mass) with the 2e-3 tube. Writes Hardstop
 mass.v, hardstop.F, hardstop.contact and the soft run's softMass.s, softMass.v, softHardstop.F)
 and Hardstop.png (position and force over time).
 """
+
 import math
 import sys
 from pathlib import Path
@@ -30,7 +31,10 @@ from contactfmu.cosim.compare import tube_bounds  # noqa: E402
 NAME = "Hardstop"
 GAP, AMPLITUDE, FREQUENCY, STOP_TIME, M = 0.1, 5.0, 1.0, 3.0, 1.0
 V0 = -AMPLITUDE / (2 * math.pi * FREQUENCY * M)
-CASES = {"": {}, "soft": {"c": 1e4, "d": 20.0}}   # instance prefix: hardstop parameters (defaults otherwise)
+CASES = {
+    "": {},
+    "soft": {"c": 1e4, "d": 20.0},
+}  # instance prefix: hardstop parameters (defaults otherwise)
 
 
 def names(prefix):
@@ -56,21 +60,36 @@ def build_system(fmu, prefix="", **params):
 def reference(t, **params):
     """Monolithic solution of the same system on the grid t."""
     omega = 2 * math.pi * FREQUENCY
-    return monolithic.hardstop_mass(t, b=GAP, m=M, s0=0.0, v0=V0,
-                                    force=lambda time: AMPLITUDE * math.sin(omega * time), **params)
+    return monolithic.hardstop_mass(
+        t,
+        b=GAP,
+        m=M,
+        s0=0.0,
+        v0=V0,
+        force=lambda time: AMPLITUDE * math.sin(omega * time),
+        **params,
+    )
 
 
 def run(out="results", step=None, fmu_dir=None):
-    fmu = examples.fmus(fmu_dir or examples.ROOT / "fmus", ["Fixed", "TranslationalHardstop", "Mass", "Sine",
-                                                           "Force"])
+    fmu = examples.fmus(
+        fmu_dir or examples.ROOT / "fmus",
+        ["Fixed", "TranslationalHardstop", "Mass", "Sine", "Force"],
+    )
     interval = max(step or 0.0, 1e-3)
     columns, refs, walls, steps, records = {}, {}, {}, [], {}
     for prefix, params in CASES.items():
         mass, stop = names(prefix)
         signals = [f"{mass}.s", f"{mass}.v", f"{stop}.F", f"{stop}.contact"]
-        result, walls[prefix], _ = examples.simulate(build_system(fmu, prefix, **params), out, NAME + (prefix or ""),
-                                                     stop_time=STOP_TIME, step=step, output_interval=interval,
-                                                     outputs=signals)
+        result, walls[prefix], _ = examples.simulate(
+            build_system(fmu, prefix, **params),
+            out,
+            NAME + (prefix or ""),
+            stop_time=STOP_TIME,
+            step=step,
+            output_interval=interval,
+            outputs=signals,
+        )
         columns.update({n: result[n] for n in signals})
         steps.append(examples.step_text(result, step))
         records[prefix or "defaults"] = getattr(result, "steps", None)
@@ -86,7 +105,13 @@ def run(out="results", step=None, fmu_dir=None):
             (out / f"{NAME}{prefix}.csv").unlink(missing_ok=True)
     compared = [n for n in refs if not n.endswith(".F")]
     report = compare(result, reference_result, compared)
-    plot(result, reference_result, out / f"{NAME}.png", step if step else "adaptive master: steps below", records)
+    plot(
+        result,
+        reference_result,
+        out / f"{NAME}.png",
+        step if step else "adaptive master: steps below",
+        records,
+    )
     return result, reference_result, report, sum(walls.values())
 
 
@@ -105,8 +130,12 @@ def plot(result, ref, path, step, records=None):
         for level in (-GAP / 2, GAP / 2):
             ax.axhline(level, color="grey", lw=1.0, ls=":")
         ax.set_ylabel(f"position {mass}.s [m]")
-        ax.set_title("defaults: c = 1e10 N/m, d = 1e10 N.s/m (plastic impacts)" if not prefix else
-                     "soft: c = 1e4 N/m, d = 20 N.s/m (bouncing)", fontsize=10)
+        ax.set_title(
+            "defaults: c = 1e10 N/m, d = 1e10 N.s/m (plastic impacts)"
+            if not prefix
+            else "soft: c = 1e4 N/m, d = 20 N.s/m (bouncing)",
+            fontsize=10,
+        )
         ax.grid(True, alpha=0.3)
         ax = axes[1, col]
         ax.plot(result.time, result[f"{stop}.F"], **fmu_style)
@@ -115,31 +144,52 @@ def plot(result, ref, path, step, records=None):
             lim = 1.3 * max(np.max(np.abs(result[f"{stop}.F"][result.time > 0.02])), AMPLITUDE)
             ax.set_ylim(-lim, lim)
             ax.set_ylabel(f"contact force {stop}.F [N]")
-        else:   # impacts of ~700 N (the impulse spread over a step) next to the 5 N holding force
+        else:  # impacts of ~700 N (the impulse spread over a step) next to the 5 N holding force
             ax.set_yscale("symlog", linthresh=10.0, linscale=1.0)
             ax.set_ylabel(f"contact force {stop}.F [N]\n(symlog: linear within +-10 N)")
         ax.set_xlabel("time [s]")
         ax.grid(True, alpha=0.3)
-    examples.legend_below(fig, [
-        Line2D([], [], label="FMU co-simulation (forces: held over each step)", **fmu_style),
-        Line2D([], [], label="monolithic reference, scipy Radau, same law (forces: the law at the reference motion)",
-               **ref_style),
-        Line2D([], [], color="grey", lw=1.0, ls=":", label=f"stops at +-b/2 = +-{GAP / 2:g} m")])
-    fig.suptitle(f"TranslationalHardstop: 1 kg mass, 5 N sine force (1 Hz) in a {GAP * 100:g} cm gap "
-                 f"({f'communication step {step:g} s' if isinstance(step, float) else step})")
+    examples.legend_below(
+        fig,
+        [
+            Line2D([], [], label="FMU co-simulation (forces: held over each step)", **fmu_style),
+            Line2D(
+                [],
+                [],
+                label="monolithic reference, scipy Radau, same law (forces: the law at the reference motion)",
+                **ref_style,
+            ),
+            Line2D([], [], color="grey", lw=1.0, ls=":", label=f"stops at +-b/2 = +-{GAP / 2:g} m"),
+        ],
+    )
+    fig.suptitle(
+        f"TranslationalHardstop: 1 kg mass, 5 N sine force (1 Hz) in a {GAP * 100:g} cm gap "
+        f"({f'communication step {step:g} s' if isinstance(step, float) else step})"
+    )
     examples.save(fig, path)
 
 
 def main(argv=None):
     args = examples.parse_args(__doc__.splitlines()[0], None, argv)
     result, ref, report, wall = run(args.out, args.step, args.fmus)
-    print("Penetration: how far the mass passes a stop (|s| - b/2). At the defaults the law itself lets the 5 N\n"
-          "push in only 5e-10 m (c = 1e10 N/m); the co-simulation adds the body following the element's\n"
-          "contact motion up to two communication steps late. Acceptable while it stays within the position\n"
-          "tube's half-height dy (2e-3 of the mass.s range, the accuracy the MSL criterion asks).")
-    return examples.summarize(NAME, result, args.step, wall, args.out,
-                              ("tube vs monolithic reference (scipy Radau, same law)", report),
-                              ("largest penetration beyond a stop vs the monolithic reference", penetrations(result, ref)))
+    print(
+        "Penetration: how far the mass passes a stop (|s| - b/2). At the defaults the law itself lets the 5 N\n"
+        "push in only 5e-10 m (c = 1e10 N/m); the co-simulation adds the body following the element's\n"
+        "contact motion up to two communication steps late. Acceptable while it stays within the position\n"
+        "tube's half-height dy (2e-3 of the mass.s range, the accuracy the MSL criterion asks)."
+    )
+    return examples.summarize(
+        NAME,
+        result,
+        args.step,
+        wall,
+        args.out,
+        ("tube vs monolithic reference (scipy Radau, same law)", report),
+        (
+            "largest penetration beyond a stop vs the monolithic reference",
+            penetrations(result, ref),
+        ),
+    )
 
 
 def penetrations(result, ref):

@@ -7,6 +7,7 @@ Writes ElastoGap.csv (elastoGap1.v_rel, elastoGap2.s_rel, springDamper1.v_rel,
 springDamper2.s_rel, mass1.s, mass2.s) and ElastoGap.png, and compares with the Dymola
 reference (tube, tolerance 2e-3).
 """
+
 import sys
 from pathlib import Path
 
@@ -40,24 +41,40 @@ def build_system(fmu):
 
 def run(out="results", step=None, fmu_dir=None):
     """Run the example; returns (result, tube report, wall time in s)."""
-    fmu = examples.fmus(fmu_dir or examples.ROOT / "fmus", ["Fixed", "SpringDamper", "ElastoGap", "Mass"])
+    fmu = examples.fmus(
+        fmu_dir or examples.ROOT / "fmus", ["Fixed", "SpringDamper", "ElastoGap", "Mass"]
+    )
     system = build_system(fmu)
-    result, wall, out = examples.simulate(system, out, NAME, stop_time=5.0, step=step,
-                                          output_interval=max(step or 0.0, 5e-3),
-                                          outputs=SIGNALS + ["mass1.s", "mass2.s", "elastoGap1.f", "elastoGap2.f"])
+    result, wall, out = examples.simulate(
+        system,
+        out,
+        NAME,
+        stop_time=5.0,
+        step=step,
+        output_interval=max(step or 0.0, 5e-3),
+        outputs=SIGNALS + ["mass1.s", "mass2.s", "elastoGap1.f", "elastoGap2.f"],
+    )
     report = examples.check(result, NAME, SIGNALS)
-    examples.plot(result, out / f"{NAME}.png",
-                  [("position [m]", ["mass1.s", "mass2.s"]),
-                   ("contact force [N]", ["elastoGap1.f", "elastoGap2.f"]),
-                   ("reference signals", SIGNALS)],
-                  f"MSL ElastoGap example from FMUs ({examples.step_text(result, step)})", examples.reference(NAME))
+    examples.plot(
+        result,
+        out / f"{NAME}.png",
+        [
+            ("position [m]", ["mass1.s", "mass2.s"]),
+            ("contact force [N]", ["elastoGap1.f", "elastoGap2.f"]),
+            ("reference signals", SIGNALS),
+        ],
+        f"MSL ElastoGap example from FMUs ({examples.step_text(result, step)})",
+        examples.reference(NAME),
+    )
     return result, report, wall
 
 
 def main(argv=None):
     args = examples.parse_args(__doc__.splitlines()[0], None, argv)
     result, report, wall = run(args.out, args.step, args.fmus)
-    return examples.summarize(NAME, result, args.step, wall, args.out, ("tube vs Dymola reference (2e-3)", report))
+    return examples.summarize(
+        NAME, result, args.step, wall, args.out, ("tube vs Dymola reference (2e-3)", report)
+    )
 
 
 if __name__ == "__main__":

@@ -11,9 +11,9 @@ stop1.v: the Stribeck curve; stop2.s over time), and compares the located event 
 result (contactfmu/refdata/Friction/events.csv): the stop impact within 2e-6 s, the others
 within 1e-4 s (1 % of the reference tube's dt = 0.01 s).
 """
+
 import sys
 from pathlib import Path
-
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
@@ -21,23 +21,56 @@ from contactfmu import examples  # noqa: E402
 from contactfmu.cosim import System  # noqa: E402
 
 NAME = "Friction"
-SIGNALS = ["stop1.s", "stop1.v", "stop1.f", "stop1.mode", "stop2.s", "stop2.v", "stop2.mode",
-           "stop2.lastEventTime", "stop2.stopped"]
-IMPACT_TOL, EVENT_TOL = 2e-6, 1e-4    # s: the stop impact; every later stick/slip event
+SIGNALS = [
+    "stop1.s",
+    "stop1.v",
+    "stop1.f",
+    "stop1.mode",
+    "stop2.s",
+    "stop2.v",
+    "stop2.mode",
+    "stop2.lastEventTime",
+    "stop2.stopped",
+]
+IMPACT_TOL, EVENT_TOL = 2e-6, 1e-4  # s: the stop impact; every later stick/slip event
 
 
 def build_system(fmu):
     s = System()
     s.add("sineForce", fmu["Sine"], amplitude=25.0, f=0.25)
     s.add("force", fmu["Force"])
-    s.add("stop1", fmu["MassWithStopAndFriction"], L=1.0, smax=25.0, smin=-25.0, m=1.0, F_prop=1.0,
-          F_Coulomb=5.0, F_Stribeck=10.0, fexp=2.0, s_start=0.0, v_start=0.0)
+    s.add(
+        "stop1",
+        fmu["MassWithStopAndFriction"],
+        L=1.0,
+        smax=25.0,
+        smin=-25.0,
+        m=1.0,
+        F_prop=1.0,
+        F_Coulomb=5.0,
+        F_Stribeck=10.0,
+        fexp=2.0,
+        s_start=0.0,
+        v_start=0.0,
+    )
     s.connect("sineForce.y", "force.f")
     s.connect("force.flange", "stop1.flange_a")
     s.add("fixed2", fmu["Fixed"], s0=-1.75)
     s.add("spring", fmu["Spring"], c=500.0, s_rel0=1.0)
-    s.add("stop2", fmu["MassWithStopAndFriction"], L=1.0, smax=0.9, smin=-0.9, F_Coulomb=3.0, F_Stribeck=5.0,
-          m=1.0, F_prop=1.0, fexp=2.0, s_start=0.0, v_start=-5.0)
+    s.add(
+        "stop2",
+        fmu["MassWithStopAndFriction"],
+        L=1.0,
+        smax=0.9,
+        smin=-0.9,
+        F_Coulomb=3.0,
+        F_Stribeck=5.0,
+        m=1.0,
+        F_prop=1.0,
+        fexp=2.0,
+        s_start=0.0,
+        v_start=-5.0,
+    )
     s.connect("fixed2.flange", "spring.flange_a")
     s.connect("spring.flange_b", "stop2.flange_a")
     return s
@@ -50,11 +83,20 @@ def event_times(result):
 
 
 def run(out="results", step=None, fmu_dir=None):
-    fmu = examples.fmus(fmu_dir or examples.ROOT / "fmus", ["Sine", "Force", "MassWithStopAndFriction",
-                                                           "Fixed", "Spring"])
+    fmu = examples.fmus(
+        fmu_dir or examples.ROOT / "fmus",
+        ["Sine", "Force", "MassWithStopAndFriction", "Fixed", "Spring"],
+    )
     system = build_system(fmu)
-    result, wall, out = examples.simulate(system, out, NAME, stop_time=5.0, step=step,
-                                          output_interval=max(step or 0.0, 5e-4), outputs=SIGNALS)
+    result, wall, out = examples.simulate(
+        system,
+        out,
+        NAME,
+        stop_time=5.0,
+        step=step,
+        output_interval=max(step or 0.0, 5e-4),
+        outputs=SIGNALS,
+    )
     plot(result, out / f"{NAME}.png", examples.step_text(result, step))
     return result, wall
 
@@ -85,21 +127,41 @@ def plot(result, path, steps):
     import numpy as np
     from matplotlib.lines import Line2D
 
-    fig, (ax1, ax2) = examples.figure(1, 2, figsize=(12, 5.4), width_ratios=[1, 1.25],
-                                      steps=getattr(result, "steps", None))
+    fig, (ax1, ax2) = examples.figure(
+        1, 2, figsize=(12, 5.4), width_ratios=[1, 1.25], steps=getattr(result, "steps", None)
+    )
     ax1.plot(result["stop1.v"], result["stop1.f"], ".", ms=2)
     ax1.set_xlabel("velocity stop1.v [m/s]")
     ax1.set_ylabel("friction force stop1.f [N]")
-    ax1.set_title("stop1: friction force over velocity (Stribeck curve;\nthe vertical line at v = 0 is sticking)",
-                  fontsize=10)
+    ax1.set_title(
+        "stop1: friction force over velocity (Stribeck curve;\nthe vertical line at v = 0 is sticking)",
+        fontsize=10,
+    )
     ax1.grid(True, alpha=0.3)
     ax2.plot(result.time, result["stop2.s"], lw=1.4, color="C0")
     handles = [Line2D([], [], lw=1.4, color="C0", label="stop2.s, FMU co-simulation")]
     located = event_times(result)
     if located:
-        ax2.plot(located, np.interp(located, result.time, result["stop2.s"]), "o", mfc="none", color="C3", ms=6)
-        handles.append(Line2D([], [], ls="none", marker="o", mfc="none", color="C3", ms=6,
-                              label="events located by the FMU (stop2.lastEventTime)"))
+        ax2.plot(
+            located,
+            np.interp(located, result.time, result["stop2.s"]),
+            "o",
+            mfc="none",
+            color="C3",
+            ms=6,
+        )
+        handles.append(
+            Line2D(
+                [],
+                [],
+                ls="none",
+                marker="o",
+                mfc="none",
+                color="C3",
+                ms=6,
+                label="events located by the FMU (stop2.lastEventTime)",
+            )
+        )
     try:
         reference = [t for _, t in dymola_events()]
     except examples.ReferenceMissing:
@@ -107,15 +169,32 @@ def plot(result, path, steps):
     for t in reference:
         ax2.axvline(t, color="black", ls="--", lw=0.7)
     if reference:
-        handles.append(Line2D([], [], color="black", ls="--", lw=0.7, label="Dymola reference event instants"))
+        handles.append(
+            Line2D([], [], color="black", ls="--", lw=0.7, label="Dymola reference event instants")
+        )
     ax2.axhline(-0.4, color="grey", ls=":", lw=1.0)
-    handles.append(Line2D([], [], color="grey", ls=":", lw=1.0, label="centre at the left stop (smin + L/2 = -0.4 m)"))
+    handles.append(
+        Line2D(
+            [],
+            [],
+            color="grey",
+            ls=":",
+            lw=1.0,
+            label="centre at the left stop (smin + L/2 = -0.4 m)",
+        )
+    )
     ax2.set_xlabel("time [s]")
     ax2.set_ylabel("position stop2.s [m]")
     ax2.set_title("stop2: hits its left stop, oscillates, sticks", fontsize=10)
     ax2.grid(True, alpha=0.3)
-    ax2.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2,
-               borderaxespad=0.0)
+    ax2.legend(
+        handles=handles,
+        fontsize=8,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.13),
+        ncol=2,
+        borderaxespad=0.0,
+    )
     fig.suptitle(f"MSL Friction example (stop1, stop2) from FMUs ({steps})")
     examples.save(fig, path)
 
@@ -125,9 +204,17 @@ def main(argv=None):
     result, wall = run(args.out, args.step, args.fmus)
     times = event_times(result)
     print("stop2 events located inside the steps [s]: " + ", ".join(f"{t:.10g}" for t in times))
-    print(f"stop2 final position {result['stop2.s'][-1]:.6g} m (Dymola: sticks for good near -0.2475 m)")
-    return examples.summarize(NAME, result, args.step, wall, args.out,
-                              ("event times vs Dymola reference", check_events(result)))
+    print(
+        f"stop2 final position {result['stop2.s'][-1]:.6g} m (Dymola: sticks for good near -0.2475 m)"
+    )
+    return examples.summarize(
+        NAME,
+        result,
+        args.step,
+        wall,
+        args.out,
+        ("event times vs Dymola reference", check_events(result)),
+    )
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ coupled by a SpringDamper (c = 1e4 N/m, d = 100 N.s/m) and by a Spring (c = 1e4 
 GenerationOfFMUs.csv (mass2a.s, mass2a.v, ..., mass3b.v) and GenerationOfFMUs.png into --out,
 and compares the result with the Dymola reference (tube, tolerance 2e-3).
 """
+
 import sys
 from pathlib import Path
 
@@ -37,22 +38,39 @@ def build_system(fmu):
 
 def run(out="results", step=None, fmu_dir=None):
     """Run the example; returns (result, tube report, wall time in s)."""
-    fmu = examples.fmus(fmu_dir or examples.ROOT / "fmus", ["Sine", "Force", "Mass", "SpringDamper", "Spring"])
+    fmu = examples.fmus(
+        fmu_dir or examples.ROOT / "fmus", ["Sine", "Force", "Mass", "SpringDamper", "Spring"]
+    )
     system = build_system(fmu)
-    result, wall, out = examples.simulate(system, out, NAME, stop_time=1.0, step=step,
-                                          output_interval=max(step or 0.0, 5e-4), outputs=SIGNALS)
+    result, wall, out = examples.simulate(
+        system,
+        out,
+        NAME,
+        stop_time=1.0,
+        step=step,
+        output_interval=max(step or 0.0, 5e-4),
+        outputs=SIGNALS,
+    )
     report = examples.check(result, NAME, SIGNALS)
-    examples.plot(result, out / f"{NAME}.png",
-                  [("position [m]", ["mass2a.s", "mass2b.s", "mass3a.s", "mass3b.s"]),
-                   ("velocity [m/s]", ["mass2a.v", "mass2b.v", "mass3a.v", "mass3b.v"])],
-                  f"MSL GenerationOfFMUs from FMUs ({examples.step_text(result, step)})", examples.reference(NAME))
+    examples.plot(
+        result,
+        out / f"{NAME}.png",
+        [
+            ("position [m]", ["mass2a.s", "mass2b.s", "mass3a.s", "mass3b.s"]),
+            ("velocity [m/s]", ["mass2a.v", "mass2b.v", "mass3a.v", "mass3b.v"]),
+        ],
+        f"MSL GenerationOfFMUs from FMUs ({examples.step_text(result, step)})",
+        examples.reference(NAME),
+    )
     return result, report, wall
 
 
 def main(argv=None):
     args = examples.parse_args(__doc__.splitlines()[0], None, argv)
     result, report, wall = run(args.out, args.step, args.fmus)
-    return examples.summarize(NAME, result, args.step, wall, args.out, ("tube vs Dymola reference (2e-3)", report))
+    return examples.summarize(
+        NAME, result, args.step, wall, args.out, ("tube vs Dymola reference (2e-3)", report)
+    )
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ tolerance (rtol 1e-4, atol 1e-6); --step H runs a fixed step instead. --stop sho
 (the MSL comparison then covers the part run); --check also compares with the project's
 monolithic scipy model (tube, tolerance 2e-3).
 """
+
 import argparse
 import sys
 from pathlib import Path
@@ -29,11 +30,19 @@ from contactfmu import examples  # noqa: E402
 from contactfmu.cosim import Result, System, compare  # noqa: E402
 
 NAME = "PreLoad"
-SIGNALS = ["friction.v_rel", "innerContactA.s_rel", "innerContactB.s_rel", "outerContactA.v_rel",
-           "outerContactB.s_rel", "outerContactB.v_rel", "spool.s", "force.f"]
-FIXED_STEP = 2e-5      # the fixed step that passes (--step); 20 minutes for the 100 s
+SIGNALS = [
+    "friction.v_rel",
+    "innerContactA.s_rel",
+    "innerContactB.s_rel",
+    "outerContactA.v_rel",
+    "outerContactB.s_rel",
+    "outerContactB.v_rel",
+    "spool.s",
+    "force.f",
+]
+FIXED_STEP = 2e-5  # the fixed step that passes (--step); 20 minutes for the 100 s
 OUTPUT_INTERVAL = 0.05  # the experiment's output grid (the MSL reference result's)
-DEFAULT_RTOL = 1e-4    # the adaptive master's default tolerance (atol = rtol*1e-2)
+DEFAULT_RTOL = 1e-4  # the adaptive master's default tolerance (atol = rtol*1e-2)
 
 
 def build_system(fmu):
@@ -57,26 +66,35 @@ def build_system(fmu):
     s.connect("springPlateA.flange_b", "spring.flange_a")
     s.connect("spring.flange_b", "springPlateB.flange_a")
     s.connect("springPlateB.flange_b", "outerContactB.flange_a")
-    s.connect("fixedLe.flange", "outerContactB.flange_b", rod=0.0305)          # housing, L = 0.0305
-    s.connect("springPlateA.flange_b", "innerContactA.flange_b", rod=0.007)    # rod1
-    s.connect("spool.flange_a", "innerContactA.flange_a", rod=-0.00575)        # rod3
-    s.connect("spool.flange_a", "innerContactB.flange_b", rod=0.00575)         # rod4
-    s.connect("springPlateB.flange_a", "innerContactB.flange_a", rod=-0.007)   # rod2
+    s.connect("fixedLe.flange", "outerContactB.flange_b", rod=0.0305)  # housing, L = 0.0305
+    s.connect("springPlateA.flange_b", "innerContactA.flange_b", rod=0.007)  # rod1
+    s.connect("spool.flange_a", "innerContactA.flange_a", rod=-0.00575)  # rod3
+    s.connect("spool.flange_a", "innerContactB.flange_b", rod=0.00575)  # rod4
+    s.connect("springPlateB.flange_a", "innerContactB.flange_a", rod=-0.007)  # rod2
     s.connect("fixedLe.flange", "friction.flange_a")
-    s.connect("spool.flange_a", "friction.flange_b", rod=-0.00575)             # via rod3
+    s.connect("spool.flange_a", "friction.flange_b", rod=-0.00575)  # via rod3
     return s
 
 
 def run(out="results", step=None, fmu_dir=None, stop=100.0, check=False, rtol=DEFAULT_RTOL):
     """Run the example; returns (result, tube report against the MSL result, report against the
     scipy model or None, wall time in s)."""
-    fmu = examples.fmus(fmu_dir or examples.ROOT / "fmus", ["Fixed", "ElastoGap", "Mass", "Spring", "Damper",
-                                                           "Force", "Sine"])
+    fmu = examples.fmus(
+        fmu_dir or examples.ROOT / "fmus",
+        ["Fixed", "ElastoGap", "Mass", "Spring", "Damper", "Force", "Sine"],
+    )
     system = build_system(fmu)
     tolerance = {} if step else dict(rtol=rtol, atol=rtol * 1e-2)
-    result, wall, out = examples.simulate(system, out, NAME, stop_time=stop, step=step,
-                                          output_interval=max(step or 0.0, OUTPUT_INTERVAL), outputs=SIGNALS,
-                                          **tolerance)
+    result, wall, out = examples.simulate(
+        system,
+        out,
+        NAME,
+        stop_time=stop,
+        step=step,
+        output_interval=max(step or 0.0, OUTPUT_INTERVAL),
+        outputs=SIGNALS,
+        **tolerance,
+    )
     msl = examples.reference(NAME)
     if stop < msl.time[-1]:
         keep = msl.time <= stop
@@ -85,6 +103,7 @@ def run(out="results", step=None, fmu_dir=None, stop=100.0, check=False, rtol=DE
     scipy_report = None
     if check:
         from contactfmu.monolithic import preload
+
         # the reference resolves the start transient (plate B flies free for 0.8 ms and hits its
         # outer contact at 4 m/s) finely, as the Dymola result does with its event rows
         t_ref = np.union1d(result.time, np.linspace(0.0, min(0.01, stop), 1001))
@@ -112,7 +131,9 @@ def plot(result, path, steps):
     ax2.set_ylabel("relative position s_rel [mm]")
     ax2.set_title("ElastoGap contacts (in contact while s_rel < s_rel0)", fontsize=10)
     ax2.grid(True, alpha=0.3)
-    ax2.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, borderaxespad=0.0)
+    ax2.legend(
+        fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, borderaxespad=0.0
+    )
     fig.suptitle(f"MSL PreLoad from FMUs, 0 to {result.time[-1]:g} s ({steps})")
     examples.save(fig, path)
 
@@ -120,21 +141,36 @@ def plot(result, path, steps):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="results")
-    parser.add_argument("--step", type=float, default=None,
-                        help=f"fixed communication step in s (default: none, the adaptive master; {FIXED_STEP:g} passes)")
-    parser.add_argument("--rtol", type=float, default=DEFAULT_RTOL,
-                        help=f"tolerance of the adaptive master (default {DEFAULT_RTOL:g}; atol = rtol*1e-2)")
+    parser.add_argument(
+        "--step",
+        type=float,
+        default=None,
+        help=f"fixed communication step in s (default: none, the adaptive master; {FIXED_STEP:g} passes)",
+    )
+    parser.add_argument(
+        "--rtol",
+        type=float,
+        default=DEFAULT_RTOL,
+        help=f"tolerance of the adaptive master (default {DEFAULT_RTOL:g}; atol = rtol*1e-2)",
+    )
     parser.add_argument("--fmus", default=str(examples.ROOT / "fmus"))
     parser.add_argument("--stop", type=float, default=100.0, help="stop time in s (default 100)")
-    parser.add_argument("--check", action="store_true", help="compare with the monolithic scipy reference")
+    parser.add_argument(
+        "--check", action="store_true", help="compare with the monolithic scipy reference"
+    )
     args = parser.parse_args(argv)
     if (args.step is not None and not args.step > 0) or not args.stop > 0 or not args.rtol > 0:
         parser.error("--step, --stop and --rtol must be > 0")
-    result, report, scipy_report, wall = run(args.out, args.step, args.fmus, args.stop, args.check, args.rtol)
+    result, report, scipy_report, wall = run(
+        args.out, args.step, args.fmus, args.stop, args.check, args.rtol
+    )
     sections = [("tube vs Dymola reference (2e-3)", report)]
     if args.check:
-        sections.append(("tube vs the project's monolithic reference (scipy, --check)", scipy_report))
+        sections.append(
+            ("tube vs the project's monolithic reference (scipy, --check)", scipy_report)
+        )
     return examples.summarize(NAME, result, args.step, wall, args.out, *sections)
+
 
 if __name__ == "__main__":
     examples.run_main(main)

@@ -16,6 +16,7 @@
   check (rattle envelopes) are covered by faster tests of the same functions; drop an entry to
   run it anyway.
 """
+
 import time
 
 import pytest
@@ -27,8 +28,10 @@ SLOW = (
     "tests/components/TranslationalHardstop/test_translational_hardstop_law.py::test_rattle_of_43000_changes_is_summed_quickly",
     "tests/components/TranslationalHardstop/test_translational_hardstop_law.py::"
     "test_rattle_cycles_summed_agree_with_event_by_event_reference[-0.1-0.0-0.5-times1-",
-    ("tests/components/EndStop/test_endstop_bounces.py::"
-     "test_endstop_long_damped_rigid_rattle_envelope_keeps_the_speed_and_momentum"),
+    (
+        "tests/components/EndStop/test_endstop_bounces.py::"
+        "test_endstop_long_damped_rigid_rattle_envelope_keeps_the_speed_and_momentum"
+    ),
 )
 
 
@@ -52,5 +55,7 @@ def pytest_collection_modifyitems(config, items):
 def pytest_sessionfinish(session, exitstatus):
     for plugin in session.config.pluginmanager.get_plugins():
         status = getattr(plugin, "_exit_status", None)
-        if isinstance(status, list) and str(getattr(plugin, "__file__", "")).endswith("conftest.py"):
+        if isinstance(status, list) and str(getattr(plugin, "__file__", "")).endswith(
+            "conftest.py"
+        ):
             status.clear()

@@ -1,4 +1,5 @@
-"""Mutation testing of the physics (src/contactfmu/mechanics/ and each src/contactfmu/components/<Name>/law.py) with mutmut (configured in pyproject.toml,
+"""Mutation testing of the physics (src/contactfmu/mechanics/ and each
+src/contactfmu/components/<Name>/law.py) with mutmut (configured in pyproject.toml,
 [tool.mutmut]); writes mutation/REPORT.md.
 
     python -m pip install -e ".[test,mutation]" && python mutation/run.py
@@ -13,15 +14,18 @@ documented statement or tolerance constrains (an exact iteration cap, a nudge be
 an entry is listed as UNEXPLAINED and the script exits with status 1, as it does when fewer
 than 90 % of the mutants of physics/ are killed.
 
---slaves mutates the slave layer (each src/contactfmu/components/<Name>/slave.py and components/translational.py) instead (no score target; the report states
+--slaves mutates the slave layer (each src/contactfmu/components/<Name>/slave.py and
+components/translational.py) instead (no score target; the report states
 the score): mutmut reads [tool.mutmut] from the pyproject.toml of its working directory, so the run
 takes place in mutation-slaves/ (git-ignored), a copy of src/, tests/ and mutation/ with a
 pyproject.toml whose only_mutate is the slave layer and whose tests are the in-process slave
-tests (SLAVES_TESTS: tests/fmi/test_slaves_inprocess.py and the components' test_*_slave.py, no FMU build). Report: mutation/REPORT_SLAVES.md, survivors
+tests (SLAVES_TESTS: tests/fmi/test_slaves_inprocess.py and the components' test_*_slave.py, no FMU
+build). Report: mutation/REPORT_SLAVES.md, survivors
 explained in mutation/equivalent_slaves*.toml.
 
     python mutation/run.py --slaves --jobs 1 'contactfmu.components.Spring.slave.*'
 """
+
 import argparse
 import collections
 import datetime
@@ -31,18 +35,19 @@ import shutil
 import subprocess
 import sys
 import time
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS = ROOT / "mutants"
 EQUIVALENT = ROOT / "mutation" / "equivalent.toml"
-CARRIED = ROOT / "mutation" / "carried_over.toml"   # results of an earlier run for mutants not rerun
+CARRIED = ROOT / "mutation" / "carried_over.toml"  # results of an earlier run for mutants not rerun
 REPORT = ROOT / "mutation" / "REPORT.md"
 TARGET = 0.90
-SLAVES_WORK = ROOT / "mutation-slaves"   # working directory of --slaves (git-ignored)
+SLAVES_WORK = ROOT / "mutation-slaves"  # working directory of --slaves (git-ignored)
 SLAVES_REPORT = ROOT / "mutation" / "REPORT_SLAVES.md"
-SLAVES_TESTS = [   # the slave classes driven in-process (no FMU build)
+SLAVES_TESTS = [  # the slave classes driven in-process (no FMU build)
     "tests/fmi/test_slaves_inprocess.py",
     "tests/components/ElastoGap/test_elastogap_slave.py",
     "tests/components/TranslationalHardstop/test_translational_hardstop_slave.py",
@@ -64,7 +69,11 @@ class Profile:
 
     def explanation_files(self):
         files = sorted(EQUIVALENT.parent.glob(self.equivalent))
-        return files if self.slaves else [f for f in files if not f.name.startswith("equivalent_slaves")]
+        return (
+            files
+            if self.slaves
+            else [f for f in files if not f.name.startswith("equivalent_slaves")]
+        )
 
 
 def prepare_slaves(keep):
@@ -83,7 +92,10 @@ def prepare_slaves(keep):
     base = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
     config = {
         "source_paths": ["src"],
-        "only_mutate": ["src/contactfmu/components/*/slave.py", "src/contactfmu/components/translational.py"],
+        "only_mutate": [
+            "src/contactfmu/components/*/slave.py",
+            "src/contactfmu/components/translational.py",
+        ],
         "also_copy": ["mutation/"],
         "pytest_add_cli_args": base["pytest_add_cli_args"],
         "pytest_add_cli_args_test_selection": SLAVES_TESTS,
@@ -91,14 +103,30 @@ def prepare_slaves(keep):
         "timeout_multiplier": base.get("timeout_multiplier", 3.0),
         "timeout_constant": base.get("timeout_constant", 0.5),
     }
-    lines = ["# written by mutation/run.py --slaves (do not edit: rewritten on every run)", "[tool.mutmut]"]
+    lines = [
+        "# written by mutation/run.py --slaves (do not edit: rewritten on every run)",
+        "[tool.mutmut]",
+    ]
     lines += [f"{key} = {json.dumps(value)}" for key, value in config.items()]
     lines += ["", "[tool.pytest.ini_options]", 'testpaths = ["tests"]', ""]
     (work / "pyproject.toml").write_text("\n".join(lines))
 
-STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",
-          36: "timeout", -24: "timeout", 24: "timeout", 152: "timeout", 255: "timeout", 37: "type check",
-          None: "not checked"}
+
+STATUS = {
+    1: "killed",
+    3: "killed",
+    0: "survived",
+    5: "no tests",
+    33: "no tests",
+    34: "skipped",
+    36: "timeout",
+    -24: "timeout",
+    24: "timeout",
+    152: "timeout",
+    255: "timeout",
+    37: "type check",
+    None: "not checked",
+}
 
 
 def carried_over(profile=None):
@@ -121,15 +149,34 @@ def read_results(profile):
         codes = data.get("exit_code_by_key", {})
         if not codes:
             continue
-        module = meta.relative_to(profile.mutants / "src").as_posix()[:-len(".py.meta")].replace("/", ".")
-        out[module] = {name: ("carried" if code is None and name.startswith(prefixes) else
-                              STATUS.get(code, f"suspicious ({code})")) for name, code in codes.items()}
+        module = (
+            meta.relative_to(profile.mutants / "src")
+            .as_posix()[: -len(".py.meta")]
+            .replace("/", ".")
+        )
+        out[module] = {
+            name: (
+                "carried"
+                if code is None and name.startswith(prefixes)
+                else STATUS.get(code, f"suspicious ({code})")
+            )
+            for name, code in codes.items()
+        }
     return out
 
 
 def diff_of(name, profile):
-    r = subprocess.run([sys.executable, "-m", "mutmut", "show", name], cwd=profile.work, capture_output=True, text=True)
-    lines = [ln for ln in r.stdout.splitlines() if ln.startswith(("+", "-")) and not ln.startswith(("+++", "---"))]
+    r = subprocess.run(
+        [sys.executable, "-m", "mutmut", "show", name],
+        cwd=profile.work,
+        capture_output=True,
+        text=True,
+    )
+    lines = [
+        ln
+        for ln in r.stdout.splitlines()
+        if ln.startswith(("+", "-")) and not ln.startswith(("+++", "---"))
+    ]
     return " / ".join(ln.strip() for ln in lines)[:300]
 
 
@@ -139,7 +186,9 @@ def write_report(profile, results, elapsed=None, jobs=None, note=None):
     slaves: no target, every survivor explained)."""
     explained, accepted = {}, {}
     carried_text = carried_over(profile)[1]
-    unchecked = sorted(m for m, st in results.items() if all(s == "not checked" for s in st.values()))
+    unchecked = sorted(
+        m for m, st in results.items() if all(s == "not checked" for s in st.values())
+    )
     results = {m: st for m, st in results.items() if m not in unchecked}
     for path in profile.explanation_files():
         data = tomllib.loads(path.read_text())
@@ -153,26 +202,40 @@ def write_report(profile, results, elapsed=None, jobs=None, note=None):
         killed = c["killed"] + c["timeout"] + c["carried"]
         total.update(c)
         total["all"] += n
-        rows.append(f"| {module} | {c['killed']} | {c['timeout']} | {c['carried']} | {c['survived']} | {c['no tests']} "
-                    f"| {n - killed - c['survived'] - c['no tests']} | {n} "
-                    f"| {100.0 * killed / n:.1f} % |")
-        survivors += [(module, name, st) for name, st in sorted(statuses.items())
-                      if st not in ("killed", "timeout", "carried")]
+        rows.append(
+            f"| {module} | {c['killed']} | {c['timeout']} | {c['carried']} | {c['survived']} | {c['no tests']} "
+            f"| {n - killed - c['survived'] - c['no tests']} | {n} "
+            f"| {100.0 * killed / n:.1f} % |"
+        )
+        survivors += [
+            (module, name, st)
+            for name, st in sorted(statuses.items())
+            if st not in ("killed", "timeout", "carried")
+        ]
     n = total["all"]
     score = (total["killed"] + total["timeout"] + total["carried"]) / n if n else 0.0
     equivalent = sum(1 for _, name, _ in survivors if name in explained)
     kept = sum(1 for _, name, _ in survivors if name in accepted and name not in explained)
-    unexplained = [(m, name, st) for m, name, st in survivors if name not in explained and name not in accepted]
+    unexplained = [
+        (m, name, st) for m, name, st in survivors if name not in explained and name not in accepted
+    ]
     command = "python mutation/run.py --slaves" if profile.slaves else "python mutation/run.py"
-    tests = ("Tests run against the mutants: tests/fmi/test_slaves_inprocess.py and the components' "
-             "test_*_slave.py, which drive the slave classes in-process through their FMI methods (no FMU build). Killed = a test failed (or mutmut's CPU-time "
-             "limit hit: timeout, counted as killed)." if profile.slaves else
-             "Tests run against the mutants: those that call the physics directly (the FMU-building tests are "
-             "deselected by mutation/pytest_plugin.py). Killed = a test failed (or mutmut's CPU-time limit hit: "
-             "timeout, counted as killed).")
-    target = (f"Target: at least {100 * profile.target:.0f} % killed, every survivor explained. "
-              if profile.target else "No score target for the slave layer (the 90 % target is for physics/); "
-              "every survivor explained. ")
+    tests = (
+        "Tests run against the mutants: tests/fmi/test_slaves_inprocess.py and the components' "
+        "test_*_slave.py, which drive the slave classes in-process through their FMI methods (no FMU "
+        "build). Killed = a test failed (or mutmut's CPU-time "
+        "limit hit: timeout, counted as killed)."
+        if profile.slaves
+        else "Tests run against the mutants: those that call the physics directly (the FMU-building tests are "
+        "deselected by mutation/pytest_plugin.py). Killed = a test failed (or mutmut's CPU-time limit hit: "
+        "timeout, counted as killed)."
+    )
+    target = (
+        f"Target: at least {100 * profile.target:.0f} % killed, every survivor explained. "
+        if profile.target
+        else "No score target for the slave layer (the 90 % target is for physics/); "
+        "every survivor explained. "
+    )
     lines = [
         f"# Mutation testing report: {profile.subject}",
         "",
@@ -181,7 +244,11 @@ def write_report(profile, results, elapsed=None, jobs=None, note=None):
         + (f", run time {elapsed / 60:.0f} min with {jobs} workers." if elapsed else "."),
         "",
         *([note, ""] if note else []),
-        *([f"Not run (no mutant of theirs checked): {', '.join(unchecked)}.", ""] if unchecked else []),
+        *(
+            [f"Not run (no mutant of theirs checked): {', '.join(unchecked)}.", ""]
+            if unchecked
+            else []
+        ),
         tests,
         *(["", f"Carried over (counted as killed): {carried_text}"] if total["carried"] else []),
         "",
@@ -193,7 +260,8 @@ def write_report(profile, results, elapsed=None, jobs=None, note=None):
         f"{n - total['killed'] - total['timeout'] - total['carried'] - total['survived'] - total['no tests']} | {n} | "
         f"**{100.0 * score:.1f} %** |",
         "",
-        target + f"Survivors: {len(survivors)}, explained as equivalent: {equivalent}, accepted (a change no documented "
+        target
+        + f"Survivors: {len(survivors)}, explained as equivalent: {equivalent}, accepted (a change no documented "
         f"statement or tolerance constrains, reason given): {kept}, unexplained: {len(unexplained)}.",
         "",
         "## Surviving mutants",
@@ -210,22 +278,35 @@ def write_report(profile, results, elapsed=None, jobs=None, note=None):
             text = "UNEXPLAINED"
         lines.append(f"* `{name}` ({st}): " + text)
     profile.report.write_text("\n".join(lines) + "\n")
-    print(f"score {100 * score:.1f} % ({total['killed'] + total['timeout'] + total['carried']}/{n}); "
-          f"{len(unexplained)} unexplained survivors; report: {profile.report.relative_to(ROOT)}")
+    print(
+        f"score {100 * score:.1f} % ({total['killed'] + total['timeout'] + total['carried']}/{n}); "
+        f"{len(unexplained)} unexplained survivors; report: {profile.report.relative_to(ROOT)}"
+    )
     return (profile.target is None or score >= profile.target) and not unexplained
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--keep", action="store_true", help="reuse mutants/ and its cached results")
     ap.add_argument("--report", action="store_true", help="only rewrite the report from mutants/")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel mutmut workers")
-    ap.add_argument("--note", help="a paragraph put at the top of the report (what this run covered)")
-    ap.add_argument("--slaves", action="store_true",
-                    help="mutate the slave layer (components/*/slave.py; in mutation-slaves/; report "
-                         "mutation/REPORT_SLAVES.md) instead of physics/")
-    ap.add_argument("names", nargs="*", help="mutant names or globs to (re)run, e.g. 'contactfmu.mechanics.ode*', "
-                                             "with --slaves e.g. 'contactfmu.components.Spring.slave.*'")
+    ap.add_argument(
+        "--note", help="a paragraph put at the top of the report (what this run covered)"
+    )
+    ap.add_argument(
+        "--slaves",
+        action="store_true",
+        help="mutate the slave layer (components/*/slave.py; in mutation-slaves/; report "
+        "mutation/REPORT_SLAVES.md) instead of physics/",
+    )
+    ap.add_argument(
+        "names",
+        nargs="*",
+        help="mutant names or globs to (re)run, e.g. 'contactfmu.mechanics.ode*', "
+        "with --slaves e.g. 'contactfmu.components.Spring.slave.*'",
+    )
     args = ap.parse_args()
     profile = Profile(args.slaves)
     os.chdir(ROOT)
@@ -236,8 +317,10 @@ def main():
         elif not args.keep and MUTANTS.exists():
             shutil.rmtree(MUTANTS)
         start = time.monotonic()
-        r = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs), *args.names],
-                           cwd=profile.work)
+        r = subprocess.run(
+            [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs), *args.names],
+            cwd=profile.work,
+        )
         elapsed = time.monotonic() - start
         if r.returncode:
             sys.exit(f"mutmut run failed (exit status {r.returncode})")

@@ -8,10 +8,20 @@ from hypothesis import HealthCheck, settings
 # property-based tests (tests/fmi/test_properties.py): "ci", the default, runs a fixed seed and a few
 # examples per FMU in the test suite; "nightly" many random examples:
 #     python -m pytest tests/fmi/test_properties.py --hypothesis-profile=nightly
-settings.register_profile("ci", max_examples=12, derandomize=True, deadline=None, database=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.register_profile("nightly", max_examples=1500, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile(
+    "ci",
+    max_examples=12,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "nightly",
+    max_examples=1500,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 settings.load_profile(os.environ.get("CONTACTFMU_HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +50,9 @@ def pytest_sessionfinish(session, exitstatus):
 def pytest_unconfigure(config):
     """End the test process without interpreter finalization, after pytest has reported
     everything: a process that ran pythonfmu FMUs was seen to abort intermittently while Python
-    shut down ("corrupted double-linked list", docs/known-issues.md, "Abort at interpreter exit (pythonfmu 0.7.0)"). The exit status is pytest's."""
+    shut down ("corrupted double-linked list", docs/known-issues.md, "Abort at interpreter exit
+    (pythonfmu 0.7.0)"). The exit status is pytest's."""
     if _exit_status:
         from contactfmu.examples import exit_now
+
         exit_now(_exit_status[-1])

@@ -2,14 +2,15 @@
 independently of contactfmu: the force law, its derivatives, and the closed-form restitution of a
 linear (n = 1) impact. Imported by the ElastoGap tests and the master's tests.
 """
-import math
 
+import math
 
 # ---- the documented law and its analytic consequences, written out independently ----------------
 
+
 def elastogap_force(s_rel, v_rel, c, d, s_rel0=0.0, n=1.0, s_ref=1.0, f_ref=0.0):
     """(f, f_c, f_d, lossPower) of MSL 4.1 ElastoGap (its documentation, the FMU description)."""
-    f_ref = f_ref or c * s_ref          # 0: not given, MSL's binding f_ref = c*s_ref
+    f_ref = f_ref or c * s_ref  # 0: not given, MSL's binding f_ref = c*s_ref
     if not s_rel < s_rel0:
         return 0.0, 0.0, 0.0, 0.0
     f_c = -f_ref * abs((s_rel - s_rel0) / s_ref) ** n
@@ -22,11 +23,11 @@ def law_derivatives(s_rel, v_rel, c, d, s_rel0=0.0, n=1.0, s_ref=1.0, f_ref=0.0)
     n*f_ref/s_ref*|delta|^(n-1) (delta = (s_rel0 - s_rel)/s_ref): damper free -> (k_s, d);
     bounded to f_c on a fast approach (f = 2*f_c) -> (2*k_s, 0); bounded to -f_c on a fast
     separation (f = 0) -> (0, 0); no contact -> (0, 0)."""
-    f_ref = f_ref or c * s_ref          # 0: not given, MSL's binding f_ref = c*s_ref
+    f_ref = f_ref or c * s_ref  # 0: not given, MSL's binding f_ref = c*s_ref
     if not s_rel < s_rel0:
         return 0.0, 0.0
     delta = (s_rel0 - s_rel) / s_ref
-    f_c = -f_ref * delta ** n
+    f_c = -f_ref * delta**n
     k_s = n * f_ref / s_ref * delta ** (n - 1.0)
     if d * v_rel < f_c:
         return 2.0 * k_s, 0.0
@@ -52,12 +53,12 @@ def restitution(mu, k, d):
     t1 = math.atan(d * w1 / k) / w1
     x1, v1 = -v0 / w1 * math.sin(w1 * t1), -v0 * math.cos(w1 * t1)
     sigma = d / (2.0 * mu)
-    wd = math.sqrt(k / mu - sigma ** 2)
+    wd = math.sqrt(k / mu - sigma**2)
     a, b = x1, (v1 + sigma * x1) / wd
-    va, vb = b * wd - sigma * a, -a * wd - sigma * b          # x' = exp(-sigma t)*(va*cos + vb*sin)
-    p, q = k * a + d * va, k * b + d * vb                     # k*x + d*x' = exp(-sigma t)*(p*cos + q*sin)
+    va, vb = b * wd - sigma * a, -a * wd - sigma * b  # x' = exp(-sigma t)*(va*cos + vb*sin)
+    p, q = k * a + d * va, k * b + d * vb  # k*x + d*x' = exp(-sigma t)*(p*cos + q*sin)
     phase = math.atan2(-p, q)
-    t2 = (phase if phase > 0.0 else phase + math.pi) / wd     # first zero after the start
+    t2 = (phase if phase > 0.0 else phase + math.pi) / wd  # first zero after the start
     x2 = math.exp(-sigma * t2) * (a * math.cos(wd * t2) + b * math.sin(wd * t2))
     v2 = math.exp(-sigma * t2) * (va * math.cos(wd * t2) + vb * math.sin(wd * t2))
     return v2 / v0, t1 + t2 + abs(x2) / v2

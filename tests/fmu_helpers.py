@@ -1,12 +1,12 @@
 """Load one FMU with fmpy, with its log captured, and address variables by name."""
+
 import itertools
 
 import pytest
-
 from fmpy import extract, read_model_description
 from fmpy.fmi2 import FMU2Slave
 
-from contactfmu.cosim.system import _LOGS, _callbacks
+from contactfmu.cosim.system import LOGS, callbacks
 
 _names = itertools.count()
 
@@ -18,10 +18,14 @@ class Slave:
         # the master's logger: one process-wide callback that is never freed (fmpy's logger proxy
         # keeps a single slot), dispatching by instance name
         name = name or f"slave{next(_names)}"
-        self.log = _LOGS[name] = []
-        self.fmu = FMU2Slave(guid=self.md.guid, unzipDirectory=extract(str(path)),
-                             modelIdentifier=self.md.coSimulation.modelIdentifier, instanceName=name)
-        self.fmu.instantiate(callbacks=_callbacks(), loggingOn=False)
+        self.log = LOGS[name] = []
+        self.fmu = FMU2Slave(
+            guid=self.md.guid,
+            unzipDirectory=extract(str(path)),
+            modelIdentifier=self.md.coSimulation.modelIdentifier,
+            instanceName=name,
+        )
+        self.fmu.instantiate(callbacks=callbacks(), loggingOn=False)
         self.fmu.setupExperiment(startTime=start_time)
 
     def vr(self, names):
@@ -32,8 +36,11 @@ class Slave:
         for key, value in values.items():
             name = key.replace("__", ".")
             kind = self.vars[name].type
-            setter = {"Real": self.fmu.setReal, "Integer": self.fmu.setInteger,
-                      "Boolean": self.fmu.setBoolean}[kind]
+            setter = {
+                "Real": self.fmu.setReal,
+                "Integer": self.fmu.setInteger,
+                "Boolean": self.fmu.setBoolean,
+            }[kind]
             setter(self.vr([name]), [value])
 
     def get(self, *names):
@@ -57,6 +64,7 @@ class Slave:
 def slave_fixture(model, **defaults):
     """A pytest fixture: a function that makes initialized instances of <model>.fmu (parameters:
     defaults updated by its keywords), closed when the test ends."""
+
     @pytest.fixture
     def make_slaves(fmu_dir):
         made = []
@@ -69,4 +77,5 @@ def slave_fixture(model, **defaults):
         yield make
         for s in made:
             s.close()
+
     return make_slaves

@@ -1,12 +1,12 @@
 """Run a snippet against an FMU in a subprocess (a hang fails the test instead of hanging the
 suite) that reports each fmi2DoStep's CPU time (time.process_time) and results as JSON.
 """
+
 import json
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
-
 
 TESTS = Path(__file__).resolve().parent
 
@@ -29,6 +29,8 @@ def timed(s, t, h):
 
 def run_in_subprocess(fmu_dir, body, timeout=60):
     code = PRELUDE.format(tests=str(TESTS), fmu_dir=str(fmu_dir)) + textwrap.dedent(body)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1])

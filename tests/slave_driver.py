@@ -1,6 +1,7 @@
 """One slave class instance driven in-process through its FMI methods by variable name
 (Driver), without building an FMU, and a Mass coupled to a contact element through it (bounce).
 """
+
 import math
 
 import pytest
@@ -9,7 +10,6 @@ from pythonfmu.enums import Fmi2Status
 from contactfmu.components.ElastoGap.slave import ElastoGap
 from contactfmu.components.Mass.slave import Mass
 from contactfmu.fmi.shim import DERIVATIVE_VR
-
 
 REL = 1e-12
 
@@ -30,8 +30,9 @@ class Driver:
         for name, value in values.items():
             name = name.replace("__", ".")
             kind = self.kind[name]
-            {"Real": self.s.set_real, "Integer": self.s.set_integer,
-             "Boolean": self.s.set_boolean}[kind]([self.vr[name]], [value])
+            {"Real": self.s.set_real, "Integer": self.s.set_integer, "Boolean": self.s.set_boolean}[
+                kind
+            ]([self.vr[name]], [value])
 
     def inputs(self, **values):
         """All values in one fmi2SetReal call."""
@@ -42,8 +43,13 @@ class Driver:
         out = []
         for name in names:
             kind = self.kind[name]
-            out.append({"Real": self.s.get_real, "Integer": self.s.get_integer,
-                        "Boolean": self.s.get_boolean}[kind]([self.vr[name]])[0])
+            out.append(
+                {
+                    "Real": self.s.get_real,
+                    "Integer": self.s.get_integer,
+                    "Boolean": self.s.get_boolean,
+                }[kind]([self.vr[name]])[0]
+            )
         return out if len(out) > 1 else out[0]
 
     def der(self, name):
@@ -68,7 +74,7 @@ def compliant_signs(d, f, name="f"):
 
 # ---- inertia-aware coupling (m_a/m_b set): documented impact results in a master loop ------------
 
-d_end = [None]   # s - offset at the end of the last bounce
+d_end = [None]  # s - offset at the end of the last bounce
 
 
 def bounce(cls, params, h, T, jacobi, offset=0.0):
@@ -77,19 +83,24 @@ def bounce(cls, params, h, T, jacobi, offset=0.0):
     The stop is at s = offset + 0.01 (offset: the fixed flange's position, or ElastoGap's s_rel0).
     Returns (v at T, largest s - offset at a communication point, errors logged, the element's Driver)."""
     m = Driver(Mass, m=1.0, v_start=1.0, s_start=offset)
-    gap = cls is ElastoGap   # ElastoGap: contact while flange_b.s - flange_a.s < s_rel0: the mass at flange_a
+    gap = (
+        cls is ElastoGap
+    )  # ElastoGap: contact while flange_b.s - flange_a.s < s_rel0: the mass at flange_a
     e = Driver(cls, **({"m_a": 1.0} if gap else {"m_b": 1.0}), **params)
-    mine, force, mass_input = ("flange_a", "flange_a.f", "flange_b__f") if gap else ("flange_b", "flange_b.f",
-                                                                                       "flange_a__f")
+    mine, force, mass_input = (
+        ("flange_a", "flange_a.f", "flange_b__f")
+        if gap
+        else ("flange_b", "flange_b.f", "flange_a__f")
+    )
     if gap:
-        e.inputs(flange_b__s=2 * offset + 0.01)   # s_rel0 = offset: contact from s = offset + 0.01
+        e.inputs(flange_b__s=2 * offset + 0.01)  # s_rel0 = offset: contact from s = offset + 0.01
     else:
         e.inputs(flange_a__s=offset)
 
     def feed():
         e.inputs(**{mine + "__s": m.get("s"), mine + "__v": m.get("v")})
 
-    feed()   # the initial exchange of every master
+    feed()  # the initial exchange of every master
     smax = -math.inf
     for _ in range(round(T / h)):
         t = m.s.time

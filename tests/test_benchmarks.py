@@ -2,6 +2,7 @@
 field. Speed is measured there, not asserted here (the machines are shared and noisy): no test
 compares a wall time or a cost ratio with a bound. The accuracy figures it reports are checked
 against their analytic or reference values where they do not depend on the machine."""
+
 import json
 import math
 import subprocess
@@ -18,10 +19,24 @@ SPLIT = ("plain", "foh", "implicit", "inertia", "inertia-jacobi")
 @pytest.fixture(scope="module")
 def results(tmp_path_factory, fmu_dir):
     out = tmp_path_factory.mktemp("bench") / "results.json"
-    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--out", str(out),
-                           "--fmus", str(fmu_dir)], capture_output=True, text=True, timeout=1800)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "run.py"),
+            "--quick",
+            "--out",
+            str(out),
+            "--fmus",
+            str(fmu_dir),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     # exit 1 means a goal did not hold on this machine (speed goals depend on its load): reported, not a failure
-    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, (
+        proc.stdout[-3000:] + proc.stderr[-3000:]
+    )
     assert out.is_file(), proc.stderr[-2000:]
     return json.loads(out.read_text()), proc
 
@@ -37,7 +52,7 @@ def test_results_json_has_every_field(results, fmu_dir):
 
     split = res["split_impact"]
     assert number(split["reference"]) and number(split["contact_time"])
-    assert len(split["rows"]) == 3                           # 1e-4 s, 1e-3 s and Tc/2 in quick mode
+    assert len(split["rows"]) == 3  # 1e-4 s, 1e-3 s and Tc/2 in quick mode
     for row in split["rows"]:
         assert row["h_over_contact_time"] == pytest.approx(row["step"] / split["contact_time"])
         for coupling in SPLIT:
@@ -53,33 +68,67 @@ def test_results_json_has_every_field(results, fmu_dir):
             assert {"step", "wall", "tried"} <= set(run)
             for tried in run["tried"]:
                 assert {"step", "passed", "wall", "worst"} <= set(tried) and number(tried["wall"])
-            if run["step"] is not None:                       # the largest passing step was the last one tried
+            if run["step"] is not None:  # the largest passing step was the last one tried
                 assert run["tried"][-1]["passed"] and run["tried"][-1]["step"] == run["step"]
     assert res["examples"]["PreLoad"]["plain"]["extrapolated_from"]
     p = res["examples"]["PreLoad"]["adaptive"]
-    assert {"rtol", "output_interval", "passed", "wall", "worst", "accepted", "rejected", "fmu_steps", "scipy_wall",
-            "ratio_vs_scipy"} == set(p)
-    assert p["passed"] and p["output_interval"] == 0.05        # the MSL tube on the experiment's grid
+    assert {
+        "rtol",
+        "output_interval",
+        "passed",
+        "wall",
+        "worst",
+        "accepted",
+        "rejected",
+        "fmu_steps",
+        "scipy_wall",
+        "ratio_vs_scipy",
+    } == set(p)
+    assert p["passed"] and p["output_interval"] == 0.05  # the MSL tube on the experiment's grid
     assert p["ratio_vs_scipy"] == pytest.approx(p["wall"] / p["scipy_wall"])
     a = res["examples"]["ElastoGap"]["adaptive"]
-    assert {"rtol", "output_interval", "passed", "wall", "worst", "accepted", "rejected", "fmu_steps"} == set(a)
-    assert a["passed"]                                        # the Dymola tube (an accuracy figure, not speed)
+    assert {
+        "rtol",
+        "output_interval",
+        "passed",
+        "wall",
+        "worst",
+        "accepted",
+        "rejected",
+        "fmu_steps",
+    } == set(a)
+    assert a["passed"]  # the Dymola tube (an accuracy figure, not speed)
 
     cost = res["fmu_cost"]
     assert set(cost) == {p.stem for p in fmu_dir.glob("*.fmu")} and len(cost) == 11
     for name, r in cost.items():
         assert set(r) == {"inputs", "outputs", "us", "trivial_us", "ratio"}
-        assert r["us"] > 0 and r["trivial_us"] > 0 and r["ratio"] == pytest.approx(r["us"] / r["trivial_us"])
+        assert (
+            r["us"] > 0
+            and r["trivial_us"] > 0
+            and r["ratio"] == pytest.approx(r["us"] / r["trivial_us"])
+        )
 
     hs = res["hardstop"]
     assert hs["step"] == 1e-3 and hs["stop_time"] == 0.5
     for a in split["adaptive"]:
-        assert {"rtol", "restitution", "error", "wall", "accepted", "rejected", "fmu_steps", "fixed_step",
-                "fixed_fmu_steps"} == set(a)
+        assert {
+            "rtol",
+            "restitution",
+            "error",
+            "wall",
+            "accepted",
+            "rejected",
+            "fmu_steps",
+            "fixed_step",
+            "fixed_fmu_steps",
+        } == set(a)
         assert a["error"] == pytest.approx(a["restitution"] / split["reference"] - 1.0)
         assert a["fmu_steps"] >= a["accepted"] + a["rejected"] > 0
     for coupling in ("plain", "implicit", "inertia", "inertia-jacobi", "adaptive"):
-        assert "failed" in hs[coupling] or {"wall", "penetration", "v_end", "tube"} <= set(hs[coupling])
+        assert "failed" in hs[coupling] or {"wall", "penetration", "v_end", "tube"} <= set(
+            hs[coupling]
+        )
 
     for goal in ("preload_wall", "split_restitution", "fmu_cost"):
         g = res["goals"][goal]
@@ -101,11 +150,13 @@ def test_split_impact_reference_is_the_analytic_restitution(results):
     x1, v1 = v0 / w1 * math.sin(w1 * t1), v0 * math.cos(w1 * t1)
     a = d / (2 * m)
     wd = math.sqrt(c / m - a * a)
-    A, B = x1, (v1 + a * x1) / wd                        # x = exp(-a t) (A cos wd t + B sin wd t)
-    P, Q = c * A + d * (wd * B - a * A), c * B - d * (a * B + wd * A)   # c x + d x' ~ P cos + Q sin
-    th = math.atan2(Q, P) + math.pi / 2                  # its first zero after t = 0
+    A, B = x1, (v1 + a * x1) / wd  # x = exp(-a t) (A cos wd t + B sin wd t)
+    P, Q = c * A + d * (wd * B - a * A), c * B - d * (a * B + wd * A)  # c x + d x' ~ P cos + Q sin
+    th = math.atan2(Q, P) + math.pi / 2  # its first zero after t = 0
     x2 = math.exp(-a * th / wd) * (A * math.cos(th) + B * math.sin(th))
-    v2 = math.exp(-a * th / wd) * ((wd * B - a * A) * math.cos(th) - (a * B + wd * A) * math.sin(th))
+    v2 = math.exp(-a * th / wd) * (
+        (wd * B - a * A) * math.cos(th) - (a * B + wd * A) * math.sin(th)
+    )
     assert 0 < th < math.pi and v2 < 0 < x2
     split = results[0]["split_impact"]
     assert split["reference"] == pytest.approx(-v2 / v0, rel=1e-9)
@@ -118,7 +169,7 @@ def test_split_impact_inertia_coupling_is_exact_and_plain_coupling_gains_energy(
     half = results[0]["split_impact"]["rows"][-1]
     assert half["h_over_contact_time"] == pytest.approx(0.5)
     assert abs(half["inertia"]["error"]) < 1e-6
-    assert abs(half["inertia-jacobi"]["error"]) < 1e-6      # the same in libcosim's Jacobi scheme
+    assert abs(half["inertia-jacobi"]["error"]) < 1e-6  # the same in libcosim's Jacobi scheme
     assert half["plain"]["error"] > 0.5
 
 
@@ -126,7 +177,11 @@ def test_hardstop_default_impact_is_stopped_by_the_implicit_and_inertia_coupling
     hs = results[0]["hardstop"]
     for coupling in ("implicit", "inertia", "inertia-jacobi"):
         assert hs[coupling]["tube"] and hs[coupling]["penetration"] < 1e-3
-    for coupling in ("inertia", "inertia-jacobi", "adaptive"):   # the law's own 1e-10 m (c = d = 1e10, 1 m/s)
+    for coupling in (
+        "inertia",
+        "inertia-jacobi",
+        "adaptive",
+    ):  # the law's own 1e-10 m (c = d = 1e10, 1 m/s)
         assert hs[coupling]["penetration"] < 1e-9
 
 
@@ -139,6 +194,11 @@ def test_adaptive_master_meets_the_split_impact_bar_with_the_plain_law(results):
 
 def test_tables_are_printed(results):
     out = results[1].stdout
-    for heading in ("1. Split impact", "2. MSL examples", "3. Cost per communication step",
-                    "4. TranslationalHardstop defaults", "Goals"):
+    for heading in (
+        "1. Split impact",
+        "2. MSL examples",
+        "3. Cost per communication step",
+        "4. TranslationalHardstop defaults",
+        "Goals",
+    ):
         assert heading in out

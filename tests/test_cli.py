@@ -1,4 +1,5 @@
 """The contactfmu command line (installed as a console script; `python -m contactfmu` is the same)."""
+
 import json
 import os
 import re
@@ -13,8 +14,13 @@ from contactfmu.examples import REFDATA, ROOT
 
 
 def cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "contactfmu", *map(str, args)], capture_output=True, text=True,
-                          timeout=600, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "contactfmu", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
+    )
 
 
 def test_the_console_script_is_installed():
@@ -48,13 +54,16 @@ def test_validate_reports_a_missing_documented_parameter(fmu_dir, tmp_path):
     assert "documented parameter ci is missing" in run.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (["validate", "no/such.fmu"], "no/such.fmu: no such file"),
-    (["validate", "README.md"], "README.md: not an FMU"),
-    (["info", "pyproject.toml"], "pyproject.toml: not an FMU"),
-    (["run", "no_such_example"], "unknown example 'no_such_example'; available: "),
-    (["compare", "missing.csv", "also_missing.csv"], "missing.csv: no such file"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["validate", "no/such.fmu"], "no/such.fmu: no such file"),
+        (["validate", "README.md"], "README.md: not an FMU"),
+        (["info", "pyproject.toml"], "pyproject.toml: not an FMU"),
+        (["run", "no_such_example"], "unknown example 'no_such_example'; available: "),
+        (["compare", "missing.csv", "also_missing.csv"], "missing.csv: no such file"),
+    ],
+)
 def test_bad_input_gives_a_clear_error_and_status_2(args, message):
     run = cli(*args, cwd=ROOT)
     assert run.returncode == 2
@@ -74,7 +83,9 @@ def test_info_prints_the_parameter_table(fmu_dir):
 def test_run_and_compare(fmu_dir, tmp_path):
     """run writes the example's CSV; compare passes it against the Dymola reference, and fails (1)
     against a shifted copy; an unknown variable is an error (2)."""
-    run = cli("run", "msl_generation_of_fmus", "--out", tmp_path, "--fmus", fmu_dir, "--step", "1e-3")
+    run = cli(
+        "run", "msl_generation_of_fmus", "--out", tmp_path, "--fmus", fmu_dir, "--step", "1e-3"
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     result = tmp_path / "GenerationOfFMUs.csv"
     ref = REFDATA / "GenerationOfFMUs" / "GenerationOfFMUs.csv"
@@ -99,6 +110,7 @@ def test_env_prints_this_machines_settings():
 
 
 # ---- rough edges a new user hit -----------------------------------------------------------------
+
 
 def one_line_error(run):
     """The single 'contactfmu: error: ...' line of a bad-input run (exit status 2)."""
@@ -128,11 +140,13 @@ def csvs(tmp_path):
 @pytest.mark.parametrize("name", ["header_only.csv", "empty.csv"])
 @pytest.mark.parametrize("as_reference", [False, True])
 def test_compare_names_a_csv_without_data(csvs, name, as_reference):
-    files = (csvs / "ref.csv", csvs / name)[::1 if as_reference else -1]
+    files = (csvs / "ref.csv", csvs / name)[:: 1 if as_reference else -1]
     error = one_line_error(cli("compare", *files))
     reason = "no data rows" if name == "header_only.csv" else "empty file"
-    assert error.endswith(f"{csvs / name}: not a result CSV (time first, one header line): {reason}"
-                          + (" (only a header line)" if reason == "no data rows" else "")), error
+    assert error.endswith(
+        f"{csvs / name}: not a result CSV (time first, one header line): {reason}"
+        + (" (only a header line)" if reason == "no data rows" else "")
+    ), error
 
 
 @pytest.mark.parametrize("tol", ["-1", "nan", "inf", "0", "abc", "-1e-3", "-inf"])
@@ -143,30 +157,39 @@ def test_compare_rejects_a_tolerance_that_is_not_a_positive_finite_number(csvs, 
 
 def test_compare_accepts_a_valid_tolerance(csvs):
     run = cli("compare", csvs / "same.csv", csvs / "ref.csv", "--tol", "1e-3")
-    assert run.returncode == 0 and "(tolerance 0.001): PASSED" in run.stdout, run.stdout + run.stderr
+    assert run.returncode == 0 and "(tolerance 0.001): PASSED" in run.stdout, (
+        run.stdout + run.stderr
+    )
 
 
 def test_compare_fails_a_result_that_does_not_cover_the_reference_time_range(csvs):
     lines = (csvs / "ref.csv").read_text().splitlines()
-    (csvs / "short.csv").write_text("\n".join(lines[:12]) + "\n")        # 0 .. 0.1 s of the 1 s reference
+    (csvs / "short.csv").write_text("\n".join(lines[:12]) + "\n")  # 0 .. 0.1 s of the 1 s reference
     run = cli("compare", csvs / "short.csv", csvs / "ref.csv")
     assert run.returncode == 1, run.stdout + run.stderr
     assert "y: FAILED: result covers 0 .. 0.1 s, reference 0 .. 1 s" in run.stdout
-    assert run.stdout.splitlines()[-1].startswith("0 of 1 signals inside the tube (tolerance 0.002): FAILED: "
-                                                  "result covers 0 .. 0.1 s, reference 0 .. 1 s")
+    assert run.stdout.splitlines()[-1].startswith(
+        "0 of 1 signals inside the tube (tolerance 0.002): FAILED: "
+        "result covers 0 .. 0.1 s, reference 0 .. 1 s"
+    )
     (csvs / "late.csv").write_text("\n".join(lines[:1] + lines[50:]) + "\n")  # starts at 0.49 s
     late = cli("compare", csvs / "late.csv", csvs / "ref.csv")
     assert late.returncode == 1 and "result covers 0.49 .. 1 s, reference 0 .. 1 s" in late.stdout
 
 
-@pytest.mark.parametrize("name, reason", [
-    ("nan.csv", "line 3, column 'y': 'nan' is not finite"),
-    ("text.csv", "line 3, column 'y': 'abc' is not a number"),
-    ("no_time.csv", "first column is 'x', expected 'time'"),
-])
+@pytest.mark.parametrize(
+    "name, reason",
+    [
+        ("nan.csv", "line 3, column 'y': 'nan' is not finite"),
+        ("text.csv", "line 3, column 'y': 'abc' is not a number"),
+        ("no_time.csv", "first column is 'x', expected 'time'"),
+    ],
+)
 def test_compare_reports_a_bad_cell_or_header_with_its_line(csvs, name, reason):
     error = one_line_error(cli("compare", csvs / name, csvs / "ref.csv"))
-    assert error.endswith(f"{csvs / name}: not a result CSV (time first, one header line): {reason}"), error
+    assert error.endswith(
+        f"{csvs / name}: not a result CSV (time first, one header line): {reason}"
+    ), error
 
 
 def test_compare_says_a_directory_is_a_directory(csvs):
@@ -181,14 +204,22 @@ def test_compare_names_the_file_of_a_bad_csv_once(csvs):
 
 @pytest.mark.parametrize("signals", ["", ",", "y,,y", "y,"])
 def test_compare_rejects_an_empty_signal_list_or_name(csvs, signals):
-    error = one_line_error(cli("compare", csvs / "same.csv", csvs / "ref.csv", "--signals", signals))
-    assert f"--signals {signals!r}: " in error and ("no signal names" in error or "empty signal name" in error)
+    error = one_line_error(
+        cli("compare", csvs / "same.csv", csvs / "ref.csv", "--signals", signals)
+    )
+    assert f"--signals {signals!r}: " in error and (
+        "no signal names" in error or "empty signal name" in error
+    )
 
 
 def test_run_without_an_example_names_example_and_lists_them():
     error = one_line_error(cli("run"))
-    assert not re.search(r"\brest\b", error) and "missing EXAMPLE" in error   # argparse's name of the options
-    assert "available: " + ", ".join(p.stem for p in sorted((ROOT / "examples").glob("*.py"))) in error
+    assert (
+        not re.search(r"\brest\b", error) and "missing EXAMPLE" in error
+    )  # argparse's name of the options
+    assert (
+        "available: " + ", ".join(p.stem for p in sorted((ROOT / "examples").glob("*.py"))) in error
+    )
 
 
 def test_run_help_lists_the_examples_with_their_summary():
@@ -217,4 +248,6 @@ def test_info_prints_several_fmus(fmu_dir):
 def test_run_passes_a_bad_step_to_the_example_which_names_itself():
     run = cli("run", "msl_generation_of_fmus", "--step", "-1e-3", cwd=ROOT)
     assert run.returncode == 2
-    assert "contactfmu run msl_generation_of_fmus: error: --step must be > 0, got -0.001" in run.stderr
+    assert (
+        "contactfmu run msl_generation_of_fmus: error: --step must be > 0, got -0.001" in run.stderr
+    )

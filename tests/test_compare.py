@@ -1,4 +1,5 @@
 """The csv-compare style tube, the test criterion of src/contactfmu/refdata/README.md."""
+
 import numpy as np
 import pytest
 
@@ -15,7 +16,7 @@ def test_tube_sizes_follow_csv_compare_legacy_bases():
     ref = ref_result()
     lo, hi, dt, dy = tube_bounds(ref.time, ref["y"], ref.time)
     assert dt == pytest.approx(0.002 * 5.0)
-    assert dy == pytest.approx(0.002 * 2.0, rel=1e-4)      # range of sin is 2
+    assert dy == pytest.approx(0.002 * 2.0, rel=1e-4)  # range of sin is 2
     assert np.all(lo <= ref["y"] - dy + 1e-15) and np.all(hi >= ref["y"] + dy - 1e-15)
 
 
@@ -59,12 +60,14 @@ def test_nan_fails_and_missing_signals_are_reported():
 
 
 def test_a_result_must_cover_the_reference_time_range():
-    ref = ref_result()                                       # 0 .. 5 s, dt = 0.01 s
-    for keep in (ref.time <= 0.5, ref.time >= 1.0):          # ends early / starts late
+    ref = ref_result()  # 0 .. 5 s, dt = 0.01 s
+    for keep in (ref.time <= 0.5, ref.time >= 1.0):  # ends early / starts late
         part = Result(["time", "y"], ref.values[keep])
         report = compare(part, ref)
         assert not report.passed and not report["y"].passed
-        assert report["y"].failures == 0 and report["y"].worst == 0.0   # the values are inside the tube
+        assert (
+            report["y"].failures == 0 and report["y"].worst == 0.0
+        )  # the values are inside the tube
         lo, hi = part.time.min(), part.time.max()
         assert report.coverage.startswith(f"result covers {lo:g} .. {hi:g} s, reference 0 .. 5 s")
         assert report.coverage in str(report) and "y: FAILED" in str(report)
@@ -74,10 +77,13 @@ def test_end_times_within_dt_or_float_noise_cover_the_reference():
     ref = ref_result()
     noisy = Result(["time", "y"], np.column_stack([ref.time * (1 - 1e-15), ref["y"]]))
     assert noisy.time[-1] < 5.0 and compare(noisy, ref).passed
-    inside = Result(["time", "y"], ref.values[ref.time <= 4.995])    # 5 ms short, dt = 10 ms
+    inside = Result(["time", "y"], ref.values[ref.time <= 4.995])  # 5 ms short, dt = 10 ms
     report = compare(inside, ref)
     assert report.passed and report.coverage == "", str(report)
-    longer = Result(["time", "y"], np.column_stack([np.linspace(-1, 6, 1401), np.sin(2 * np.linspace(-1, 6, 1401))]))
+    longer = Result(
+        ["time", "y"],
+        np.column_stack([np.linspace(-1, 6, 1401), np.sin(2 * np.linspace(-1, 6, 1401))]),
+    )
     assert compare(longer, ref).passed
 
 
@@ -87,13 +93,16 @@ def test_compare_rejects_a_bad_tolerance(tol):
         compare(ref_result(), ref_result(), tol=tol)
 
 
-@pytest.mark.parametrize("text, reason", [
-    ("", "empty file"),
-    ('"time","y"\n', "no data rows (only a header line)"),
-    ('"time","y"\n0,1\n\n1,x\n', "line 4, column 'y': 'x' is not a number"),
-    ('"time","y"\n0,1\n1\n', "line 3: 1 values, the header has 2 columns"),
-    ('"s","y"\n0,1\n', "first column is 's', expected 'time'"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("", "empty file"),
+        ('"time","y"\n', "no data rows (only a header line)"),
+        ('"time","y"\n0,1\n\n1,x\n', "line 4, column 'y': 'x' is not a number"),
+        ('"time","y"\n0,1\n1\n', "line 3: 1 values, the header has 2 columns"),
+        ('"s","y"\n0,1\n', "first column is 's', expected 'time'"),
+    ],
+)
 def test_read_csv_says_why_a_file_is_not_a_result(tmp_path, text, reason):
     from contactfmu.cosim.results import CsvError, read_csv
 

@@ -1,6 +1,7 @@
 """FMI cross-check files: build_fmus.py writes <Model>_in.csv, _ref.csv, _ref.opt for every FMU,
 in the cross-check repository's layout and rules, from an experiment in which the documented
 behaviour (a contact) happens; fmpy's simulate_fmu reproduces each reference exactly."""
+
 import os
 import runpy
 
@@ -10,8 +11,8 @@ from fmpy import read_model_description, simulate_fmu
 from fmpy.util import read_csv, read_ref_opt_file
 
 from contactfmu import __version__, crosscheck
-from contactfmu.examples import ROOT
 from contactfmu.components import NAMES
+from contactfmu.examples import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -24,16 +25,22 @@ def xc(fmu_dir, tmp_path_factory):
 @pytest.mark.parametrize("model", list(NAMES))
 def test_files_follow_the_cross_check_rules(xc, model):
     d = xc / model
-    md = read_model_description(str(d / f"{model}.fmu"), validate=True, validate_variable_names=True,
-                                validate_model_structure=True)
+    md = read_model_description(
+        str(d / f"{model}.fmu"),
+        validate=True,
+        validate_variable_names=True,
+        validate_model_structure=True,
+    )
     names = {v.name for v in md.modelVariables}
     opts = read_ref_opt_file(str(d / f"{model}_ref.opt"))
     de = md.defaultExperiment
-    assert (opts["StartTime"], opts["StopTime"], opts["StepSize"]) == tuple(map(float, (de.startTime, de.stopTime, de.stepSize)))
+    assert (opts["StartTime"], opts["StopTime"], opts["StepSize"]) == tuple(
+        map(float, (de.startTime, de.stopTime, de.stepSize))
+    )
     for suffix in ("_ref.csv", "_in.csv"):
         path = d / f"{model}{suffix}"
         if suffix == "_in.csv" and model == "Sine":
-            assert not path.exists()          # no inputs
+            assert not path.exists()  # no inputs
             continue
         assert os.path.getsize(path) < 1e6
         traj = np.genfromtxt(path, delimiter=",", names=True, deletechars="")
@@ -47,10 +54,18 @@ def test_files_follow_the_cross_check_rules(xc, model):
 
 CONTACT = {
     "ElastoGap": lambda r: r["contact"].max() == 1 and r["f"].min() < -0.04,
-    "TranslationalHardstop": lambda r: set(np.unique(r["contact"])) == {-1, 0, 1} and np.ptp(r["F"]) > 1e9,
-    "EndStop": lambda r: set(np.unique(r["stop"])) == {0, 1, 2} and r["Fi"].max() > 0 > r["Fi"].min(),
-    "MassWithStopAndFriction": lambda r: r["stopped"].max() == 1 and r["s"].max() == 25.0 and r["locked"].max() == 1
-                                          and r["locked"].min() == 0,
+    "TranslationalHardstop": lambda r: (
+        set(np.unique(r["contact"])) == {-1, 0, 1} and np.ptp(r["F"]) > 1e9
+    ),
+    "EndStop": lambda r: (
+        set(np.unique(r["stop"])) == {0, 1, 2} and r["Fi"].max() > 0 > r["Fi"].min()
+    ),
+    "MassWithStopAndFriction": lambda r: (
+        r["stopped"].max() == 1
+        and r["s"].max() == 25.0
+        and r["locked"].max() == 1
+        and r["locked"].min() == 0
+    ),
 }
 
 
@@ -65,9 +80,15 @@ def test_fmpy_replays_the_reference_exactly(xc, model):
     ref = read_csv(str(d / f"{model}_ref.csv"))
     opts = read_ref_opt_file(str(d / f"{model}_ref.opt"))
     inputs = read_csv(str(d / f"{model}_in.csv")) if (d / f"{model}_in.csv").exists() else None
-    res = simulate_fmu(str(d / f"{model}.fmu"), start_time=opts["StartTime"], stop_time=opts["StopTime"],
-                       step_size=opts["StepSize"], output_interval=opts["StepSize"], input=inputs,
-                       output=list(ref.dtype.names[1:]))
+    res = simulate_fmu(
+        str(d / f"{model}.fmu"),
+        start_time=opts["StartTime"],
+        stop_time=opts["StopTime"],
+        step_size=opts["StepSize"],
+        output_interval=opts["StepSize"],
+        input=inputs,
+        output=list(ref.dtype.names[1:]),
+    )
     idx = np.searchsorted(res["time"], ref["time"] - 1e-9)
     assert np.abs(res["time"][idx] - ref["time"]).max() < 1e-9
     for name in ref.dtype.names[1:]:
@@ -77,6 +98,18 @@ def test_fmpy_replays_the_reference_exactly(xc, model):
 def test_build_fmus_writes_the_cross_check_files(tmp_path):
     build = runpy.run_path(str(ROOT / "build_fmus.py"))
     assert build["main"](["--out", str(tmp_path / "fmus"), "--no-showcase"]) == 0
-    d = tmp_path / "fmus" / "cross-check" / "fmus" / "2.0" / "cs" / "linux64" / "contactfmu" / __version__
+    d = (
+        tmp_path
+        / "fmus"
+        / "cross-check"
+        / "fmus"
+        / "2.0"
+        / "cs"
+        / "linux64"
+        / "contactfmu"
+        / __version__
+    )
     for model in NAMES:
-        assert {f"{model}.fmu", f"{model}_ref.csv", f"{model}_ref.opt"} <= set(os.listdir(d / model))
+        assert {f"{model}.fmu", f"{model}_ref.csv", f"{model}_ref.opt"} <= set(
+            os.listdir(d / model)
+        )

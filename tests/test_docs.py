@@ -4,6 +4,7 @@ names (anchors as GitHub makes them); the README stays short; every manual page 
 title and a paragraph saying what it covers. (docs/fmus.md being current: tests/test_examples.py;
 the snippets: tests/cosim/test_system.py, tests/test_study.py; the Set-up commands:
 tests/fmi/test_self_contained.py.)"""
+
 import re
 from pathlib import Path
 
@@ -41,23 +42,31 @@ def anchors(path):
 
 def test_slug_is_githubs():
     assert slug("Any master: Gauss-Seidel and Jacobi") == "any-master-gauss-seidel-and-jacobi"
-    assert slug("Set-up (fresh machine, Python 3.11, a C compiler)") == "set-up-fresh-machine-python-311-a-c-compiler"
+    assert (
+        slug("Set-up (fresh machine, Python 3.11, a C compiler)")
+        == "set-up-fresh-machine-python-311-a-c-compiler"
+    )
     assert slug("Force sign = MSL GenerationOfFMUs") == "force-sign--msl-generationoffmus"
-    assert slug("ElastoGap with m_a/m_b: the held force may pull") == "elastogap-with-m_am_b-the-held-force-may-pull"
+    assert (
+        slug("ElastoGap with m_a/m_b: the held force may pull")
+        == "elastogap-with-m_am_b-the-held-force-may-pull"
+    )
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_every_relative_link_resolves(page):
     broken = []
     for target in LINK.findall(prose(page.read_text())):
-        if re.match(r"[a-z][a-z0-9+.-]*:", target):           # https:, mailto: ...
+        if re.match(r"[a-z][a-z0-9+.-]*:", target):  # https:, mailto: ...
             continue
         path, _, anchor = target.partition("#")
         file = (page.parent / path).resolve() if path else page
         if not file.exists():
             broken.append(f"{target}: no file {file}")
         elif anchor and (file.suffix != ".md" or anchor not in anchors(file)):
-            broken.append(f"{target}: no heading with the anchor #{anchor} in {file.relative_to(ROOT)}")
+            broken.append(
+                f"{target}: no heading with the anchor #{anchor} in {file.relative_to(ROOT)}"
+            )
         elif ROOT not in file.parents:
             broken.append(f"{target}: outside the repository")
     assert not broken, "\n".join(broken)
@@ -66,7 +75,9 @@ def test_every_relative_link_resolves(page):
 def test_readme_is_short_and_links_every_manual_page():
     readme = (ROOT / "README.md").read_text()
     assert len(readme.splitlines()) <= 150
-    linked = {Path(t.partition("#")[0]).name for t in LINK.findall(prose(readme)) if t.startswith("docs/")}
+    linked = {
+        Path(t.partition("#")[0]).name for t in LINK.findall(prose(readme)) if t.startswith("docs/")
+    }
     pages = {p.name for p in (ROOT / "docs").glob("*.md")}
     assert pages <= linked, f"not linked from the README: {sorted(pages - linked)}"
 
@@ -78,7 +89,9 @@ def test_every_manual_page_starts_with_its_title_and_what_it_covers(page):
     assert lines[2].strip() and not lines[2].startswith(("#", "*", "|", "```", "<!--")), lines[2]
 
 
-REPO_PATH = re.compile(r"(?<![\w/.-])((?:tests|src|examples|benchmarks|mutation|docs)/[\w./<>*{}-]*[\w>*}])")
+REPO_PATH = re.compile(
+    r"(?<![\w/.-])((?:tests|src|examples|benchmarks|mutation|docs)/[\w./<>*{}-]*[\w>*}])"
+)
 
 
 def named_paths(text):
@@ -90,11 +103,20 @@ def test_every_repository_path_named_in_the_docs_and_the_code_exists():
     """A file or folder the manual, a component page, a docstring or a comment names by its path
     in the repository is there (the tests were reorganized by unit; a stale path misleads)."""
     texts = PAGES + sorted((ROOT / "src" / "contactfmu" / "components").glob("*/README.md"))
-    texts += [p for d in ("src", "tests", "examples", "benchmarks", "mutation") for p in (ROOT / d).rglob("*.py")]
+    texts += [
+        p
+        for d in ("src", "tests", "examples", "benchmarks", "mutation")
+        for p in (ROOT / d).rglob("*.py")
+    ]
     texts += [ROOT / "mutation" / "README.md", ROOT / ".ci" / "run", ROOT / "pyproject.toml"]
-    missing = sorted({(t.relative_to(ROOT).as_posix(), p) for t in texts
-                      for p in named_paths(t.read_text()) if not (ROOT / p).exists()
-                      and not (ROOT / p.rstrip(".")).exists()})
+    missing = sorted(
+        {
+            (t.relative_to(ROOT).as_posix(), p)
+            for t in texts
+            for p in named_paths(t.read_text())
+            if not (ROOT / p).exists() and not (ROOT / p.rstrip(".")).exists()
+        }
+    )
     assert not missing, "\n".join(f"{t}: {p}" for t, p in missing)
 
 

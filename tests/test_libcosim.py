@@ -1,6 +1,7 @@
 """libcosim (DNV Open Simulation Platform, PyPI libcosimpy) runs every FMU and exported SSP
 packages; its fixed-step algorithm (Jacobi, values only) equals the project's master run with
 scheme="jacobi"."""
+
 import zipfile
 from xml.etree import ElementTree
 
@@ -8,10 +9,10 @@ import numpy as np
 import pytest
 
 from contactfmu import crosscheck
+from contactfmu.components import NAMES
 from contactfmu.cosim import CosimError, System
 from contactfmu.cosim.libcosim import run_ssp, run_system
 from contactfmu.cosim.ssp import NS, export_ssp
-from contactfmu.components import NAMES
 
 
 def close(a, b):
@@ -29,8 +30,10 @@ def test_libcosim_runs_every_fmu_like_the_master(fmu_dir, model):
     system = System()
     system.add(model, fmu)
     outputs = [f"{model}.{n}" for n in ref.names[1:]]
-    result = run_system(system, outputs, stop, step, start, inputs={f"{model}.{k}": f for k, f in inputs.items()})
-    assert len(result.time) == len(ref.time) - 1                      # rows after each step
+    result = run_system(
+        system, outputs, stop, step, start, inputs={f"{model}.{k}": f for k, f in inputs.items()}
+    )
+    assert len(result.time) == len(ref.time) - 1  # rows after each step
     assert np.abs(result.time - ref.time[1:]).max() < 1e-12
     assert close(result.values[:, 1:], ref.values[1:, 1:]) < 1e-12
     assert np.ptp(result.values[:, 1:], axis=0).max() > 0
@@ -47,8 +50,17 @@ def elastogap_example(fmu_dir):
     return example["build_system"](fmu)
 
 
-OUTPUTS = ["mass1.s", "mass2.s", "elastoGap1.v_rel", "elastoGap2.s_rel", "springDamper1.v_rel",
-           "springDamper2.s_rel", "elastoGap1.f", "elastoGap2.f", "fixed.f_support"]
+OUTPUTS = [
+    "mass1.s",
+    "mass2.s",
+    "elastoGap1.v_rel",
+    "elastoGap2.s_rel",
+    "springDamper1.v_rel",
+    "springDamper2.s_rel",
+    "elastoGap1.f",
+    "elastoGap2.f",
+    "fixed.f_support",
+]
 
 
 def test_msl_elastogap_example_as_ssp_in_libcosim_equals_the_master(elastogap_example, tmp_path):
@@ -63,9 +75,18 @@ def test_msl_elastogap_example_as_ssp_in_libcosim_equals_the_master(elastogap_ex
     # the system really moves and hits the gaps: mass2 leaves |s| < 0.5 m, contact forces act
     assert np.abs(lc["mass2.s"]).max() > 0.5 and np.abs(lc["elastoGap1.f"]).max() > 1.0
     # the fixed flange's four elements add up: f_support = -(sum of their flange forces on it)
-    gs = elastogap_example.simulate(5.0, 1e-3, scheme="jacobi",
-                                    outputs=["fixed.f_support", "springDamper1.flange_a.f", "elastoGap1.flange_a.f",
-                                             "springDamper2.flange_b.f", "elastoGap2.flange_b.f"])
+    gs = elastogap_example.simulate(
+        5.0,
+        1e-3,
+        scheme="jacobi",
+        outputs=[
+            "fixed.f_support",
+            "springDamper1.flange_a.f",
+            "elastoGap1.flange_a.f",
+            "springDamper2.flange_b.f",
+            "elastoGap2.flange_b.f",
+        ],
+    )
     total = sum(gs[n][:-1] for n in gs.names[2:])
     assert np.abs(lc["fixed.f_support"] + total).max() < 1e-12 * (1 + np.abs(total).max())
 
@@ -75,26 +96,53 @@ def test_exported_ssp_structure(elastogap_example, tmp_path):
     with zipfile.ZipFile(ssp) as z:
         names = set(z.namelist())
         root = ElementTree.fromstring(z.read("SystemStructure.ssd"))
-    assert {"SystemStructure.ssd", "resources/Mass.fmu", "resources/Fixed.fmu", "resources/ElastoGap.fmu",
-            "resources/SpringDamper.fmu"} <= names
+    assert {
+        "SystemStructure.ssd",
+        "resources/Mass.fmu",
+        "resources/Fixed.fmu",
+        "resources/ElastoGap.fmu",
+        "resources/SpringDamper.fmu",
+    } <= names
     ns = {k: v for k, v in NS.items()}
     comps = {c.get("name"): c for c in root.iterfind(".//ssd:Component", ns)}
-    assert set(comps) == {"fixed", "springDamper1", "springDamper2", "elastoGap1", "elastoGap2", "mass1", "mass2"}
-    params = {p.get("name"): float(p.find("ssv:Real", ns).get("value"))
-              for p in comps["mass2"].iterfind(".//ssv:Parameter", ns)}
+    assert set(comps) == {
+        "fixed",
+        "springDamper1",
+        "springDamper2",
+        "elastoGap1",
+        "elastoGap2",
+        "mass1",
+        "mass2",
+    }
+    params = {
+        p.get("name"): float(p.find("ssv:Real", ns).get("value"))
+        for p in comps["mass2"].iterfind(".//ssv:Parameter", ns)
+    }
     assert params == {"m": 1.0, "L": 0.0, "s_start": 2.0, "v_start": 0.0}
     rods = {}
     for c in root.iterfind(".//ssd:Connection", ns):
         lt = c.find("ssc:LinearTransformation", ns)
         if lt is not None:
-            rods[(c.get("startConnector"), c.get("endElement"), c.get("endConnector"))] = float(lt.get("offset"))
+            rods[(c.get("startConnector"), c.get("endElement"), c.get("endConnector"))] = float(
+                lt.get("offset")
+            )
             assert float(lt.get("factor")) == 1.0
-    assert rods == {("flange.s", "springDamper1", "flange_a.s"): -2.0, ("flange.s", "elastoGap1", "flange_a.s"): -2.0,
-                    ("flange.s", "springDamper2", "flange_b.s"): 2.0, ("flange.s", "elastoGap2", "flange_b.s"): 2.0}
-    force_inputs = sorted(c.get("endConnector") for c in root.iterfind(".//ssd:Connection", ns)
-                          if c.get("endElement") == "fixed")
+    assert rods == {
+        ("flange.s", "springDamper1", "flange_a.s"): -2.0,
+        ("flange.s", "elastoGap1", "flange_a.s"): -2.0,
+        ("flange.s", "springDamper2", "flange_b.s"): 2.0,
+        ("flange.s", "elastoGap2", "flange_b.s"): 2.0,
+    }
+    force_inputs = sorted(
+        c.get("endConnector")
+        for c in root.iterfind(".//ssd:Connection", ns)
+        if c.get("endElement") == "fixed"
+    )
     assert force_inputs == ["flange.f", "flange.f2", "flange.f3", "flange.f4"]
-    algo = root.find("ssd:DefaultExperiment/ssd:Annotations/ssc:Annotation/osp:Algorithm/osp:FixedStepAlgorithm", ns)
+    algo = root.find(
+        "ssd:DefaultExperiment/ssd:Annotations/ssc:Annotation/osp:Algorithm/osp:FixedStepAlgorithm",
+        ns,
+    )
     assert float(algo.get("baseStepSize")) == 1e-3
     assert float(root.find("ssd:DefaultExperiment", ns).get("stopTime")) == 5.0
 
@@ -127,7 +175,9 @@ def test_several_elements_on_a_flange_use_the_numbered_inputs(fmu_dir):
     ja = s.simulate(0.5, 1e-4, scheme="jacobi", outputs=["mass.s"])
     assert np.abs(lc["mass.s"] - ja["mass.s"][1:]).max() < 1e-14
     t = lc.time
-    assert np.abs(lc["mass.s"] - 0.1 * np.cos(20.0 * t)).max() < 2e-3    # sqrt(400 N/m / 1 kg) = 20 rad/s
+    assert (
+        np.abs(lc["mass.s"] - 0.1 * np.cos(20.0 * t)).max() < 2e-3
+    )  # sqrt(400 N/m / 1 kg) = 20 rad/s
 
 
 def test_more_elements_than_force_inputs_are_refused_by_name(fmu_dir, tmp_path):
@@ -139,16 +189,21 @@ def test_more_elements_than_force_inputs_are_refused_by_name(fmu_dir, tmp_path):
     s.add("mass", fmu_dir / "Mass.fmu")
     for k in range(5):
         s.connect(f"spring{k}.flange_b", "mass.flange_a")
-    with pytest.raises(CosimError, match=r"wall.flange carries 5 compliant elements .* 4 force inputs"):
+    with pytest.raises(
+        CosimError, match=r"wall.flange carries 5 compliant elements .* 4 force inputs"
+    ):
         export_ssp(s, tmp_path / "x.ssp", 1.0, 1e-3)
 
 
 def test_an_ssp_without_step_size_is_refused_before_libcosim_sees_it(tmp_path):
     path = tmp_path / "nostep.ssp"
     with zipfile.ZipFile(path, "w") as z:
-        z.writestr("SystemStructure.ssd", '<?xml version="1.0"?><ssd:SystemStructureDescription '
-                   f'xmlns:ssd="{NS["ssd"]}" name="x" version="1.0"><ssd:System name="x"/>'
-                   '<ssd:DefaultExperiment startTime="0" stopTime="1"/></ssd:SystemStructureDescription>')
+        z.writestr(
+            "SystemStructure.ssd",
+            '<?xml version="1.0"?><ssd:SystemStructureDescription '
+            f'xmlns:ssd="{NS["ssd"]}" name="x" version="1.0"><ssd:System name="x"/>'
+            '<ssd:DefaultExperiment startTime="0" stopTime="1"/></ssd:SystemStructureDescription>',
+        )
     with pytest.raises(CosimError, match="no osp:FixedStepAlgorithm step size"):
         run_ssp(path, [])
 

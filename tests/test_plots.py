@@ -8,6 +8,7 @@ included) or with x tick labels but no x label with a unit, and for text outside
 The fast examples run in-process at their default step on freshly built FMUs (fmu_dir) with
 --out in tmp_path; PreLoad (20 min as an FMU run) is plotted from the project's monolithic
 solution of the full 100 s, which has the shape of the FMU result."""
+
 import re
 import runpy
 from pathlib import Path
@@ -17,8 +18,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
-MAX_COVERED = 0.01      # share of a curve a legend may cover
-PIXELS = 2.0            # densification of the curves' segments in display space
+MAX_COVERED = 0.01  # share of a curve a legend may cover
+PIXELS = 2.0  # densification of the curves' segments in display space
 
 
 @pytest.fixture
@@ -71,17 +72,25 @@ def _densify(xy):
     ok = np.isfinite(a).all(axis=1) & np.isfinite(b).all(axis=1)
     a, b = a[ok], b[ok]
     n = np.maximum(1, np.ceil(np.hypot(*(b - a).T) / PIXELS).astype(int))
-    if n.sum() > 2_000_000:                     # pathological: keep the vertices only
+    if n.sum() > 2_000_000:  # pathological: keep the vertices only
         return xy[np.isfinite(xy).all(axis=1)]
     start = np.repeat(a, n, axis=0)
     step = np.repeat((b - a) / n[:, None], n, axis=0)
     k = np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
-    return np.vstack([start + step * k[:, None], b[-1:]]) if len(a) else xy[np.isfinite(xy).all(axis=1)]
+    return (
+        np.vstack([start + step * k[:, None], b[-1:]])
+        if len(a)
+        else xy[np.isfinite(xy).all(axis=1)]
+    )
 
 
 def _inside(points, box, margin=0.0):
-    return ((points[:, 0] >= box.x0 - margin) & (points[:, 0] <= box.x1 + margin)
-            & (points[:, 1] >= box.y0 - margin) & (points[:, 1] <= box.y1 + margin))
+    return (
+        (points[:, 0] >= box.x0 - margin)
+        & (points[:, 0] <= box.x1 + margin)
+        & (points[:, 1] >= box.y0 - margin)
+        & (points[:, 1] <= box.y1 + margin)
+    )
 
 
 def _overlap(a, b):
@@ -104,12 +113,14 @@ def problems(fig):
     """What is wrong with the figure (empty if nothing)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    canvas = FigureCanvasAgg(fig)           # a closed figure has lost its pyplot canvas
+    canvas = FigureCanvasAgg(fig)  # a closed figure has lost its pyplot canvas
     canvas.draw()
     renderer = canvas.get_renderer()
     found = []
     axes = [ax for ax in fig.axes if ax.get_visible() and ax.axison]
-    legends = [(f"legend of axes {i}", ax.get_legend()) for i, ax in enumerate(fig.axes) if ax.get_legend()]
+    legends = [
+        (f"legend of axes {i}", ax.get_legend()) for i, ax in enumerate(fig.axes) if ax.get_legend()
+    ]
     legends += [(f"figure legend {i}", leg) for i, leg in enumerate(fig.legends)]
     boxes = [(name, leg.get_window_extent(renderer)) for name, leg in legends if leg.get_visible()]
     texts = [fig._suptitle] if fig._suptitle is not None else []
@@ -119,13 +130,16 @@ def problems(fig):
             found.append(f"{where}: no y label")
         elif not re.search(r"\[.+\]", ax.get_ylabel()):
             found.append(f"{where}: no unit [...] in the y label {ax.get_ylabel()!r}")
-        if ax.xaxis.get_visible() and any(t.get_visible() and t.get_text() for t in ax.get_xticklabels()) \
-                and not re.search(r"\[.+\]", ax.get_xlabel()):
+        if (
+            ax.xaxis.get_visible()
+            and any(t.get_visible() and t.get_text() for t in ax.get_xticklabels())
+            and not re.search(r"\[.+\]", ax.get_xlabel())
+        ):
             found.append(f"{where}: x tick labels but no x label with a unit {ax.get_xlabel()!r}")
         ax_box = ax.get_window_extent(renderer)
         for label, xy in _curves(ax):
             xy = xy[np.isfinite(xy).all(axis=1)]
-            xy = xy[_inside(xy, ax_box, margin=0.5)]       # what is drawn (clipped to the axes)
+            xy = xy[_inside(xy, ax_box, margin=0.5)]  # what is drawn (clipped to the axes)
             if not len(xy):
                 continue
             for name, box in boxes:
@@ -138,16 +152,26 @@ def problems(fig):
     fig_box = fig.bbox
     for text in texts:
         box = text.get_window_extent(renderer)
-        if box.x0 < fig_box.x0 - 1 or box.y0 < fig_box.y0 - 1 or box.x1 > fig_box.x1 + 1 or box.y1 > fig_box.y1 + 1:
+        if (
+            box.x0 < fig_box.x0 - 1
+            or box.y0 < fig_box.y0 - 1
+            or box.x1 > fig_box.x1 + 1
+            or box.y1 > fig_box.y1 + 1
+        ):
             found.append(f"text {text.get_text()!r} extends beyond the figure (clipped)")
         for name, legend_box in boxes:
-            if _overlap(box, legend_box) > 4.0:          # px^2: touching is fine
+            if _overlap(box, legend_box) > 4.0:  # px^2: touching is fine
                 found.append(f"{name} overlaps the text {text.get_text()!r}")
     for k, (name, box) in enumerate(boxes):
-        for other, other_box in boxes[k + 1:]:
+        for other, other_box in boxes[k + 1 :]:
             if _overlap(box, other_box) > 4.0:
                 found.append(f"{name} overlaps {other}")
-        if box.x0 < fig_box.x0 - 1 or box.y0 < fig_box.y0 - 1 or box.x1 > fig_box.x1 + 1 or box.y1 > fig_box.y1 + 1:
+        if (
+            box.x0 < fig_box.x0 - 1
+            or box.y0 < fig_box.y0 - 1
+            or box.x1 > fig_box.x1 + 1
+            or box.y1 > fig_box.y1 + 1
+        ):
             found.append(f"{name} extends beyond the figure (clipped)")
     return found
 
@@ -163,7 +187,7 @@ def check(saved, expected):
     assert not report, "\n".join(report)
 
 
-FAST = {   # example script: the pictures its run() writes
+FAST = {  # example script: the pictures its run() writes
     "msl_generation_of_fmus.py": ["GenerationOfFMUs.png"],
     "msl_elastogap.py": ["ElastoGap.png"],
     "elastogap_demo.py": ["ElastoGapDemo.png"],
@@ -187,8 +211,13 @@ def test_preload_plot_is_readable(tmp_path, figures):
     example = runpy.run_path(str(EXAMPLES / "msl_preload.py"))
     t = np.linspace(0.0, 100.0, 2001)
     solution = preload(t, stop_time=100.0)
-    result = Result(["time"] + example["SIGNALS"], np.column_stack([t] + [solution[n] for n in example["SIGNALS"]]))
-    example["plot"](result, tmp_path / "PreLoad.png", f"communication step {example['FIXED_STEP']:g} s")
+    result = Result(
+        ["time"] + example["SIGNALS"],
+        np.column_stack([t] + [solution[n] for n in example["SIGNALS"]]),
+    )
+    example["plot"](
+        result, tmp_path / "PreLoad.png", f"communication step {example['FIXED_STEP']:g} s"
+    )
     check(figures, ["PreLoad.png"])
 
 
@@ -202,13 +231,20 @@ def test_shared_plot_gives_each_unit_its_axes(tmp_path, figures):
     values = [t, np.sin(t), np.cos(t), 2 * np.sin(t), 2 * np.cos(t), -np.abs(np.sin(3 * t))]
     result = Result(names, np.column_stack(values))
     ref = Result(names[:3], np.column_stack(values[:3]) * 1.0001)
-    panels = [("contact force", ["m.f"]), ("reference signals", ["a.s_rel", "a.v_rel", "b.s_rel", "b.v_rel"])]
+    panels = [
+        ("contact force", ["m.f"]),
+        ("reference signals", ["a.s_rel", "a.v_rel", "b.s_rel", "b.v_rel"]),
+    ]
     examples.plot(result, tmp_path / "shared.png", panels, "synthetic", ref)
     check(figures, ["shared.png"])
-    (fig, _), = figures
+    ((fig, _),) = figures
     labels = [ax.get_ylabel() for ax in fig.axes]
-    assert labels[:3] == ["contact force [N]", "relative position s_rel [m]", "relative velocity v_rel [m/s]"]
-    assert "reference" in labels[3]                      # the deviation panel
+    assert labels[:3] == [
+        "contact force [N]",
+        "relative position s_rel [m]",
+        "relative velocity v_rel [m/s]",
+    ]
+    assert "reference" in labels[3]  # the deviation panel
     legend = [t.get_text() for t in fig.axes[1].get_legend().get_texts()]
     assert legend == ["a.s_rel", "b.s_rel", "Dymola reference"]
 
@@ -242,8 +278,13 @@ def _y_tick_texts(fig, ax):
     lo, hi = sorted(ax.yaxis.get_view_interval())
     eps = 1e-9 * max(abs(lo), abs(hi), 1e-300)
     ticks = ax.yaxis.get_major_ticks() + ax.yaxis.get_minor_ticks()
-    return [t.label1.get_text() for t in ticks
-            if lo - eps <= t.get_loc() <= hi + eps and t.label1.get_visible() and t.label1.get_text().strip()]
+    return [
+        t.label1.get_text()
+        for t in ticks
+        if lo - eps <= t.get_loc() <= hi + eps
+        and t.label1.get_visible()
+        and t.label1.get_text().strip()
+    ]
 
 
 def test_step_panel_draws_a_constant_step_as_a_flat_line_with_readable_ticks(tmp_path, figures):
@@ -255,8 +296,12 @@ def test_step_panel_draws_a_constant_step_as_a_flat_line_with_readable_ticks(tmp
     from contactfmu.cosim.algorithms.adaptive import StepRecord
 
     noisy = [0.0009999999999998899, 0.001000000000000112]
-    records = [StepRecord(k * 1e-3, noisy[k % 2], True, "", float("nan"), False) for k in range(2000)]
-    fig, ax = examples.figure(1, 1, figsize=(8, 3), steps={"rigid": records, "elastic": records, "friction": records})
+    records = [
+        StepRecord(k * 1e-3, noisy[k % 2], True, "", float("nan"), False) for k in range(2000)
+    ]
+    fig, ax = examples.figure(
+        1, 1, figsize=(8, 3), steps={"rigid": records, "elastic": records, "friction": records}
+    )
     ax.plot([0.0, 2.0], [0.0, 1.0])
     ax.set_ylabel("y [m]")
     ax.set_xlabel("time [s]")
@@ -269,7 +314,7 @@ def test_step_panel_draws_a_constant_step_as_a_flat_line_with_readable_ticks(tmp
     assert lo <= 0.0 and 1e-3 < hi <= 2e-3
     lines = [line for line in panel.get_lines() if line.get_label().endswith("steps of 0.001 s")]
     assert len(lines) == 3, [line.get_label() for line in panel.get_lines()]
-    for line in lines:                                   # flat: the float noise is not drawn
+    for line in lines:  # flat: the float noise is not drawn
         assert set(np.asarray(line.get_ydata(), float)) == {1e-3}
     assert len({(line.get_linestyle(), line.get_linewidth()) for line in lines}) == 3
     examples.save(fig, tmp_path / "constant.png")

@@ -2,6 +2,7 @@
 module imports nothing from contactfmu.components, contactfmu.mechanics or contactfmu.fmi, and the contact laws it
 writes out again agree with values derived here analytically from the documentation (MSL 4.1
 ElastoGap; MapleSim Translational Hardstop). Nothing here comes from the FMUs' code."""
+
 import ast
 import math
 from pathlib import Path
@@ -31,13 +32,17 @@ def forbidden_imports(source):
         elif isinstance(node, ast.ImportFrom):
             if node.level == 0:
                 base = node.module or ""
-            elif node.level == 1:            # from .x import y / from . import x, inside contactfmu
+            elif node.level == 1:  # from .x import y / from . import x, inside contactfmu
                 base = "contactfmu" + ("." + node.module if node.module else "")
-            else:                            # beyond the package: cannot be contactfmu's modules
+            else:  # beyond the package: cannot be contactfmu's modules
                 continue
-            names = [base] if node.module and reaches(base) else [base + "." + a.name for a in node.names]
+            names = (
+                [base]
+                if node.module and reaches(base)
+                else [base + "." + a.name for a in node.names]
+            )
             bad += [(node.lineno, n) for n in names if reaches(n)]
-        elif isinstance(node, ast.Call):     # importlib.import_module("...physics...") / __import__
+        elif isinstance(node, ast.Call):  # importlib.import_module("...mechanics...") / __import__
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
             if name in ("import_module", "__import__"):
@@ -48,13 +53,25 @@ def forbidden_imports(source):
 def test_checker_catches_every_import_form():
     """The import check itself can fail: each way of reaching the FMUs' physics is caught, the
     legitimate imports are not."""
-    for text in ("from .mechanics import contact_motion", "from . import components", "from . import mechanics",
-                 "from .components.ElastoGap.law import force", "import contactfmu.components.ElastoGap.law",
-                 "from contactfmu.components.TranslationalHardstop import law", "from contactfmu import fmi",
-                 "from .fmi.slave import Slave", "import importlib\nimportlib.import_module('contactfmu.mechanics')"):
+    for text in (
+        "from .mechanics import contact_motion",
+        "from . import components",
+        "from . import mechanics",
+        "from .components.ElastoGap.law import force",
+        "import contactfmu.components.ElastoGap.law",
+        "from contactfmu.components.TranslationalHardstop import law",
+        "from contactfmu import fmi",
+        "from .fmi.slave import Slave",
+        "import importlib\nimportlib.import_module('contactfmu.mechanics')",
+    ):
         assert forbidden_imports(text), text
-    for text in ("import numpy as np", "from scipy.integrate import solve_ivp", "from .cosim import compare",
-                 "from . import cosim", "from contactfmu.mechanicsless import x"):
+    for text in (
+        "import numpy as np",
+        "from scipy.integrate import solve_ivp",
+        "from .cosim import compare",
+        "from . import cosim",
+        "from contactfmu.mechanicsless import x",
+    ):
         assert not forbidden_imports(text), text
 
 
@@ -83,7 +100,7 @@ def closed_form_elastogap_impact(m, c, d, v0):
     t1 = math.atan(d * W / c) / W
     x1, w1 = -v0 / W * math.sin(W * t1), -v0 * math.cos(W * t1)
     alpha = d / (2.0 * m)
-    wd = math.sqrt(c / m - alpha ** 2)
+    wd = math.sqrt(c / m - alpha**2)
     B = (w1 + alpha * x1) / wd
 
     def x(t):
@@ -91,8 +108,10 @@ def closed_form_elastogap_impact(m, c, d, v0):
 
     def w(t):
         e = math.exp(-alpha * t)
-        return e * (-alpha * (x1 * math.cos(wd * t) + B * math.sin(wd * t))
-                    + wd * (-x1 * math.sin(wd * t) + B * math.cos(wd * t)))
+        return e * (
+            -alpha * (x1 * math.cos(wd * t) + B * math.sin(wd * t))
+            + wd * (-x1 * math.sin(wd * t) + B * math.cos(wd * t))
+        )
 
     def g(t):
         return c * x(t) + d * w(t)
@@ -115,7 +134,7 @@ def test_elastogap_law_gives_the_analytic_restitution_of_the_bounded_damper():
     (1e-13), penetration 1.4e-8 (1.5e-7; the reference samples x on 2001 points), dissipation
     (integral of lossPower = f_d*v_rel against (1 - e^2)*m*v0^2/2) 1.0e-12 (1e-11)."""
     e, t_contact, depth = closed_form_elastogap_impact(1.0, 1e5, 20.0, 1.0)
-    assert 0.909 < e < 0.9091                                    # the law's value, not the plain 0.9054
+    assert 0.909 < e < 0.9091  # the law's value, not the plain 0.9054
     ref = elastogap_impact(m=1.0, c=1e5, d=20.0, v0=1.0)
     assert ref["restitution"] == pytest.approx(e, rel=1.5e-12, abs=0)
     assert ref["contact_time"] == pytest.approx(t_contact, rel=1e-13, abs=0)
@@ -162,7 +181,7 @@ def test_hardstop_force_is_the_documented_law_on_the_analytic_contact():
     t = np.linspace(0.0, 0.03, 3001)
     ref = hardstop_mass(t, b=b, c=c, d=d, m=m, s0=0.49, v0=1.0)
     alpha = d / (2 * m)
-    wd = math.sqrt(c / m - alpha ** 2)
+    wd = math.sqrt(c / m - alpha**2)
     tau = t - (0.5 * b - 0.49) / 1.0
     u = np.exp(-alpha * tau) * np.sin(wd * tau) / wd
     w = np.exp(-alpha * tau) * (np.cos(wd * tau) - alpha / wd * np.sin(wd * tau))
@@ -170,14 +189,17 @@ def test_hardstop_force_is_the_documented_law_on_the_analytic_contact():
     inner = (tau > 1e-6) & (tau < math.pi / wd - 1e-6)
     assert inner.sum() > 900
     assert np.max(np.abs(ref["F"][inner] - expected[inner])) < 3e-8
-    assert ref["F"][inner].min() < 0.0 < ref["F"][inner].max()      # the damper pulls near the end
+    assert ref["F"][inner].min() < 0.0 < ref["F"][inner].max()  # the damper pulls near the end
     gap = (tau < -1e-6) | (tau > math.pi / wd + 1e-6)
     assert np.all(ref["F"][gap] == 0.0)
 
 
-@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.py"))
-                         + sorted((Path(__file__).resolve().parents[1] / "benchmarks").glob("*.py")),
-                         ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize(
+    "path",
+    sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.py"))
+    + sorted((Path(__file__).resolve().parents[1] / "benchmarks").glob("*.py")),
+    ids=lambda p: f"{p.parent.name}/{p.name}",
+)
 def test_examples_and_benchmarks_take_their_references_from_outside_the_fmus_code(path):
     """The examples' and benchmarks' references (monolithic curves, analytic values) do not
     come from the code the FMUs run: no import of contactfmu.components, contactfmu.mechanics or contactfmu.fmi."""

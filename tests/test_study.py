@@ -4,10 +4,11 @@ mid-study, resumed studies, FMUs sent to workers that have none, the command lin
 
 The cluster is a LocalCluster of 2 worker processes started here (one thread each); the scheduler
 address used is that cluster's, on this machine."""
+
 import logging
 import os
-import signal
 import shutil
+import signal
 import subprocess
 import sys
 import zipfile
@@ -15,13 +16,13 @@ import zipfile
 import numpy as np
 import pandas as pd
 import pytest
+from elastogap_written_out import restitution as closed_form_restitution
 
 from contactfmu.cosim import System, read_csv
 from contactfmu.study import Metric, Study, StudyError, grid, parse_grid, parse_range, samples
 from contactfmu.study.runs import explicit
-from elastogap_written_out import restitution as closed_form_restitution
 
-GAP = 1.05e-3          # the mass starts 1.05 mm before the contact: it starts inside a 1e-4 s step
+GAP = 1.05e-3  # the mass starts 1.05 mm before the contact: it starts inside a 1e-4 s step
 
 
 def impact(fmu):
@@ -76,8 +77,13 @@ def cluster():
     """A LocalCluster of 2 worker processes, one thread each, and its client."""
     from distributed import Client, LocalCluster
 
-    c = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
-                     silence_logs=logging.ERROR)
+    c = LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address="127.0.0.1:0",
+        silence_logs=logging.ERROR,
+    )
     client = Client(c)
     yield client
     client.close()
@@ -91,14 +97,21 @@ def fmus(fmu_dir):
 
 # ---- runs ------------------------------------------------------------------------------------
 
+
 def test_grid_is_the_full_factorial_first_axis_slowest():
     runs = grid({"a.x": [1, 2], "b.y": [10.0, 20.0, 30.0]}, options={"step": 1e-3})
     assert [r.values for r in runs] == [
-        {"a.x": 1.0, "b.y": 10.0, "step": 1e-3}, {"a.x": 1.0, "b.y": 20.0, "step": 1e-3},
-        {"a.x": 1.0, "b.y": 30.0, "step": 1e-3}, {"a.x": 2.0, "b.y": 10.0, "step": 1e-3},
-        {"a.x": 2.0, "b.y": 20.0, "step": 1e-3}, {"a.x": 2.0, "b.y": 30.0, "step": 1e-3}]
+        {"a.x": 1.0, "b.y": 10.0, "step": 1e-3},
+        {"a.x": 1.0, "b.y": 20.0, "step": 1e-3},
+        {"a.x": 1.0, "b.y": 30.0, "step": 1e-3},
+        {"a.x": 2.0, "b.y": 10.0, "step": 1e-3},
+        {"a.x": 2.0, "b.y": 20.0, "step": 1e-3},
+        {"a.x": 2.0, "b.y": 30.0, "step": 1e-3},
+    ]
     assert len({r.run_id for r in runs}) == 6
-    assert grid({"b.y": [10, 20], "a.x": [1]}, {"step": 1e-3})[0].run_id == runs[0].run_id   # an id of the values
+    assert (
+        grid({"b.y": [10, 20], "a.x": [1]}, {"step": 1e-3})[0].run_id == runs[0].run_id
+    )  # an id of the values
     per_run = grid({"a.x": [1.0, 4.0]}, options=lambda v: {"stop_time": 2 * v["a.x"]})
     assert [r.options for r in per_run] == [{"stop_time": 2.0}, {"stop_time": 8.0}]
 
@@ -110,7 +123,9 @@ def test_samples_are_seeded_and_lie_in_their_ranges():
         x = np.array([[r.values["a.x"], r.values["b.y"]] for r in one])
         assert [r.values for r in one] == [r.values for r in again], method
         assert [r.values for r in one] != [r.values for r in other], method
-        assert np.all((x[:, 0] >= 1.0) & (x[:, 0] < 3.0) & (x[:, 1] >= 1e2) & (x[:, 1] < 1e4)), method
+        assert np.all((x[:, 0] >= 1.0) & (x[:, 0] < 3.0) & (x[:, 1] >= 1e2) & (x[:, 1] < 1e4)), (
+            method
+        )
     # Monte Carlo: numpy's generator with the seed, scaled (uniform in log10 for the log range)
     u = np.random.default_rng(7).random((16, 2))
     x = np.array([[r.values["a.x"], r.values["b.y"]] for r in samples(16, ranges, "random", 7)])
@@ -125,21 +140,29 @@ def test_samples_are_seeded_and_lie_in_their_ranges():
     assert (x < 2.0).sum() == 8
 
 
-@pytest.mark.parametrize("spec, name, values", [
-    ("spring.c=1e3:1e5:3:log", "spring.c", [1e3, 1e4, 1e5]),
-    ("mass.s_start=0:1:5", "mass.s_start", [0.0, 0.25, 0.5, 0.75, 1.0]),
-    ("step=1e-3,5e-4", "step", [1e-3, 5e-4]),
-])
+@pytest.mark.parametrize(
+    "spec, name, values",
+    [
+        ("spring.c=1e3:1e5:3:log", "spring.c", [1e3, 1e4, 1e5]),
+        ("mass.s_start=0:1:5", "mass.s_start", [0.0, 0.25, 0.5, 0.75, 1.0]),
+        ("step=1e-3,5e-4", "step", [1e-3, 5e-4]),
+    ],
+)
 def test_grid_specifications(spec, name, values):
     got_name, got = parse_grid(spec)
     assert got_name == name and np.allclose(got, values, rtol=1e-15, atol=0)
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("spring.c", "expected NAME=VALUES"), ("spring.c=1:2:x", "must be an integer >= 2"),
-    ("spring.c=0:2:3:log", "needs lo, hi > 0"), ("spring.c=1,nan", "is not a finite number"),
-    ("stepsize=1,2", "neither 'instance.variable'"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("spring.c", "expected NAME=VALUES"),
+        ("spring.c=1:2:x", "must be an integer >= 2"),
+        ("spring.c=0:2:3:log", "needs lo, hi > 0"),
+        ("spring.c=1,nan", "is not a finite number"),
+        ("stepsize=1,2", "neither 'instance.variable'"),
+    ],
+)
 def test_bad_grid_specifications_are_named(spec, message):
     with pytest.raises(StudyError, match=message):
         parse_grid(spec)
@@ -161,38 +184,66 @@ def test_names_are_checked_against_the_model_and_its_fmus(fmus):
 
     with pytest.raises(StudyError, match="no instance 'spring'; its instances are wall, gap, mass"):
         study(grid({"spring.c": [1.0]}))
-    with pytest.raises(StudyError, match=r"gap \(ElastoGap\) has no variable 'k'; its parameters and inputs: c, d, "):
+    with pytest.raises(
+        StudyError,
+        match=r"gap \(ElastoGap\) has no variable 'k'; its parameters and inputs: c, d, ",
+    ):
         study(grid({"gap.k": [1.0]}))
-    with pytest.raises(StudyError, match=r"gap \(ElastoGap\) computes 'f' \(an output\), it cannot be set"):
+    with pytest.raises(
+        StudyError, match=r"gap \(ElastoGap\) computes 'f' \(an output\), it cannot be set"
+    ):
         study(grid({"gap.f": [1.0]}))
-    with pytest.raises(StudyError, match="mass \\(Mass\\) has no variable 'vel'; its outputs: s, v, a"):
+    with pytest.raises(
+        StudyError, match="mass \\(Mass\\) has no variable 'vel'; its outputs: s, v, a"
+    ):
         study(grid({"gap.c": [1.0]}), ["max:mass.vel"])
     with pytest.raises(StudyError, match="the options of every run are step, start_time"):
         study(grid({"gap.c": [1.0]}), options={"tolerance": 1e-3})
-    with pytest.raises(StudyError, match="needs the FMU 'Mass', not among the fmus given \\(Fixed, ElastoGap\\)"):
-        Study(impact, grid({"gap.c": [1.0]}), stop_time=0.01, fmus={n: fmus[n] for n in ("Fixed", "ElastoGap")})
+    with pytest.raises(
+        StudyError, match="needs the FMU 'Mass', not among the fmus given \\(Fixed, ElastoGap\\)"
+    ):
+        Study(
+            impact,
+            grid({"gap.c": [1.0]}),
+            stop_time=0.01,
+            fmus={n: fmus[n] for n in ("Fixed", "ElastoGap")},
+        )
     ok = study(grid({"gap.c": [1.0], "mass.v_start": [-2.0]}))
     assert ok.units == {"gap.c": "N/m", "mass.v_start": "m/s"} and ok.metrics[0].unit == "m/s"
 
 
 # ---- execution -------------------------------------------------------------------------------
 
-def test_cluster_rows_equal_the_serial_runs_bit_for_bit_and_an_fmu_error_is_a_row(cluster, fmus, tmp_path):
+
+def test_cluster_rows_equal_the_serial_runs_bit_for_bit_and_an_fmu_error_is_a_row(
+    cluster, fmus, tmp_path
+):
     """ElastoGap c = -1 is refused by the FMU: its rows say so, the other runs go on. The restitution
     at c = 1e5, d = 20 is the closed form of the MSL law, 0.909008 (at 1e-4 s: +1.4e-4)."""
     runs = grid({"gap.c": [1e4, 1e5, -1.0], "gap.d": [5.0, 20.0]})
-    study = Study(impact, runs, ["final:mass.v", "min:mass.s", Metric("rebound", rebound, ["mass.v"])],
-                  stop_time=0.03, fmus=fmus, options={"step": 1e-4})
+    study = Study(
+        impact,
+        runs,
+        ["final:mass.v", "min:mass.s", Metric("rebound", rebound, ["mass.v"])],
+        stop_time=0.03,
+        fmus=fmus,
+        options={"step": 1e-4},
+    )
     serial = study.run(tmp_path / "serial.csv", workers=0, trajectories=True)
     parallel = study.run(tmp_path / "cluster.csv", client=cluster, trajectories=True)
     assert list(parallel["run_id"]) == [r.run_id for r in runs] == list(serial["run_id"])
     bad = parallel["gap.c"] == -1.0
     assert list(parallel["status"]) == ["ok"] * 4 + ["error"] * 2
-    assert all("Invalid parameter c = -1.0 N/m: valid range [0.0, inf)" in e for e in parallel.loc[bad, "error"])
+    assert all(
+        "Invalid parameter c = -1.0 N/m: valid range [0.0, inf)" in e
+        for e in parallel.loc[bad, "error"]
+    )
     assert parallel.loc[bad, "rebound"].isna().all() and (parallel.loc[~bad, "error"] == "").all()
     metrics = ["final(mass.v)", "min(mass.s)", "rebound"]
     assert np.array_equal(parallel[metrics].to_numpy(), serial[metrics].to_numpy(), equal_nan=True)
-    assert len(set(parallel["worker"])) == 2 and set(parallel["worker"]).isdisjoint(serial["worker"])
+    assert len(set(parallel["worker"])) == 2 and set(parallel["worker"]).isdisjoint(
+        serial["worker"]
+    )
     for run_id in parallel.loc[~bad, "run_id"]:
         a, b = (read_csv(tmp_path / f"{n}.runs" / f"{run_id}.csv") for n in ("serial", "cluster"))
         assert a.names == b.names and np.array_equal(a.values, b.values)
@@ -209,8 +260,14 @@ def test_a_killed_worker_loses_no_run(cluster, fmus, tmp_path):
     the killed one twice."""
     speeds = [-0.6, -0.7, -0.8, -0.9, -1.0, -1.1, -1.2, -1.3, -1.4, -1.5]
     log, marker = tmp_path / "executions.log", tmp_path / "killed"
-    study = Study(impact, grid({"mass.v_start": speeds}), [Metric("v0", Logged(log, (-1.3, str(marker))), ["mass.v"])],
-                  stop_time=0.02, fmus=fmus, options={"step": 1e-4})
+    study = Study(
+        impact,
+        grid({"mass.v_start": speeds}),
+        [Metric("v0", Logged(log, (-1.3, str(marker))), ["mass.v"])],
+        stop_time=0.02,
+        fmus=fmus,
+        options={"step": 1e-4},
+    )
     table = study.run(tmp_path / "killed.csv", client=cluster)
     killed_pid = marker.read_text()
     assert list(table["mass.v_start"]) == speeds and table["run_id"].is_unique
@@ -228,8 +285,14 @@ def test_a_resumed_study_repeats_no_run(cluster, fmus, tmp_path):
     log, out = tmp_path / "executions.log", tmp_path / "study.csv"
 
     def study(speeds, stop=0.01):
-        return Study(impact, grid({"mass.v_start": speeds}), [Metric("v0", Logged(log), ["mass.v"])],
-                     stop_time=stop, fmus=fmus, options={"step": 1e-4})
+        return Study(
+            impact,
+            grid({"mass.v_start": speeds}),
+            [Metric("v0", Logged(log), ["mass.v"])],
+            stop_time=stop,
+            fmus=fmus,
+            options={"step": 1e-4},
+        )
 
     first = study([-1.0, -2.0, -3.0, -4.0]).run(out, client=cluster)
     assert sorted(executions(log)) == [-4.0, -3.0, -2.0, -1.0]
@@ -241,11 +304,17 @@ def test_a_resumed_study_repeats_no_run(cluster, fmus, tmp_path):
     lost = lines[2].replace(",ok,", ",lost,")
     assert lost != lines[2]
     out.write_text(lines[0] + lines[1] + lost)
-    third = study([-1.0, -2.0, -3.0, -4.0]).run(out, scheduler=cluster.scheduler_info()['address'])
+    third = study([-1.0, -2.0, -3.0, -4.0]).run(out, scheduler=cluster.scheduler_info()["address"])
     assert sorted(executions(log)[4:]) == [-4.0, -3.0, -2.0]
-    assert third.drop(columns=["wall_time", "worker"]).equals(first.drop(columns=["wall_time", "worker"]))
+    assert third.drop(columns=["wall_time", "worker"]).equals(
+        first.drop(columns=["wall_time", "worker"])
+    )
     more = study([-1.0, -2.0, -3.0, -4.0, -5.0, -6.0]).run(out, client=cluster)
-    assert sorted(executions(log)[7:]) == [-6.0, -5.0] and len(more) == 6 and len(pd.read_csv(out)) == 6
+    assert (
+        sorted(executions(log)[7:]) == [-6.0, -5.0]
+        and len(more) == 6
+        and len(pd.read_csv(out)) == 6
+    )
     with pytest.raises(StudyError, match="holds another study \\(stop_time differs"):
         study([-1.0], stop=0.02).run(out, client=cluster)
     assert len(executions(log)) == 9
@@ -255,9 +324,12 @@ def test_workers_without_the_fmus_get_them_from_the_client(cluster, fmu_dir, tmp
     """The FMUs of the study exist only in a folder that is gone when the runs start (copies with
     their own content: a zip comment): the workers write the bytes they received once into their
     local directory and run them; the results equal those of the original FMUs."""
+
     def cached(dask_worker):
         root = os.path.join(dask_worker.local_directory, "contactfmu-fmus")
-        return sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs)
+        return sorted(
+            os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs
+        )
 
     folder = tmp_path / "only_here"
     folder.mkdir()
@@ -271,24 +343,36 @@ def test_workers_without_the_fmus_get_them_from_the_client(cluster, fmu_dir, tmp
     moved = Study(impact, runs, ["final:mass.v"], stop_time=0.02, fmus=own, options={"step": 1e-4})
     shas = {f.name: f.sha for f in moved.files}
     shutil.rmtree(folder)
-    table = moved.run(scheduler=cluster.scheduler_info()['address'])
+    table = moved.run(scheduler=cluster.scheduler_info()["address"])
     assert list(table["status"]) == ["ok"] * 4, table["error"].tolist()
     expected = {f"{sha}/{name}.fmu" for name, sha in shas.items()}
     pids, caches = cluster.run(os.getpid), cluster.run(cached)
-    ran = [address for address, pid in pids.items() if f"{pid}" in {w.split("/")[1] for w in table["worker"]}]
+    ran = [
+        address
+        for address, pid in pids.items()
+        if f"{pid}" in {w.split("/")[1] for w in table["worker"]}
+    ]
     assert ran
-    for address in ran:            # one copy of each FMU per worker that ran the study's runs
+    for address in ran:  # one copy of each FMU per worker that ran the study's runs
         files = [f for f in caches[address] if f.split("/")[0] in shas.values()]
         assert sorted(files) == sorted(expected)
     original = {n: fmu_dir / f"{n}.fmu" for n in own}
-    serial = Study(impact, runs, ["final:mass.v"], stop_time=0.02, fmus=original, options={"step": 1e-4}).run(workers=0)
+    serial = Study(
+        impact, runs, ["final:mass.v"], stop_time=0.02, fmus=original, options={"step": 1e-4}
+    ).run(workers=0)
     assert np.array_equal(table["final(mass.v)"].to_numpy(), serial["final(mass.v)"].to_numpy())
 
 
 def test_parquet_table_and_its_resume(fmus, tmp_path):
     log = tmp_path / "executions.log"
-    study = Study(impact, grid({"mass.v_start": [-1.0, -2.0]}), [Metric("v0", Logged(log), ["mass.v"])],
-                  stop_time=0.005, fmus=fmus, options={"step": 1e-4})
+    study = Study(
+        impact,
+        grid({"mass.v_start": [-1.0, -2.0]}),
+        [Metric("v0", Logged(log), ["mass.v"])],
+        stop_time=0.005,
+        fmus=fmus,
+        options={"step": 1e-4},
+    )
     table = study.run(tmp_path / "t.parquet", workers=0)
     back = pd.read_parquet(tmp_path / "t.parquet")
     assert back.equals(table) and list(back["v0"]) == [-1.0, -2.0]
@@ -298,25 +382,57 @@ def test_parquet_table_and_its_resume(fmus, tmp_path):
 
 # ---- command line ----------------------------------------------------------------------------
 
+
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "contactfmu", *map(str, args)], capture_output=True, text=True,
-                          timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "contactfmu", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_command_line_study_writes_table_and_heat_map(cluster, fmu_dir, tmp_path):
     """contactfmu study on the restitution example's model, a 2 x 2 grid on the test's cluster: the
     table's rows equal the same study run serially through the API, bit for bit."""
-    args = ["--grid", "gap.c=1e4:1e5:2:log", "--grid", "gap.d=2,20", "--metric", "final:mass.v",
-            "--metric", "max:gap.lossPower", "--stop", "0.06", "--step", "1e-4", "--fmus", fmu_dir]
-    run = cli("study", "study_elastogap_restitution", *args, "--scheduler", cluster.scheduler_info()['address'],
-              "--out", tmp_path)
+    args = [
+        "--grid",
+        "gap.c=1e4:1e5:2:log",
+        "--grid",
+        "gap.d=2,20",
+        "--metric",
+        "final:mass.v",
+        "--metric",
+        "max:gap.lossPower",
+        "--stop",
+        "0.06",
+        "--step",
+        "1e-4",
+        "--fmus",
+        fmu_dir,
+    ]
+    run = cli(
+        "study",
+        "study_elastogap_restitution",
+        *args,
+        "--scheduler",
+        cluster.scheduler_info()["address"],
+        "--out",
+        tmp_path,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "study_elastogap_restitution_study: 4 runs (4 ok)" in run.stdout
     table = read_table(tmp_path / "study_elastogap_restitution_study.csv")
     png = (tmp_path / "study_elastogap_restitution_study.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20000
-    api = Study("study_elastogap_restitution", grid({"gap.c": [1e4, 1e5], "gap.d": [2.0, 20.0]}),
-                ["final:mass.v", "max:gap.lossPower"], stop_time=0.06, fmus=fmu_dir, options={"step": 1e-4})
+    api = Study(
+        "study_elastogap_restitution",
+        grid({"gap.c": [1e4, 1e5], "gap.d": [2.0, 20.0]}),
+        ["final:mass.v", "max:gap.lossPower"],
+        stop_time=0.06,
+        fmus=fmu_dir,
+        options={"step": 1e-4},
+    )
     serial = api.run(workers=0)
     assert list(table["run_id"]) == list(serial["run_id"])
     cols = ["final(mass.v)", "max(gap.lossPower)"]
@@ -326,16 +442,26 @@ def test_command_line_study_writes_table_and_heat_map(cluster, fmu_dir, tmp_path
         assert v == pytest.approx(closed_form_restitution(1.0, c, d)[0], rel=1e-3)
 
 
-@pytest.mark.parametrize("args, message", [
-    ([], "give either --grid NAME=VALUES"),
-    (["--grid", "gap.c=1:2:2", "--metric", "final:mass.v"], "--stop T"),
-    (["--grid", "gap.k=1:2:2", "--metric", "final:mass.v", "--stop", "1"], "has no variable 'k'; its parameters"),
-    (["--samples", "4", "--param", "gap.c=1:2", "--metric", "last:mass.v", "--stop", "1"],
-     "expected KIND:instance.variable with KIND one of final, initial"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ([], "give either --grid NAME=VALUES"),
+        (["--grid", "gap.c=1:2:2", "--metric", "final:mass.v"], "--stop T"),
+        (
+            ["--grid", "gap.k=1:2:2", "--metric", "final:mass.v", "--stop", "1"],
+            "has no variable 'k'; its parameters",
+        ),
+        (
+            ["--samples", "4", "--param", "gap.c=1:2", "--metric", "last:mass.v", "--stop", "1"],
+            "expected KIND:instance.variable with KIND one of final, initial",
+        ),
+    ],
+)
 def test_command_line_names_bad_input(args, message, fmu_dir):
     run = cli("study", "study_elastogap_restitution", *args, "--fmus", fmu_dir)
-    assert run.returncode == 2 and "contactfmu: error: " in run.stderr and message in run.stderr, run.stderr
+    assert run.returncode == 2 and "contactfmu: error: " in run.stderr and message in run.stderr, (
+        run.stderr
+    )
 
 
 def test_docs_study_snippet_runs_and_writes_into_an_ignored_folder(fmu_dir, tmp_path):
@@ -347,17 +473,24 @@ def test_docs_study_snippet_runs_and_writes_into_an_ignored_folder(fmu_dir, tmp_
 
     root = Path(__file__).resolve().parents[1]
     page = (root / "docs" / "studies.md").read_text()
-    section = page[page.index("## A study in Python"):]
+    section = page[page.index("## A study in Python") :]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     written = re.findall(r"run\(\"([^\"]+)\"", code)
-    assert written and subprocess.run(["git", "check-ignore", "-q", written[0]], cwd=root).returncode == 0
+    assert (
+        written
+        and subprocess.run(["git", "check-ignore", "-q", written[0]], cwd=root).returncode == 0
+    )
     shutil.copytree(fmu_dir, tmp_path / "fmus")
     (tmp_path / "snippet.py").write_text(code)
-    proc = subprocess.run([sys.executable, "snippet.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "snippet.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     table = read_table(tmp_path / written[0])
     assert list(table["status"]) == ["ok"] * 6 and table["worker"].nunique() == 2
-    for c, d, e in zip(table["gap.c"], table["gap.d"], table["rebound"]):   # measured up to +1.4e-3 at c = 1e6
+    for c, d, e in zip(
+        table["gap.c"], table["gap.d"], table["rebound"]
+    ):  # measured up to +1.4e-3 at c = 1e6
         assert e == pytest.approx(closed_form_restitution(1.0, c, d)[0], rel=3e-3)
 
 
@@ -368,12 +501,25 @@ def test_a_run_whose_workers_keep_dying_is_lost_and_run_again_on_resume(fmus, tm
     from distributed import Client, LocalCluster
 
     log, marker, out = tmp_path / "executions.log", tmp_path / "killed", tmp_path / "lost.csv"
-    study = Study(impact, grid({"mass.v_start": [-1.0, -2.0, -3.0]}),
-                  [Metric("v0", Logged(log, (-2.0, str(marker))), ["mass.v"])], stop_time=0.01, fmus=fmus,
-                  options={"step": 1e-4})
+    study = Study(
+        impact,
+        grid({"mass.v_start": [-1.0, -2.0, -3.0]}),
+        [Metric("v0", Logged(log, (-2.0, str(marker))), ["mass.v"])],
+        stop_time=0.01,
+        fmus=fmus,
+        options={"step": 1e-4},
+    )
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
-                          silence_logs=logging.CRITICAL) as c, Client(c) as client:
+        with (
+            LocalCluster(
+                n_workers=2,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address="127.0.0.1:0",
+                silence_logs=logging.CRITICAL,
+            ) as c,
+            Client(c) as client,
+        ):
             first = study.run(out, client=client)
             assert list(first["status"]) == ["ok", "lost", "ok"]
             assert "KilledWorker" in first["error"][1] and np.isnan(first["v0"][1])
@@ -389,8 +535,14 @@ def test_tube_metric_is_the_verdict_of_the_msl_comparison(fmus):
 
     system = impact({n: str(p) for n, p in fmus.items()})
     reference = system.simulate(0.02, step=1e-4, outputs=["mass.s", "mass.v"])
-    study = Study(impact, grid({"gap.c": [1e5, 2e5]}), [tube(reference, ["mass.s", "mass.v"])], stop_time=0.02,
-                  fmus=fmus, options={"step": 1e-4})
+    study = Study(
+        impact,
+        grid({"gap.c": [1e5, 2e5]}),
+        [tube(reference, ["mass.s", "mass.v"])],
+        stop_time=0.02,
+        fmus=fmus,
+        options={"step": 1e-4},
+    )
     assert list(study.run(workers=0)["tube"]) == [1.0, 0.0]
     with pytest.raises(StudyError, match="mass.a not in the reference"):
         tube(reference, ["mass.a"])

@@ -1,4 +1,5 @@
 """python -m contactfmu: the contactfmu command line."""
+
 from .cli import main
 
 main()

@@ -4,7 +4,7 @@ native library, and validate the result.
 
 Layout of a built FMU (linux64):
 
-    modelDescription.xml                       written by the slave base (ContactSlave.to_xml)
+    modelDescription.xml                       written by the slave base (fmi/model_description.py)
     binaries/linux64/<Model>.so                contactfmu status shim (fmi/fmi2_status_shim.c)
     binaries/linux64/<Model>_pythonfmu.so      pythonfmu's export library, loaded by the shim
     binaries/linux64/<Model>_libpython.txt     the building Python (version, libpython, prefix):
@@ -20,6 +20,7 @@ process never share a module name (pythonfmu finds slave modules by name, proces
 Only linux64 binaries are shipped: the shim is compiled here with the system C compiler, and
 pythonfmu's win64 library alone would report errors as fmi2Fatal.
 """
+
 import hashlib
 import os
 import shutil
@@ -42,11 +43,17 @@ def _bundle_sources(name):
     of everything FMU `name` runs: the shared conventions, the generic FMI layer, the mechanics, the translational
     vocabulary and the component's own modules (its spec is the master's, not bundled)."""
     home = components.home(name)
-    files = [("__init__.py", None), ("conventions.py", PACKAGE / "conventions.py"), ("components/__init__.py", None),
-             ("components/translational.py", components.HOME / "translational.py")]
+    files = [
+        ("__init__.py", None),
+        ("conventions.py", PACKAGE / "conventions.py"),
+        ("components/__init__.py", None),
+        ("components/translational.py", components.HOME / "translational.py"),
+    ]
     for layer in ("fmi", "mechanics"):
         files += [(f"{layer}/{p.name}", p) for p in sorted((PACKAGE / layer).glob("*.py"))]
-    files += [(f"components/{name}/{p.name}", p) for p in sorted(home.glob("*.py")) if p.name != "spec.py"]
+    files += [
+        (f"components/{name}/{p.name}", p) for p in sorted(home.glob("*.py")) if p.name != "spec.py"
+    ]
     return files
 
 
@@ -54,23 +61,40 @@ def python_record():
     """The text of <Model>_libpython.txt: the Python building the FMU, for the shim to load its
     libpython (and find its standard library) in a host that is not Python."""
     import sysconfig
+
     v = f"{sys.version_info.major}.{sys.version_info.minor}"
     lib = ""
     if sysconfig.get_config_var("Py_ENABLE_SHARED"):
-        names = [n for n in (sysconfig.get_config_var("INSTSONAME"), sysconfig.get_config_var("LDLIBRARY")) if n]
-        dirs = [d for d in (sysconfig.get_config_var("LIBDIR"), os.path.join(sys.base_prefix, "lib"),
-                            sysconfig.get_config_var("LIBPL")) if d]
-        found = [os.path.join(d, n) for n in names for d in dirs if os.path.isfile(os.path.join(d, n))]
+        names = [
+            n
+            for n in (sysconfig.get_config_var("INSTSONAME"), sysconfig.get_config_var("LDLIBRARY"))
+            if n
+        ]
+        dirs = [
+            d
+            for d in (
+                sysconfig.get_config_var("LIBDIR"),
+                os.path.join(sys.base_prefix, "lib"),
+                sysconfig.get_config_var("LIBPL"),
+            )
+            if d
+        ]
+        found = [
+            os.path.join(d, n) for n in names for d in dirs if os.path.isfile(os.path.join(d, n))
+        ]
         lib = os.path.realpath(found[0]) if found else ""
     exe = getattr(sys, "_base_executable", None) or sys.executable
-    return ("# written by contactfmu.build: the Python that built this FMU; the status shim loads its\n"
-            "# libpython (after CONTACTFMU_LIBPYTHON) in a host that has none\n"
-            f"version={v}\nlibpython={lib}\nprefix={sys.base_prefix}\nexecutable={exe}\n")
+    return (
+        "# written by contactfmu.build: the Python that built this FMU; the status shim loads its\n"
+        "# libpython (after CONTACTFMU_LIBPYTHON) in a host that has none\n"
+        f"version={v}\nlibpython={lib}\nprefix={sys.base_prefix}\nexecutable={exe}\n"
+    )
 
 
 def fmu_hash(name):
     """Hash of everything bundled into FMU `name` (sources, shim, pythonfmu version)."""
     import pythonfmu
+
     h = hashlib.sha256(pythonfmu.__version__.encode())
     for rel, src in _bundle_sources(name):
         h.update(rel.encode())
@@ -89,12 +113,27 @@ def compile_shim(dest):
     """Compile the status shim into `dest` (a shared library) with the system C compiler."""
     cc = os.environ.get("CC", "gcc")
     defines = [f"-D{key}={value}" for key, value in DEFINES.items()]
-    cmd = [cc, "-std=c99", "-O2", "-fPIC", "-shared", "-fvisibility=hidden", *defines, "-o", str(dest),
-           str(SHIM_SOURCE), "-ldl", "-lm", "-pthread"]
+    cmd = [
+        cc,
+        "-std=c99",
+        "-O2",
+        "-fPIC",
+        "-shared",
+        "-fvisibility=hidden",
+        *defines,
+        "-o",
+        str(dest),
+        str(SHIM_SOURCE),
+        "-ldl",
+        "-lm",
+        "-pthread",
+    ]
     try:
         subprocess.run(cmd, check=True, capture_output=True, text=True)
     except FileNotFoundError:
-        raise RuntimeError(f"C compiler '{cc}' not found: the FMU status shim needs one (set CC)") from None
+        raise RuntimeError(
+            f"C compiler '{cc}' not found: the FMU status shim needs one (set CC)"
+        ) from None
     except subprocess.CalledProcessError as exc:
         raise RuntimeError(f"compiling {SHIM_SOURCE.name} failed:\n{exc.stderr}") from None
     return dest
@@ -126,10 +165,18 @@ def build_fmu(name, out_dir, shim=None):
         raw.parent.mkdir()
         documentation = pages.write(name, tmp / "documentation").parent
         try:
-            FmuBuilder.build_FMU(script, dest=raw, project_files=[tmp / pkg], documentation_folder=documentation,
-                                 canGetAndSetFMUstate=True, canSerializeFMUstate=True)
+            FmuBuilder.build_FMU(
+                script,
+                dest=raw,
+                project_files=[tmp / pkg],
+                documentation_folder=documentation,
+                canGetAndSetFMUstate=True,
+                canSerializeFMUstate=True,
+            )
         finally:
-            for key in [k for k in sys.modules if k == pkg or k.startswith(pkg + ".") or k == script.stem]:
+            for key in [
+                k for k in sys.modules if k == pkg or k.startswith(pkg + ".") or k == script.stem
+            ]:
                 del sys.modules[key]
         _install_shim(raw, dest, name, shim)
     return dest
@@ -231,8 +278,14 @@ def build_all(out_dir="fmus", names=None, progress=print, force=True):
             problems = validate(path)
             results[name] = (path, problems)
             if progress:
-                progress(f"  {name + '.fmu':<30} {action}, " +
-                         ("valid" if not problems else f"{len(problems)} problem(s): " + "; ".join(problems)))
+                progress(
+                    f"  {name + '.fmu':<30} {action}, "
+                    + (
+                        "valid"
+                        if not problems
+                        else f"{len(problems)} problem(s): " + "; ".join(problems)
+                    )
+                )
     return results
 
 

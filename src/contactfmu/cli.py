@@ -16,6 +16,7 @@ reference's time range, a run of a study failed), 2 bad input (missing file, not
 value, unknown example or variable), with one line "contactfmu: error: ..." on stderr (argparse's
 own usage errors, such as an unknown option, print the usage first).
 """
+
 import argparse
 import ast
 import json
@@ -59,6 +60,7 @@ def _fmu(path):
 
 # ---- build -----------------------------------------------------------------------------------
 
+
 def cmd_build(args):
     from . import crosscheck
     from .build import build_all
@@ -71,11 +73,14 @@ def cmd_build(args):
         target = Path(args.out) / "cross-check"
         dirs = crosscheck.write_all([p for p, _ in results.values()], target, progress=None)
         print(f"Cross-check files for {len(dirs)} FMUs in {dirs[0].parent}")
-    print(f"{len(results) - len(bad)} of {len(results)} FMUs valid ({time.perf_counter() - t0:.1f} s)")
+    print(
+        f"{len(results) - len(bad)} of {len(results)} FMUs valid ({time.perf_counter() - t0:.1f} s)"
+    )
     return 1 if bad else 0
 
 
 # ---- validate --------------------------------------------------------------------------------
+
 
 def state_round_trip(path, md):
     """Run the FMU's cross-check experiment (or its DefaultExperiment with start inputs) to the
@@ -91,15 +96,23 @@ def state_round_trip(path, md):
     start = float(de.startTime or 0.0) if de else 0.0
     stop = float(de.stopTime or 1.0) if de else 1.0
     h = float(de.stepSize or (stop - start) / 500) if de else (stop - start) / 500
-    inputs = components.spec(md.modelName).CROSS_CHECK[1] if md.modelName in components.NAMES else {}
+    inputs = (
+        components.spec(md.modelName).CROSS_CHECK[1] if md.modelName in components.NAMES else {}
+    )
     vrs = {v.name: v.valueReference for v in md.modelVariables}
     drive = [(vrs[n], f) for n, f in inputs.items() if n in vrs]
-    outs = [v.valueReference for v in md.modelVariables if v.causality == "output" and v.type == "Real"]
+    outs = [
+        v.valueReference for v in md.modelVariables if v.causality == "output" and v.type == "Real"
+    ]
     tmp = tempfile.mkdtemp(prefix="contactfmu_validate_")
     fmu = None
     try:
-        fmu = FMU2Slave(guid=md.guid, unzipDirectory=extract(str(path), unzipdir=tmp),
-                        modelIdentifier=md.coSimulation.modelIdentifier, instanceName="validate")
+        fmu = FMU2Slave(
+            guid=md.guid,
+            unzipDirectory=extract(str(path), unzipdir=tmp),
+            modelIdentifier=md.coSimulation.modelIdentifier,
+            instanceName="validate",
+        )
         fmu.instantiate()
         fmu.setupExperiment(startTime=start)
         fmu.enterInitializationMode()
@@ -161,19 +174,26 @@ def cmd_validate(args):
     failed = 0
     for path in args.fmu:
         md, problems = validate_fmu(path)
-        known = "" if md.modelName in components.NAMES else " (not a contactfmu model: documented parameters not checked)"
+        known = (
+            ""
+            if md.modelName in components.NAMES
+            else " (not a contactfmu model: documented parameters not checked)"
+        )
         if problems:
             failed += 1
             print(f"{path}: {len(problems)} problem(s){known}")
             for p in problems:
                 print(f"  - {p}")
         else:
-            print(f"{path}: valid ({md.modelName}, FMI {md.fmiVersion}: fmpy validation, units, "
-                  f"documented parameters, state round trip){known}")
+            print(
+                f"{path}: valid ({md.modelName}, FMI {md.fmiVersion}: fmpy validation, units, "
+                f"documented parameters, state round trip){known}"
+            )
     return 1 if failed else 0
 
 
 # ---- info ------------------------------------------------------------------------------------
+
 
 def cmd_info(args):
     mds = [_fmu(path) for path in args.fmu]  # every file checked before anything is printed
@@ -187,20 +207,37 @@ def cmd_info(args):
 def print_info(md):
     cs = md.coSimulation
     de = md.defaultExperiment
-    print(f"{md.modelName}  (FMI {md.fmiVersion} Co-Simulation, {md.generationTool or 'unknown tool'})")
+    print(
+        f"{md.modelName}  (FMI {md.fmiVersion} Co-Simulation, {md.generationTool or 'unknown tool'})"
+    )
     print(textwrap.fill(md.description or "", 100))
     print(f"GUID {md.guid}")
     if de:
         print(f"DefaultExperiment: {de.startTime} to {de.stopTime} s, step {de.stepSize} s")
     if cs:
-        print(f"canGetAndSetFMUstate {cs.canGetAndSetFMUstate}, canSerializeFMUstate {cs.canSerializeFMUstate}, "
-              f"canInterpolateInputs {cs.canInterpolateInputs}, maxOutputDerivativeOrder {cs.maxOutputDerivativeOrder}")
+        print(
+            f"canGetAndSetFMUstate {cs.canGetAndSetFMUstate}, canSerializeFMUstate {cs.canSerializeFMUstate}, "
+            f"canInterpolateInputs {cs.canInterpolateInputs}, maxOutputDerivativeOrder {cs.maxOutputDerivativeOrder}"
+        )
     rows = [("name", "causality", "type", "unit", "start", "range", "description")]
     for v in md.modelVariables:
         lo, hi = getattr(v, "min", None), getattr(v, "max", None)
-        rng = f"[{lo if lo is not None else '-inf'}, {hi if hi is not None else 'inf'}]" if (lo or hi) is not None else ""
-        rows.append((v.name, v.causality, v.type, v.unit or "", "" if v.start is None else str(v.start), rng,
-                     v.description or ""))
+        rng = (
+            f"[{lo if lo is not None else '-inf'}, {hi if hi is not None else 'inf'}]"
+            if (lo or hi) is not None
+            else ""
+        )
+        rows.append(
+            (
+                v.name,
+                v.causality,
+                v.type,
+                v.unit or "",
+                "" if v.start is None else str(v.start),
+                rng,
+                v.description or "",
+            )
+        )
     widths = [max(len(r[k]) for r in rows) for k in range(6)]
     for k, r in enumerate(rows):
         print("  ".join(c.ljust(w) for c, w in zip(r[:6], widths)) + "  " + r[6])
@@ -209,6 +246,7 @@ def print_info(md):
 
 
 # ---- run -------------------------------------------------------------------------------------
+
 
 def _examples():
     from .examples import ROOT
@@ -233,19 +271,29 @@ def _examples_text():
         return "No examples found (they are the examples/ folder of the source checkout)."
     width = max(map(len, examples))
     return "examples (examples/*.py of the source checkout):\n" + "\n".join(
-        textwrap.fill(_summary(path) or "-", 100, initial_indent=f"  {name.ljust(width)}  ",
-                      subsequent_indent=" " * (width + 4)) for name, path in examples.items())
+        textwrap.fill(
+            _summary(path) or "-",
+            100,
+            initial_indent=f"  {name.ljust(width)}  ",
+            subsequent_indent=" " * (width + 4),
+        )
+        for name, path in examples.items()
+    )
 
 
 def cmd_run(args):
     examples = _examples()
     if args.example is None:
-        raise CliError(f"missing EXAMPLE, the example to run; available: {', '.join(examples) or 'none'} "
-                       f"(contactfmu run --help describes them)")
+        raise CliError(
+            f"missing EXAMPLE, the example to run; available: {', '.join(examples) or 'none'} "
+            f"(contactfmu run --help describes them)"
+        )
     name = args.example[:-3] if args.example.endswith(".py") else args.example
     if name not in examples:
-        raise CliError(f"unknown example {args.example!r}; available: {', '.join(examples) or 'none'} "
-                       f"(examples/ of the source checkout)")
+        raise CliError(
+            f"unknown example {args.example!r}; available: {', '.join(examples) or 'none'} "
+            f"(examples/ of the source checkout)"
+        )
     argv = []
     if args.step is not None:
         if not args.step > 0:
@@ -256,21 +304,26 @@ def cmd_run(args):
     if args.fmus:
         argv += ["--fmus", args.fmus]
     module = runpy.run_path(str(examples[name]))
-    sys.argv[0] = f"contactfmu run {name}"          # the example's own usage and errors name the command
+    sys.argv[0] = f"contactfmu run {name}"  # the example's own usage and errors name the command
     return module["main"](argv + list(args.rest))
 
 
 # ---- study -----------------------------------------------------------------------------------
 
+
 def _study_runs(args):
     from .study import grid, parse_grid, parse_range, samples
 
     if bool(args.grid) == (args.samples is not None):
-        raise CliError("give either --grid NAME=VALUES (one or more: a full-factorial grid) or --samples N "
-                       "with --param NAME=lo:hi (one or more)")
+        raise CliError(
+            "give either --grid NAME=VALUES (one or more: a full-factorial grid) or --samples N "
+            "with --param NAME=lo:hi (one or more)"
+        )
     if args.grid:
         if args.param:
-            raise CliError("--param goes with --samples; a grid's values are given by --grid NAME=lo:hi:n")
+            raise CliError(
+                "--param goes with --samples; a grid's values are given by --grid NAME=lo:hi:n"
+            )
         axes = dict(parse_grid(spec) for spec in args.grid)
         if len(axes) != len(args.grid):
             raise CliError("--grid: a parameter is given twice")
@@ -291,41 +344,76 @@ def cmd_study(args):
 
     examples = _examples()
     if args.example is None:
-        raise CliError(f"missing EXAMPLE, the model to study; available: {', '.join(examples) or 'none'}")
+        raise CliError(
+            f"missing EXAMPLE, the model to study; available: {', '.join(examples) or 'none'}"
+        )
     try:
         path = example_path(args.example)
         runs = _study_runs(args)
         if not args.metric:
-            raise CliError("give at least one --metric KIND:SIGNAL (KIND: final, initial, max, min, absmax, "
-                           "ptp, mean; e.g. --metric max:mass.s)")
+            raise CliError(
+                "give at least one --metric KIND:SIGNAL (KIND: final, initial, max, min, absmax, "
+                "ptp, mean; e.g. --metric max:mass.s)"
+            )
         if args.stop is None or not (math.isfinite(args.stop) and args.stop > 0):
-            raise CliError("--stop T: the stop time of every run in s, a finite number > 0 (required)")
+            raise CliError(
+                "--stop T: the stop time of every run in s, a finite number > 0 (required)"
+            )
         if args.workers is not None and args.workers < 0:
-            raise CliError(f"--workers {args.workers}: a number of worker processes >= 1, or 0 for serial runs")
+            raise CliError(
+                f"--workers {args.workers}: a number of worker processes >= 1, or 0 for serial runs"
+            )
         if args.workers is not None and args.scheduler:
-            raise CliError("--workers starts a local cluster; --scheduler uses a running one: give one of them")
-        options = {k: v for k, v in (("step", args.step), ("rtol", args.rtol), ("atol", args.atol),
-                                     ("scheme", args.scheme), ("output_interval", args.output_interval))
-                   if v is not None}
+            raise CliError(
+                "--workers starts a local cluster; --scheduler uses a running one: give one of them"
+            )
+        options = {
+            k: v
+            for k, v in (
+                ("step", args.step),
+                ("rtol", args.rtol),
+                ("atol", args.atol),
+                ("scheme", args.scheme),
+                ("output_interval", args.output_interval),
+            )
+            if v is not None
+        }
         name = args.name or f"{path.stem}_study"
-        study = Study(path, runs, args.metric, stop_time=args.stop, options=options, name=name,
-                      fmus=args.fmus or None)
+        study = Study(
+            path,
+            runs,
+            args.metric,
+            stop_time=args.stop,
+            options=options,
+            name=name,
+            fmus=args.fmus or None,
+        )
         out = Path(args.out or "results")
         table_path = out / f"{name}.{args.format}"
         t0 = time.perf_counter()
-        table = study.run(table_path, workers=args.workers, scheduler=args.scheduler, resume=not args.fresh,
-                          trajectories=args.trajectories, progress=True)
+        table = study.run(
+            table_path,
+            workers=args.workers,
+            scheduler=args.scheduler,
+            resume=not args.fresh,
+            trajectories=args.trajectories,
+            progress=True,
+        )
     except StudyError as exc:
         raise CliError(str(exc)) from None
     wall = time.perf_counter() - t0
     png = plot(table, study, out / f"{name}.png")
     counts = table["status"].value_counts()
-    print(f"{name}: {len(table)} runs ({', '.join(f'{n} {s}' for s, n in counts.items())}) in {wall:.1f} s "
-          f"-> {table_path}, {png}")
+    print(
+        f"{name}: {len(table)} runs ({', '.join(f'{n} {s}' for s, n in counts.items())}) in {wall:.1f} s "
+        f"-> {table_path}, {png}"
+    )
     ok = table[table["status"] == "ok"]
     for m in study.metrics:
         if len(ok):
-            print(f"  {m.name}: {ok[m.name].min():.6g} .. {ok[m.name].max():.6g}{' ' + m.unit if m.unit else ''}")
+            print(
+                f"  {m.name}: {ok[m.name].min():.6g} .. {ok[m.name].max():.6g}{' ' + m.unit if m.unit else ''}"
+            )
     failed = table[table["status"] != "ok"]
     for message in list(dict.fromkeys(failed["error"]))[:3]:
         print(f"  failed: {message.splitlines()[0] if message else '(no message)'}")
@@ -333,6 +421,7 @@ def cmd_study(args):
 
 
 # ---- compare ---------------------------------------------------------------------------------
+
 
 def _result_csv(path):
     """The Result in the CSV file `path`, or a CliError saying what is wrong (with the line)."""
@@ -348,15 +437,19 @@ def _result_csv(path):
     try:
         result = read_csv(p, finite=True)
     except CsvError as exc:
-        raise CliError(f"{path}: not a result CSV (time first, one header line): {exc.reason}") from None
+        raise CliError(
+            f"{path}: not a result CSV (time first, one header line): {exc.reason}"
+        ) from None
     except OSError as exc:
         raise CliError(f"{path}: cannot read: {exc.strerror}") from None
     t = result.time
     back = np.flatnonzero(t[1:] < t[:-1])
     if len(back):
         k = back[0] + 1
-        raise CliError(f"{path}: not a result CSV: time decreases at data row {k + 1} "
-                       f"(from {t[k - 1]:.17g} to {t[k]:.17g})")
+        raise CliError(
+            f"{path}: not a result CSV: time decreases at data row {k + 1} "
+            f"(from {t[k - 1]:.17g} to {t[k]:.17g})"
+        )
     return result
 
 
@@ -367,8 +460,10 @@ def _tolerance(text):
     except ValueError:
         tol = math.nan
     if not (math.isfinite(tol) and tol > 0):
-        raise CliError(f"--tol {text}: the tolerance must be a finite number > 0 (relative to each "
-                       f"signal's range, e.g. 2e-3 the MSL default)")
+        raise CliError(
+            f"--tol {text}: the tolerance must be a finite number > 0 (relative to each "
+            f"signal's range, e.g. 2e-3 the MSL default)"
+        )
     return tol
 
 
@@ -376,8 +471,10 @@ def _signal_list(text):
     """--signals as a list of names, or a CliError for an empty list or an empty name."""
     names = [n.strip() for n in text.split(",")]
     if not any(names):
-        raise CliError(f"--signals {text!r}: no signal names (give comma-separated names, or leave "
-                       f"--signals out to compare every signal in common)")
+        raise CliError(
+            f"--signals {text!r}: no signal names (give comma-separated names, or leave "
+            f"--signals out to compare every signal in common)"
+        )
     if not all(names):
         raise CliError(f"--signals {text!r}: empty signal name (two commas or a comma at an end)")
     return names
@@ -391,21 +488,29 @@ def cmd_compare(args):
     result, reference = _result_csv(args.result), _result_csv(args.reference)
     signals = signals or [n for n in reference.names[1:] if n in result]
     for name in signals:
-        for what, r, path in (("reference", reference, args.reference), ("result", result, args.result)):
+        for what, r, path in (
+            ("reference", reference, args.reference),
+            ("result", result, args.result),
+        ):
             if name not in r:
-                raise CliError(f"unknown variable {name!r}: not in the {what} {path} "
-                               f"(columns: {', '.join(r.names[1:])})")
+                raise CliError(
+                    f"unknown variable {name!r}: not in the {what} {path} "
+                    f"(columns: {', '.join(r.names[1:])})"
+                )
     if not signals:
         raise CliError(f"{args.result} and {args.reference} have no signal in common")
     report = compare(result, reference, signals, tol)
     print(report)
-    print(f"{sum(r.passed for r in report.values())} of {len(report)} signals inside the tube "
-          f"(tolerance {tol:g}): {'PASSED' if report.passed else 'FAILED'}"
-          + (f": {report.coverage}" if report.coverage else ""))
+    print(
+        f"{sum(r.passed for r in report.values())} of {len(report)} signals inside the tube "
+        f"(tolerance {tol:g}): {'PASSED' if report.passed else 'FAILED'}"
+        + (f": {report.coverage}" if report.coverage else "")
+    )
     return 0 if report.passed else 1
 
 
 # ---- env -------------------------------------------------------------------------------------
+
 
 def cmd_env(args):
     from . import hostenv
@@ -421,77 +526,165 @@ def cmd_env(args):
 
 
 def parser():
-    p = argparse.ArgumentParser(prog="contactfmu", description="Contact and end-stop FMUs (FMI 2.0 "
-                                "Co-Simulation): build, check, inspect, run, compare.")
+    p = argparse.ArgumentParser(
+        prog="contactfmu",
+        description="Contact and end-stop FMUs (FMI 2.0 "
+        "Co-Simulation): build, check, inspect, run, compare.",
+    )
     p.add_argument("--version", action="version", version=f"contactfmu {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    b = sub.add_parser("build", help="build and validate every FMU, write the FMI cross-check files")
+    b = sub.add_parser(
+        "build", help="build and validate every FMU, write the FMI cross-check files"
+    )
     b.add_argument("--out", default="fmus", help="output directory (default: fmus)")
     b.add_argument("--no-cross-check", action="store_true", help="skip the cross-check files")
     b.set_defaults(func=cmd_build)
-    v = sub.add_parser("validate", help="fmpy validation + units, documented parameters, state round trip")
+    v = sub.add_parser(
+        "validate", help="fmpy validation + units, documented parameters, state round trip"
+    )
     v.add_argument("fmu", nargs="+", metavar="FMU")
     v.set_defaults(func=cmd_validate)
     i = sub.add_parser("info", help="the FMU's parameters and variables")
     i.add_argument("fmu", nargs="+", metavar="FMU")
     i.set_defaults(func=cmd_info)
-    r = sub.add_parser("run", help="run an example of examples/ (CSV and PNG into --out)",
-                       usage="contactfmu run EXAMPLE [--step H] [--out DIR] [--fmus DIR] [OPTION ...]",
-                       epilog=_examples_text(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    r = sub.add_parser(
+        "run",
+        help="run an example of examples/ (CSV and PNG into --out)",
+        usage="contactfmu run EXAMPLE [--step H] [--out DIR] [--fmus DIR] [OPTION ...]",
+        epilog=_examples_text(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     # EXAMPLE is optional for argparse only, so that its absence is reported by cmd_run with the
     # list of examples (and not as "required: EXAMPLE, rest")
     r.add_argument("example", nargs="?", metavar="EXAMPLE", help="name of the example (see below)")
     r.add_argument("--step", type=float, default=None, help="communication step in s")
     r.add_argument("--out", default=None, help="output directory (default: results)")
-    r.add_argument("--fmus", default=None, help="FMU directory (default: fmus; missing FMUs are built)")
-    r.add_argument("rest", nargs=argparse.REMAINDER, metavar="OPTION", help="further options of the example")
+    r.add_argument(
+        "--fmus", default=None, help="FMU directory (default: fmus; missing FMUs are built)"
+    )
+    r.add_argument(
+        "rest", nargs=argparse.REMAINDER, metavar="OPTION", help="further options of the example"
+    )
     r.set_defaults(func=cmd_run)
-    st = sub.add_parser("study", help="parameter study of an example's model on dask.distributed (table and "
-                        "plot into --out)", usage="contactfmu study EXAMPLE (--grid NAME=VALUES ... | --samples N "
-                        "--param NAME=LO:HI ...) --metric KIND:SIGNAL ... --stop T [options]",
-                        description="Runs the model of examples/<EXAMPLE>.py (its build_system) once per parameter set "
-                        "on a dask.distributed cluster and writes OUT/STUDY.csv (one row per run: values, metrics, "
-                        "wall time, status, error message), OUT/STUDY.json (the study) and OUT/STUDY.png (a curve "
-                        "for one grid parameter, a heat map for two, histograms otherwise); OUT: --out, STUDY: "
-                        "--name (default EXAMPLE_study). Runs already in the table "
-                        "are not repeated (--fresh starts over). Exit status 1 if a run failed. NAME: "
-                        "instance.variable, a parameter or start value (spring.c, mass.s_start), or a simulate() "
-                        "option (step, rtol, ...).")
-    st.add_argument("example", nargs="?", metavar="EXAMPLE", help="name of the example (contactfmu run --help lists them)")
-    st.add_argument("--grid", action="append", default=[], metavar="NAME=VALUES",
-                    help="grid axis: lo:hi:n (evenly spaced), lo:hi:n:log (geometric) or a,b,c; several: full factorial")
-    st.add_argument("--samples", type=int, default=None, metavar="N", help="N sampled runs (with --param)")
-    st.add_argument("--param", action="append", default=[], metavar="NAME=LO:HI[:log]", help="sampling range")
-    st.add_argument("--method", default="random", choices=["random", "lhs", "sobol", "halton"],
-                    help="sampling: random (Monte Carlo), lhs (Latin hypercube), sobol, halton (default: random)")
+    st = sub.add_parser(
+        "study",
+        help="parameter study of an example's model on dask.distributed (table and "
+        "plot into --out)",
+        usage="contactfmu study EXAMPLE (--grid NAME=VALUES ... | --samples N "
+        "--param NAME=LO:HI ...) --metric KIND:SIGNAL ... --stop T [options]",
+        description="Runs the model of examples/<EXAMPLE>.py (its build_system) once per parameter set "
+        "on a dask.distributed cluster and writes OUT/STUDY.csv (one row per run: values, metrics, "
+        "wall time, status, error message), OUT/STUDY.json (the study) and OUT/STUDY.png (a curve "
+        "for one grid parameter, a heat map for two, histograms otherwise); OUT: --out, STUDY: "
+        "--name (default EXAMPLE_study). Runs already in the table "
+        "are not repeated (--fresh starts over). Exit status 1 if a run failed. NAME: "
+        "instance.variable, a parameter or start value (spring.c, mass.s_start), or a simulate() "
+        "option (step, rtol, ...).",
+    )
+    st.add_argument(
+        "example",
+        nargs="?",
+        metavar="EXAMPLE",
+        help="name of the example (contactfmu run --help lists them)",
+    )
+    st.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="NAME=VALUES",
+        help="grid axis: lo:hi:n (evenly spaced), lo:hi:n:log (geometric) or a,b,c; several: full factorial",
+    )
+    st.add_argument(
+        "--samples", type=int, default=None, metavar="N", help="N sampled runs (with --param)"
+    )
+    st.add_argument(
+        "--param", action="append", default=[], metavar="NAME=LO:HI[:log]", help="sampling range"
+    )
+    st.add_argument(
+        "--method",
+        default="random",
+        choices=["random", "lhs", "sobol", "halton"],
+        help="sampling: random (Monte Carlo), lhs (Latin hypercube), sobol, halton (default: random)",
+    )
     st.add_argument("--seed", type=int, default=0, help="seed of the samples (default 0)")
-    st.add_argument("--metric", action="append", default=[], metavar="KIND:SIGNAL",
-                    help="a column: final, initial, max, min, absmax, ptp or mean of a signal, e.g. max:mass.s")
-    st.add_argument("--stop", type=float, default=None, help="stop time of every run in s (required)")
-    st.add_argument("--step", type=float, default=None, help="fixed communication step in s (default: adaptive)")
+    st.add_argument(
+        "--metric",
+        action="append",
+        default=[],
+        metavar="KIND:SIGNAL",
+        help="a column: final, initial, max, min, absmax, ptp or mean of a signal, e.g. max:mass.s",
+    )
+    st.add_argument(
+        "--stop", type=float, default=None, help="stop time of every run in s (required)"
+    )
+    st.add_argument(
+        "--step", type=float, default=None, help="fixed communication step in s (default: adaptive)"
+    )
     st.add_argument("--rtol", type=float, default=None, help="tolerance of the adaptive master")
-    st.add_argument("--atol", type=float, default=None, help="absolute tolerance of the adaptive master")
+    st.add_argument(
+        "--atol", type=float, default=None, help="absolute tolerance of the adaptive master"
+    )
     st.add_argument("--scheme", default=None, help="gauss-seidel, jacobi, implicit or adaptive")
-    st.add_argument("--output-interval", type=float, default=None, dest="output_interval", help="recording interval in s")
-    st.add_argument("--workers", type=int, default=None, help="worker processes of the local cluster "
-                    "(default: one per CPU; 0: serial in this process)")
-    st.add_argument("--scheduler", default=None, metavar="ADDR", help="address of a running dask scheduler "
-                    "(e.g. tcp://host:8786) instead of a local cluster")
-    st.add_argument("--out", default=None, metavar="OUT", help="output directory (default: results)")
-    st.add_argument("--name", default=None, metavar="STUDY", help="name of the table and plot (default: EXAMPLE_study)")
-    st.add_argument("--format", default="csv", choices=["csv", "parquet"], help="table format (default: csv)")
-    st.add_argument("--fmus", default=None, help="FMU directory (default: fmus; missing FMUs are built)")
-    st.add_argument("--trajectories", action="store_true", help="also write every run's result to DIR/NAME.runs/")
-    st.add_argument("--fresh", action="store_true", help="start the table afresh instead of resuming it")
+    st.add_argument(
+        "--output-interval",
+        type=float,
+        default=None,
+        dest="output_interval",
+        help="recording interval in s",
+    )
+    st.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes of the local cluster "
+        "(default: one per CPU; 0: serial in this process)",
+    )
+    st.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDR",
+        help="address of a running dask scheduler "
+        "(e.g. tcp://host:8786) instead of a local cluster",
+    )
+    st.add_argument(
+        "--out", default=None, metavar="OUT", help="output directory (default: results)"
+    )
+    st.add_argument(
+        "--name",
+        default=None,
+        metavar="STUDY",
+        help="name of the table and plot (default: EXAMPLE_study)",
+    )
+    st.add_argument(
+        "--format", default="csv", choices=["csv", "parquet"], help="table format (default: csv)"
+    )
+    st.add_argument(
+        "--fmus", default=None, help="FMU directory (default: fmus; missing FMUs are built)"
+    )
+    st.add_argument(
+        "--trajectories",
+        action="store_true",
+        help="also write every run's result to DIR/NAME.runs/",
+    )
+    st.add_argument(
+        "--fresh", action="store_true", help="start the table afresh instead of resuming it"
+    )
     st.set_defaults(func=cmd_study)
     c = sub.add_parser("compare", help="tube comparison of a result CSV against a reference CSV")
     c.add_argument("result", metavar="RESULT.csv")
     c.add_argument("reference", metavar="REFERENCE.csv")
-    c.add_argument("--signals", default=None, help="comma-separated signals (default: all in common)")
-    c.add_argument("--tol", default="2e-3", help="relative tube tolerance, a finite number > 0 (default: 2e-3)")
+    c.add_argument(
+        "--signals", default=None, help="comma-separated signals (default: all in common)"
+    )
+    c.add_argument(
+        "--tol", default="2e-3", help="relative tube tolerance, a finite number > 0 (default: 2e-3)"
+    )
     c.set_defaults(func=cmd_compare)
-    e = sub.add_parser("env", help="optional environment settings for non-Python FMI hosts (the "
-                       "FMUs find libpython themselves; for unusual installations)")
+    e = sub.add_parser(
+        "env",
+        help="optional environment settings for non-Python FMI hosts (the "
+        "FMUs find libpython themselves; for unusual installations)",
+    )
     e.add_argument("--json", action="store_true", help="as JSON")
     e.set_defaults(func=cmd_env)
     return p
@@ -527,7 +720,8 @@ def run(argv=None):
 
 def main(argv=None):
     """Console entry point. Ends the process without interpreter finalization after flushing
-    (docs/known-issues.md, "Abort at interpreter exit (pythonfmu 0.7.0)": pythonfmu's runtime can abort at interpreter exit)."""
+    (docs/known-issues.md, "Abort at interpreter exit (pythonfmu 0.7.0)": pythonfmu's runtime can
+    abort at interpreter exit)."""
     from .examples import exit_now
 
     exit_now(run(argv))

@@ -16,8 +16,8 @@ Compliant elements that can be coupled implicitly declare their linearization:
   interface.c = df/ds_rel, interface.d = df/dv_rel  (INTERFACE), flange_b.f = f = -flange_a.f;
   the ModelStructure says whether they depend on the inputs (then the element is re-evaluated at
   the predicted end state, Newton's method).
-  An element that integrates its contact itself (the project's ElastoGap, TranslationalHardstop
-  and EndStop given the attached inertias m_a/m_b, m1/m2) says so by its Boolean output
+  An element that integrates its contact itself (one given the inertias attached at its
+  flanges) says so by its Boolean output
   INTEGRATES (true): it holds a coupling force of its own over each step and locates its own
   events, so it is never linearized or probed, its discrete outputs are not searched for events
   and the bodies it joins are left out of the adaptive master's error estimate (their motion at
@@ -32,13 +32,15 @@ Discrete state: every Integer and Boolean output of an FMU (contact, stop and fr
 modes) is a state whose change is an event the adaptive master locates (DISCRETE_TYPES).
 """
 
-FORCE_INPUTS_PER_FLANGE = 4                  # an inertial flange sums <flange>.f, .f2, .f3, .f4
-PORT_ALIASES = {"s": "x", "f": "F"}          # SimulationX connector names of position and force
-INTERFACE = ("interface.c", "interface.d")   # outputs df/ds_rel and df/dv_rel of a compliant element
+FORCE_INPUTS_PER_FLANGE = 4  # an inertial flange sums <flange>.f, .f2, .f3, .f4
+PORT_ALIASES = {"s": "x", "f": "F"}  # SimulationX connector names of position and force
+INTERFACE = ("interface.c", "interface.d")  # outputs df/ds_rel and df/dv_rel of a compliant element
 COMPLIANT_FORCES = ("flange_a.f", "flange_b.f")
-INERTIA = "interface.m"                      # a body's inertia [kg]: a Real output
-INTEGRATES = "interface.integrates"          # Boolean output, true: the element integrates its contact itself
-DISCRETE_TYPES = ("Integer", "Boolean")       # outputs of these types are discrete states (events)
+INERTIA = "interface.m"  # a body's inertia [kg]: a Real output
+INTEGRATES = (
+    "interface.integrates"  # Boolean output, true: the element integrates its contact itself
+)
+DISCRETE_TYPES = ("Integer", "Boolean")  # outputs of these types are discrete states (events)
 
 
 def port(variables, flange, what):
@@ -47,4 +49,3 @@ def port(variables, flange, what):
     name = f"{flange}.{what}"
     alias = f"{flange}.{PORT_ALIASES.get(what, what)}"
     return alias if name not in variables and alias in variables else name
-

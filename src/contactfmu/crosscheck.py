@@ -15,6 +15,7 @@ point. ``<Model>_ref.opt`` has the StartTime, StopTime, StepSize and RelTol.
 Layout: ``<out>/fmus/2.0/cs/linux64/contactfmu/<version>/<Model>/`` with ``<Model>.fmu``, the
 CSV and opt files and a ``ReadMe.md``, as in the cross-check repository.
 """
+
 import math
 import shutil
 from pathlib import Path
@@ -31,9 +32,11 @@ TWO_PI = 2.0 * math.pi
 def motion(amplitude, period, offset=0.0):
     """s, v, a of s = offset + amplitude*sin(2*pi*t/period) (consistent derivatives)."""
     w = TWO_PI / period
-    return (lambda t: offset + amplitude * math.sin(w * t),
-            lambda t: amplitude * w * math.cos(w * t),
-            lambda t: -amplitude * w * w * math.sin(w * t))
+    return (
+        lambda t: offset + amplitude * math.sin(w * t),
+        lambda t: amplitude * w * math.cos(w * t),
+        lambda t: -amplitude * w * w * math.sin(w * t),
+    )
 
 
 def sine_flange(name, amplitude, period, offset=0.0, x="s"):
@@ -66,15 +69,24 @@ def reference(fmu_path, scheme="jacobi"):
     system = System()
     system.add(md.modelName, fmu_path)
     outputs = [v.name for v in md.modelVariables if v.causality == "output"]
-    result = system.simulate(stop, step, start_time=start, scheme=scheme, outputs=[f"{md.modelName}.{n}" for n in outputs],
-                             inputs={f"{md.modelName}.{k}": fn for k, fn in inputs.items()})
+    result = system.simulate(
+        stop,
+        step,
+        start_time=start,
+        scheme=scheme,
+        outputs=[f"{md.modelName}.{n}" for n in outputs],
+        inputs={f"{md.modelName}.{k}": fn for k, fn in inputs.items()},
+    )
     ref = Result(["time"] + outputs, result.values)
     t = ref.time
-    ins = Result(["time"] + list(inputs), np.column_stack([t] + [[fn(x) for x in t] for fn in inputs.values()]))
+    ins = Result(
+        ["time"] + list(inputs),
+        np.column_stack([t] + [[fn(x) for x in t] for fn in inputs.values()]),
+    )
     return ref, ins, (start, stop, step), what
 
 
-MAX_CSV_BYTES = 900_000   # the cross-check rules allow 1 MB per CSV file
+MAX_CSV_BYTES = 900_000  # the cross-check rules allow 1 MB per CSV file
 
 
 def decimation(result):
@@ -94,22 +106,29 @@ def write(fmu_path, out_dir):
     d.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(fmu_path, d / f"{name}.fmu")
     keep = decimation(ref)
-    ref_rows = Result(ref.names, ref.values[::keep] if ref.time[-1] == ref.time[::keep][-1]
-                      else np.vstack([ref.values[::keep], ref.values[-1:]]))
+    ref_rows = Result(
+        ref.names,
+        ref.values[::keep]
+        if ref.time[-1] == ref.time[::keep][-1]
+        else np.vstack([ref.values[::keep], ref.values[-1:]]),
+    )
     ref_rows.to_csv(d / f"{name}_ref.csv")
     if len(ins.names) > 1:
         ins.to_csv(d / f"{name}_in.csv")
     (d / f"{name}_ref.opt").write_text(
-        f"StartTime, {start!r}\nStopTime, {stop!r}\nStepSize, {step!r}\nRelTol, 1e-6\n")
+        f"StartTime, {start!r}\nStopTime, {stop!r}\nStepSize, {step!r}\nRelTol, 1e-6\n"
+    )
     (d / "ReadMe.md").write_text(
         f"# {name}\n\n{md.description}\n\n## Cross-check experiment\n\n"
         f"Default parameters, {start:g} s to {stop:g} s, communication step {step:g} s. {what}.\n"
         f"Inputs (`{name}_in.csv`, on the step grid) are set at each communication point t_n, the FMU "
         f"steps to t_n+1, and the outputs read right after the step are recorded at t_n+1 "
-        f"(`{name}_ref.csv`" + (f", every {keep}th point to stay under 1 MB" if keep > 1 else "") +
-        f"; the first row after initialization), as fmpy's simulate_fmu and the FMU Compliance "
+        f"(`{name}_ref.csv`"
+        + (f", every {keep}th point to stay under 1 MB" if keep > 1 else "")
+        + f"; the first row after initialization), as fmpy's simulate_fmu and the FMU Compliance "
         f"Checker replay an input file. Reference computed by "
-        f"contactfmu {__version__}'s co-simulation master.\n")
+        f"contactfmu {__version__}'s co-simulation master.\n"
+    )
     return d
 
 

@@ -1,5 +1,6 @@
 """Shared plumbing of the example scripts in examples/: the command line contract
 (--out DIR, --step H, --fmus DIR), FMU provisioning, reference comparison and plots."""
+
 import argparse
 from pathlib import Path
 
@@ -7,7 +8,9 @@ from .build import ensure_fmus
 from .cosim import compare, read_csv
 
 ROOT = Path(__file__).resolve().parents[2]
-REFDATA = Path(__file__).resolve().parent / "refdata"   # the MSL reference results (refdata/README.md)
+REFDATA = (
+    Path(__file__).resolve().parent / "refdata"
+)  # the MSL reference results (refdata/README.md)
 
 
 class ReferenceMissing(RuntimeError):
@@ -17,13 +20,26 @@ class ReferenceMissing(RuntimeError):
 def parse_args(description, default_step, argv=None):
     """Command line of an example; default_step None: the master chooses the steps unless --step is given."""
     parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--out", default="results", help="output directory for CSV and PNG (default: results/)")
-    parser.add_argument("--step", type=float, default=default_step,
-                        help="fixed communication step in s (default: " + (
-                            f"{default_step:g})" if default_step else "none: the master chooses the steps under its "
-                                                                      "error tolerance, cosim.algorithms.adaptive)"))
-    parser.add_argument("--fmus", default=str(ROOT / "fmus"),
-                        help="directory of the FMUs; missing or outdated ones are built (default: fmus/)")
+    parser.add_argument(
+        "--out", default="results", help="output directory for CSV and PNG (default: results/)"
+    )
+    parser.add_argument(
+        "--step",
+        type=float,
+        default=default_step,
+        help="fixed communication step in s (default: "
+        + (
+            f"{default_step:g})"
+            if default_step
+            else "none: the master chooses the steps under its "
+            "error tolerance, cosim.algorithms.adaptive)"
+        ),
+    )
+    parser.add_argument(
+        "--fmus",
+        default=str(ROOT / "fmus"),
+        help="directory of the FMUs; missing or outdated ones are built (default: fmus/)",
+    )
     args = parser.parse_args(argv)
     if args.step is not None and not args.step > 0:
         parser.error(f"--step must be > 0, got {args.step!r}")
@@ -40,8 +56,10 @@ def reference(example):
     ReferenceMissing if it is missing or unreadable."""
     path = REFDATA / example / f"{example}.csv"
     if not path.is_file():
-        raise ReferenceMissing(f"reference result of {example} not found: {path} (the package's refdata/ "
-                               f"folder is incomplete; reinstall contactfmu or restore it from the repository)")
+        raise ReferenceMissing(
+            f"reference result of {example} not found: {path} (the package's refdata/ "
+            f"folder is incomplete; reinstall contactfmu or restore it from the repository)"
+        )
     try:
         return read_csv(path)
     except Exception as exc:
@@ -87,17 +105,25 @@ class Check:
     """A scalar against an independent value (analytic, published): passed if |value - expected| <= tol."""
 
     def __init__(self, name, value, expected, tol, unit=""):
-        self.name, self.value, self.expected, self.tol, self.unit = name, float(value), float(expected), tol, unit
+        self.name, self.value, self.expected, self.tol, self.unit = (
+            name,
+            float(value),
+            float(expected),
+            tol,
+            unit,
+        )
 
     @property
     def passed(self):
-        return abs(self.value - self.expected) <= self.tol   # False for NaN
+        return abs(self.value - self.expected) <= self.tol  # False for NaN
 
     def __str__(self):
         unit = f" {self.unit}" if self.unit else ""
         diff = abs(self.value - self.expected)
-        return (f"{self.name}: {'PASSED' if self.passed else 'FAILED'}: {self.value:.10g}{unit} vs {self.expected:.10g}"
-                f"{unit} (|difference| {diff:.3g} {'<=' if self.passed else '>'} {self.tol:.3g})")
+        return (
+            f"{self.name}: {'PASSED' if self.passed else 'FAILED'}: {self.value:.10g}{unit} vs {self.expected:.10g}"
+            f"{unit} (|difference| {diff:.3g} {'<=' if self.passed else '>'} {self.tol:.3g})"
+        )
 
 
 class Checks(list):
@@ -119,21 +145,27 @@ def step_text(result, step):
     if not records:
         return "adaptive steps"
     accepted = [r.h for r in records if r.accepted]
-    return (f"adaptive steps: {len(accepted)} accepted ({min(accepted):.2g} .. {max(accepted):.2g} s), "
-            f"{len(records) - len(accepted)} rejected")
+    return (
+        f"adaptive steps: {len(accepted)} accepted ({min(accepted):.2g} .. {max(accepted):.2g} s), "
+        f"{len(records) - len(accepted)} rejected"
+    )
 
 
 def summarize(name, result, step, wall, out, *sections):
     """Print the run's summary and, per section (against, report) -- a tube Report of
     cosim.compare or Checks -- one PASSED/FAILED line per signal or value and a verdict.
     Returns the exit status: 1 if anything failed."""
-    print(f"{name}: {len(result.time)} rows, {step_text(result, step)}, wall time {wall:.2f} s -> {out}/{name}.csv, .png")
+    print(
+        f"{name}: {len(result.time)} rows, {step_text(result, step)}, wall time {wall:.2f} s -> {out}/{name}.csv, .png"
+    )
     ok = True
     for against, report in sections:
         print(f"{against}:")
         print("\n".join("  " + line for line in str(report).splitlines()))
         n_ok = sum(r.passed for r in (report.values() if isinstance(report, dict) else report))
-        print(f"  {against}: {'PASSED' if report.passed else 'FAILED'} ({n_ok} of {len(report)} passed)")
+        print(
+            f"  {against}: {'PASSED' if report.passed else 'FAILED'} ({n_ok} of {len(report)} passed)"
+        )
         ok = ok and report.passed
     return 0 if ok else 1
 
@@ -144,11 +176,17 @@ def summarize(name, result, step, wall, out, *sections):
 # references black dashed on top (named after their source), constrained layout, PNG at DPI.
 
 DPI = 120
-REFERENCE_STYLE = dict(color="black", ls="--", lw=1.0, zorder=3)   # a reference curve: dashed, on top
-QUANTITIES = {          # signal name suffix -> (quantity, unit) for axis labels of the shared plot()
-    "s": ("position", "m"), "s_rel": ("relative position", "m"),
-    "v": ("velocity", "m/s"), "v_rel": ("relative velocity", "m/s"),
-    "a": ("acceleration", "m/s2"), "f": ("force", "N"), "F": ("force", "N"),
+REFERENCE_STYLE = dict(
+    color="black", ls="--", lw=1.0, zorder=3
+)  # a reference curve: dashed, on top
+QUANTITIES = {  # signal name suffix -> (quantity, unit) for axis labels of the shared plot()
+    "s": ("position", "m"),
+    "s_rel": ("relative position", "m"),
+    "v": ("velocity", "m/s"),
+    "v_rel": ("relative velocity", "m/s"),
+    "a": ("acceleration", "m/s2"),
+    "f": ("force", "N"),
+    "F": ("force", "N"),
 }
 
 
@@ -178,7 +216,9 @@ def figure(nrows=1, ncols=1, steps=None, **kwargs):
     rows = list(kwargs.pop("height_ratios", [1.0] * nrows))
     sharex, squeeze = kwargs.pop("sharex", False), kwargs.pop("squeeze", True)
     fig = pyplot().figure(layout="constrained", figsize=(width, height + 2.2))
-    grid = fig.add_gridspec(nrows + 1, ncols, height_ratios=rows + [sum(rows) * 2.2 / height], **kwargs)
+    grid = fig.add_gridspec(
+        nrows + 1, ncols, height_ratios=rows + [sum(rows) * 2.2 / height], **kwargs
+    )
     axes = np.empty((nrows, ncols), dtype=object)
     for i in range(nrows):
         for j in range(ncols):
@@ -187,7 +227,9 @@ def figure(nrows=1, ncols=1, steps=None, **kwargs):
                 axes[i, j].tick_params(labelbottom=False)
     ax = fig.add_subplot(grid[nrows, :])
     for k, (label, records) in enumerate(runs.items()):
-        plot_steps(ax, records, label, color=f"C{k}", legend=False, style=k if len(runs) > 1 else None)
+        plot_steps(
+            ax, records, label, color=f"C{k}", legend=False, style=k if len(runs) > 1 else None
+        )
     ax.set_xlabel("time [s]")
     legend_right(ax)
     if squeeze:
@@ -199,12 +241,16 @@ def legend_right(ax, handles=None, **kwargs):
     """The legend of ax to the right of its axes box, outside the data."""
     if handles is not None:
         kwargs["handles"] = handles
-    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8, **kwargs)
+    return ax.legend(
+        loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=8, **kwargs
+    )
 
 
 def legend_below(fig, handles, ncol=None, **kwargs):
     """One figure legend below all axes (constrained layout makes room for it)."""
-    return fig.legend(handles=handles, loc="outside lower center", ncol=ncol or len(handles), fontsize=8, **kwargs)
+    return fig.legend(
+        handles=handles, loc="outside lower center", ncol=ncol or len(handles), fontsize=8, **kwargs
+    )
 
 
 def save(fig, path, dpi=DPI):
@@ -229,15 +275,24 @@ def _split_by_unit(ylabel, signals):
     groups = {}
     for name in signals:
         groups.setdefault(name.rsplit(".", 1)[-1] if quantity(name) else None, []).append(name)
-    return [(f"{quantity(names[0])[0]} {var} [{quantity(names[0])[1]}]" if var else ylabel, names)
-            for var, names in groups.items()]
+    return [
+        (f"{quantity(names[0])[0]} {var} [{quantity(names[0])[1]}]" if var else ylabel, names)
+        for var, names in groups.items()
+    ]
 
 
-STEP_DIGITS = 12           # significant digits of the plotted steps: float noise (1 ms +- 1e-16) is not drawn
-CONSTANT_STEP = 1e-9       # relative spread of the steps below which they are one constant step
-LOG_STEPS = 10.0           # ratio of the largest to the smallest step from which the axis is logarithmic
+STEP_DIGITS = (
+    12  # significant digits of the plotted steps: float noise (1 ms +- 1e-16) is not drawn
+)
+CONSTANT_STEP = 1e-9  # relative spread of the steps below which they are one constant step
+LOG_STEPS = 10.0  # ratio of the largest to the smallest step from which the axis is logarithmic
 # one style per run sharing the step panel, drawn in turn from wide to narrow: equal steps stay visible
-STEP_STYLES = [dict(lw=2.4, ls="-"), dict(lw=1.5, ls="--"), dict(lw=1.0, ls=":"), dict(lw=0.8, ls="-.")]
+STEP_STYLES = [
+    dict(lw=2.4, ls="-"),
+    dict(lw=1.5, ls="--"),
+    dict(lw=1.0, ls=":"),
+    dict(lw=0.8, ls="-."),
+]
 
 
 def rounded_steps(values):
@@ -258,7 +313,8 @@ def plot_steps(ax, records, label="", color="C0", legend=True, style=None):
     """The communication steps of an adaptive run over time: accepted (line), rejected for the error
     (x) and for an event inside them (v); the contacts show as dips. label names the run where
     several share the axes; style (0, 1, ...) its line style there, from wide solid to narrow
-    dotted, so that runs with the same steps stay visible (None: one thin solid line). The steps are drawn rounded to 12 significant
+    dotted, so that runs with the same steps stay visible (None: one thin solid line). The steps
+    are drawn rounded to 12 significant
     digits, so that float noise in a step (1 ms +- 1e-16) is not drawn as a dip; the axis is
     logarithmic when the steps of all runs on it span a factor of 10 or more, else linear from 0
     (a constant step is a flat line, named with its value in the legend: "2000 steps of 0.001 s")."""
@@ -266,17 +322,35 @@ def plot_steps(ax, records, label="", color="C0", legend=True, style=None):
     accepted = [(r.t, r.h) for r in records if r.accepted]
     times, steps = [t for t, _ in accepted], rounded_steps(h for _, h in accepted)
     constant = constant_step(steps)
-    name = f"{len(accepted)} steps of {constant:g} s" if constant is not None else f"accepted ({len(accepted)})"
-    ax.step(times, steps, where="post", color=color, label=prefix + name,
-            **(dict(lw=1.0, ls="-") if style is None else STEP_STYLES[style % len(STEP_STYLES)]))
+    name = (
+        f"{len(accepted)} steps of {constant:g} s"
+        if constant is not None
+        else f"accepted ({len(accepted)})"
+    )
+    ax.step(
+        times,
+        steps,
+        where="post",
+        color=color,
+        label=prefix + name,
+        **(dict(lw=1.0, ls="-") if style is None else STEP_STYLES[style % len(STEP_STYLES)]),
+    )
     drawn = steps
     for reason, marker in (("error", "x"), ("event", "v")):
         rejected = [(r.t, r.h) for r in records if r.reason == reason]
         if rejected:
-            ax.plot([t for t, _ in rejected], rounded_steps(h for _, h in rejected), marker, color=color, ms=4,
-                    ls="none", alpha=0.7, label=f"{prefix}rejected: "
-                                                f"{'error estimate' if reason == 'error' else 'event inside'} "
-                                                f"({len(rejected)})")
+            ax.plot(
+                [t for t, _ in rejected],
+                rounded_steps(h for _, h in rejected),
+                marker,
+                color=color,
+                ms=4,
+                ls="none",
+                alpha=0.7,
+                label=f"{prefix}rejected: "
+                f"{'error estimate' if reason == 'error' else 'event inside'} "
+                f"({len(rejected)})",
+            )
             drawn = drawn + rounded_steps(h for _, h in rejected)
     ax._contactfmu_steps = getattr(ax, "_contactfmu_steps", []) + [h for h in drawn if h > 0]
     _step_axis(ax, ax._contactfmu_steps)
@@ -331,7 +405,9 @@ def plot(result, path, panels, title, ref=None, ref_label="Dymola reference", to
         ax = axes[len(panels), 0]
         floor, top = 1e-9, 10 * tol
         for name in compared:
-            scale = max(np.ptp(ref[name]), abs(np.min(ref[name])), 1e-12)     # as the tube's dy = tol*scale
+            scale = max(
+                np.ptp(ref[name]), abs(np.min(ref[name])), 1e-12
+            )  # as the tube's dy = tol*scale
             deviation = np.abs(result[name] - np.interp(result.time, ref.time, ref[name])) / scale
             ax.plot(result.time, np.maximum(deviation, floor), lw=1.0, label=name)
             top = max(top, 3 * np.nanmax(deviation, initial=0.0))
@@ -339,8 +415,11 @@ def plot(result, path, panels, title, ref=None, ref_label="Dymola reference", to
         ax.set_yscale("log")
         ax.set_ylim(floor, top)
         ax.set_ylabel("|FMU - reference| / range [-]")
-        ax.set_title(f"deviation from the {ref_label} (range: max(max - min, |min|) of the reference signal, "
-                     f"as in the tube; floor {floor:g})", fontsize=9)
+        ax.set_title(
+            f"deviation from the {ref_label} (range: max(max - min, |min|) of the reference signal, "
+            f"as in the tube; floor {floor:g})",
+            fontsize=9,
+        )
         ax.grid(True, which="major", alpha=0.3)
         legend_right(ax)
     if records:
@@ -366,7 +445,8 @@ def run_main(main):
 
 
 def exit_now(code):
-    """Leave the process without interpreter finalization (see docs/known-issues.md, "Abort at interpreter exit (pythonfmu 0.7.0)"): seen
+    """Leave the process without interpreter finalization (see docs/known-issues.md, "Abort at
+    interpreter exit (pythonfmu 0.7.0)"): seen
     intermittently (a few runs in a hundred, under CPU load), a process that ran pythonfmu FMUs
     aborted after all its work was done ("corrupted double-linked list") while Python shut down."""
     import os
@@ -382,15 +462,19 @@ def summarize_study(name, table, wall, out, *sections):
     Checks), one PASSED/FAILED line per value and a verdict. Returns the exit status: 1 if a run
     failed or a check failed."""
     counts = table["status"].value_counts()
-    print(f"{name}: {len(table)} runs ({', '.join(f'{n} {s}' for s, n in counts.items())}), wall time {wall:.1f} s "
-          f"-> {out}/{name}.csv, .png")
+    print(
+        f"{name}: {len(table)} runs ({', '.join(f'{n} {s}' for s, n in counts.items())}), wall time {wall:.1f} s "
+        f"-> {out}/{name}.csv, .png"
+    )
     ok = (table["status"] == "ok").all()
     for message in list(dict.fromkeys(table.loc[table["status"] != "ok", "error"]))[:3]:
         print(f"  failed run: {message.splitlines()[0] if message else '(no message)'}")
     for against, report in sections:
         print(f"{against}:")
         print("\n".join("  " + line for line in str(report).splitlines()))
-        print(f"  {against}: {'PASSED' if report.passed else 'FAILED'} ({sum(r.passed for r in report)} of "
-              f"{len(report)} passed)")
+        print(
+            f"  {against}: {'PASSED' if report.passed else 'FAILED'} ({sum(r.passed for r in report)} of "
+            f"{len(report)} passed)"
+        )
         ok = ok and report.passed
     return 0 if ok else 1

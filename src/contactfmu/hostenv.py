@@ -18,6 +18,7 @@ its standard library from it; ``PYTHONHOME`` set to its prefix is the alternativ
 The FMUs import only the standard library and the pythonfmu runtime they bundle, so any
 installation of the same Python version works; nothing needs to be installed into it.
 """
+
 import os
 import shutil
 import sys
@@ -31,15 +32,22 @@ class HostEnvError(RuntimeError):
 def libpython():
     """Path of this Python's shared libpython."""
     if not sysconfig.get_config_var("Py_ENABLE_SHARED"):
-        raise HostEnvError(f"{sys.executable} was built without a shared libpython (--enable-shared): a "
-                           f"non-Python host cannot load pythonfmu FMUs with it; use a Python built with "
-                           f"--enable-shared (Debian's python3, pyenv with PYTHON_CONFIGURE_OPTS=--enable-shared)")
+        raise HostEnvError(
+            f"{sys.executable} was built without a shared libpython (--enable-shared): a "
+            f"non-Python host cannot load pythonfmu FMUs with it; use a Python built with "
+            f"--enable-shared (Debian's python3, pyenv with PYTHON_CONFIGURE_OPTS=--enable-shared)"
+        )
     name = sysconfig.get_config_var("INSTSONAME") or sysconfig.get_config_var("LDLIBRARY")
-    for d in (sysconfig.get_config_var("LIBDIR"), os.path.join(sys.base_prefix, "lib"),
-              sysconfig.get_config_var("LIBPL")):
+    for d in (
+        sysconfig.get_config_var("LIBDIR"),
+        os.path.join(sys.base_prefix, "lib"),
+        sysconfig.get_config_var("LIBPL"),
+    ):
         if d and os.path.isfile(os.path.join(d, name)):
             return os.path.join(d, name)
-    raise HostEnvError(f"{name} of {sys.executable} not found in {sysconfig.get_config_var('LIBDIR')}")
+    raise HostEnvError(
+        f"{name} of {sys.executable} not found in {sysconfig.get_config_var('LIBDIR')}"
+    )
 
 
 def python_dir():
@@ -62,20 +70,24 @@ def environment(base=None):
     """A copy of `base` (default os.environ) with the settings applied (prepended)."""
     env = dict(os.environ if base is None else base)
     for key, value in settings().items():
-        env[key] = value + (os.pathsep if key == "PATH" else ":") + env[key] if env.get(key) else value
+        env[key] = (
+            value + (os.pathsep if key == "PATH" else ":") + env[key] if env.get(key) else value
+        )
     return env
 
 
 def shell_text():
     s = settings()
     v = f"{sys.version_info.major}.{sys.version_info.minor}"
-    return "\n".join([
-        f"# contactfmu FMUs run Python {v} inside the host process (pythonfmu) and find its libpython",
-        "# themselves (docs/importers.md \"Non-Python hosts\"): these settings are optional, for unusual",
-        "# installations. In a host that is not Python (C/C++ tools, libcosim's cosim, ...), set:",
-        f'export LD_PRELOAD="{s["LD_PRELOAD"]}${{LD_PRELOAD:+:$LD_PRELOAD}}"',
-        f'export PATH="{s["PATH"]}:$PATH"',
-        f"# (or dlopen {os.path.basename(s['LD_PRELOAD'])} with RTLD_GLOBAL in the host before loading the FMU;",
-        f"#  PYTHONHOME={sys.base_prefix} instead of PATH if no python{v} can come first on PATH;",
-        f"#  or only CONTACTFMU_LIBPYTHON={s['LD_PRELOAD']} for the FMU to load that libpython)",
-    ])
+    return "\n".join(
+        [
+            f"# contactfmu FMUs run Python {v} inside the host process (pythonfmu) and find its libpython",
+            '# themselves (docs/importers.md "Non-Python hosts"): these settings are optional, for unusual',
+            "# installations. In a host that is not Python (C/C++ tools, libcosim's cosim, ...), set:",
+            f'export LD_PRELOAD="{s["LD_PRELOAD"]}${{LD_PRELOAD:+:$LD_PRELOAD}}"',
+            f'export PATH="{s["PATH"]}:$PATH"',
+            f"# (or dlopen {os.path.basename(s['LD_PRELOAD'])} with RTLD_GLOBAL in the host before loading the FMU;",
+            f"#  PYTHONHOME={sys.base_prefix} instead of PATH if no python{v} can come first on PATH;",
+            f"#  or only CONTACTFMU_LIBPYTHON={s['LD_PRELOAD']} for the FMU to load that libpython)",
+        ]
+    )

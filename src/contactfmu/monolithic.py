@@ -21,19 +21,20 @@ runs and not only the coupling around it:
   F is flange_b.f (= -flange_a.f).
 * MassWithStopAndFriction, MSL 4.1 (friction state machine and stops): see _stribeck_body.
 """
+
 import numpy as np
 from scipy.integrate import solve_ivp
 
-HARDSTOP_GAP_MIN = 2e-10   # MapleSim Translational Hardstop: b <= 2e-10 is a plain spring-damper
+HARDSTOP_GAP_MIN = 2e-10  # MapleSim Translational Hardstop: b <= 2e-10 is a plain spring-damper
 
 
 def _elastogap_law(s_rel, v_rel, c, d, s_rel0=0.0, n=1.0, s_ref=1.0, f_ref=None):
     """(f, f_d) of MSL 4.1 ElastoGap: f = flange_b.f (<= 0), f_d the bounded damper force
     (lossPower = f_d*v_rel). Written from the MSL model's equations (module docstring)."""
-    if not s_rel < s_rel0:                         # contact = s_rel < s_rel0
+    if not s_rel < s_rel0:  # contact = s_rel < s_rel0
         return 0.0, 0.0
     if f_ref is None:
-        f_ref = c * s_ref                          # MSL default f_ref = c*s_ref
+        f_ref = c * s_ref  # MSL default f_ref = c*s_ref
     ratio = (s_rel - s_rel0) / s_ref
     f_c = -f_ref * abs(ratio) ** n
     f_d2 = d * v_rel
@@ -69,7 +70,9 @@ def _hardstop_law(s_rel, v_rel, b, c, d):
     return 0.0
 
 
-def elastogap_impact(m=1.0, c=1e5, d=20.0, v0=1.0, n=1.0, s_rel0=0.0, gap=1e-3, rtol=1e-12, atol=1e-15):
+def elastogap_impact(
+    m=1.0, c=1e5, d=20.0, v0=1.0, n=1.0, s_rel0=0.0, gap=1e-3, rtol=1e-12, atol=1e-15
+):
     """A mass m (at flange_b) moving at -v0 towards a fixed wall (flange_a at 0) with an ElastoGap
     between them; it starts `gap` before contact. Returns a dict with the restitution
     (v_out/v0), the contact start/end times, the maximum penetration, the dissipated energy
@@ -78,31 +81,48 @@ def elastogap_impact(m=1.0, c=1e5, d=20.0, v0=1.0, n=1.0, s_rel0=0.0, gap=1e-3, 
     def rhs(t, y):
         x, v, _ = y
         f, f_d = _elastogap_law(x, v, c, d, s_rel0, n)
-        return [v, -f / m, f_d * v]          # body at flange_b receives -f; lossPower = f_d*v_rel
+        return [v, -f / m, f_d * v]  # body at flange_b receives -f; lossPower = f_d*v_rel
 
     def leave(t, y):
         return y[0] - s_rel0
+
     leave.direction = 1
     leave.terminal = True
 
     def enter(t, y):
         return y[0] - s_rel0
+
     enter.direction = -1
 
     x0 = s_rel0 + gap
     t_in = gap / v0
     omega = np.sqrt(c / m)
     t_end = t_in + 50 * np.pi / omega * max(1.0, 1.0 / max(n - 0.5, 0.5))
-    sol = solve_ivp(rhs, (0.0, t_end), [x0, -v0, 0.0], method="DOP853", rtol=rtol, atol=atol,
-                    events=[leave, enter], dense_output=True, max_step=np.pi / omega / 200)
+    sol = solve_ivp(
+        rhs,
+        (0.0, t_end),
+        [x0, -v0, 0.0],
+        method="DOP853",
+        rtol=rtol,
+        atol=atol,
+        events=[leave, enter],
+        dense_output=True,
+        max_step=np.pi / omega / 200,
+    )
     if not sol.t_events[0].size:
         raise RuntimeError("the mass did not leave the contact")
     t_out = sol.t_events[0][0]
     v_out = sol.y_events[0][0][1]
     ts = np.linspace(t_in, t_out, 2001)
-    return {"restitution": v_out / v0, "t_in": t_in, "t_out": t_out, "contact_time": t_out - t_in,
-            "penetration": s_rel0 - sol.sol(ts)[0].min(), "dissipated": sol.y_events[0][0][2],
-            "solution": sol}
+    return {
+        "restitution": v_out / v0,
+        "t_in": t_in,
+        "t_out": t_out,
+        "contact_time": t_out - t_in,
+        "penetration": s_rel0 - sol.sol(ts)[0].min(),
+        "dissipated": sol.y_events[0][0][2],
+        "solution": sol,
+    }
 
 
 def preload(t_eval, stop_time=100.0, rtol=1e-9, atol=1e-12):
@@ -140,19 +160,41 @@ def preload(t_eval, stop_time=100.0, rtol=1e-9, atol=1e-12):
     def rhs(t, y):
         F = forces(y)
         drive = 150.0 * np.sin(2 * np.pi * 0.01 * t)
-        return [y[1], (-F["oA"] + F["spring"] - F["iA"]) / mA,
-                y[3], (-F["spring"] + F["iB"] + F["oB"]) / mB,
-                y[5], (F["iA"] - F["iB"] - 2500.0 * y[5] + drive) / mS]
+        return [
+            y[1],
+            (-F["oA"] + F["spring"] - F["iA"]) / mA,
+            y[3],
+            (-F["spring"] + F["iB"] + F["oB"]) / mB,
+            y[5],
+            (F["iA"] - F["iB"] - 2500.0 * y[5] + drive) / mS,
+        ]
 
     y0 = [-0.093, 0.0, -0.06925, 0.0, 0.01475, 0.0]
     # LSODA switches to BDF on the stiff contacts; it agrees with Radau to 4e-12 m on spool.s over
     # 10 s and is several thousand times faster here (Radau's numerical Jacobian meets the force kinks)
-    sol = solve_ivp(rhs, (0.0, stop_time), y0, method="LSODA", t_eval=t_eval, rtol=rtol, atol=atol,
-                    max_step=0.01)
+    sol = solve_ivp(
+        rhs,
+        (0.0, stop_time),
+        y0,
+        method="LSODA",
+        t_eval=t_eval,
+        rtol=rtol,
+        atol=atol,
+        max_step=0.01,
+    )
     if not sol.success:
         raise RuntimeError(f"PreLoad reference failed: {sol.message}")
-    out = {name: [] for name in ("friction.v_rel", "innerContactA.s_rel", "innerContactB.s_rel",
-                                 "outerContactA.v_rel", "outerContactB.s_rel", "outerContactB.v_rel")}
+    out = {
+        name: []
+        for name in (
+            "friction.v_rel",
+            "innerContactA.s_rel",
+            "innerContactB.s_rel",
+            "outerContactA.v_rel",
+            "outerContactB.s_rel",
+            "outerContactB.v_rel",
+        )
+    }
     for y in sol.y.T:
         r = relative(y)
         out["friction.v_rel"].append(r["friction"][1])
@@ -167,7 +209,9 @@ def preload(t_eval, stop_time=100.0, rtol=1e-9, atol=1e-12):
     return out
 
 
-def hardstop_mass(t_eval, b=1.0, c=1e10, d=1e10, m=1.0, s0=0.0, v0=1.0, force=None, rtol=1e-10, atol=1e-13):
+def hardstop_mass(
+    t_eval, b=1.0, c=1e10, d=1e10, m=1.0, s0=0.0, v0=1.0, force=None, rtol=1e-10, atol=1e-13
+):
     """A mass m at flange_b of a TranslationalHardstop whose flange_a is fixed at 0, pushed by the
     external force force(t) (N, towards +s; default none), from s0, v0. Solved region by region
     (gap / upper stop / lower stop) with Radau and the exact Jacobian, contact changes located
@@ -199,10 +243,13 @@ def hardstop_mass(t_eval, b=1.0, c=1e10, d=1e10, m=1.0, s0=0.0, v0=1.0, force=No
         def boundary(level, direction):
             def event(t, y):
                 return y[0] - level
+
             event.terminal, event.direction = True, direction
             return event
 
-        events = [boundary(half, 1), boundary(-half, -1)] if region == 0 else [boundary(0.0, -region)]
+        events = (
+            [boundary(half, 1), boundary(-half, -1)] if region == 0 else [boundary(0.0, -region)]
+        )
         return rhs, jac, events
 
     t, region = float(t_eval[0]), region_of(s0, v0)
@@ -211,33 +258,56 @@ def hardstop_mass(t_eval, b=1.0, c=1e10, d=1e10, m=1.0, s0=0.0, v0=1.0, force=No
     while t < t_eval[-1]:
         rhs, jac, events = system(region)
         scale = max(abs(v0), 1e-3)
-        sol = solve_ivp(rhs, (t, t_eval[-1]), y, method="Radau", jac=jac, rtol=rtol,
-                        atol=[atol if region == 0 else atol * 1e-3, atol * scale * 10], events=events,
-                        dense_output=True)
+        sol = solve_ivp(
+            rhs,
+            (t, t_eval[-1]),
+            y,
+            method="Radau",
+            jac=jac,
+            rtol=rtol,
+            atol=[atol if region == 0 else atol * 1e-3, atol * scale * 10],
+            events=events,
+            dense_output=True,
+        )
         if sol.status < 0:
             raise RuntimeError(f"hardstop reference failed at t = {t}: {sol.message}")
         t_end = sol.t[-1]
         mask = (t_eval >= t) & (t_eval <= t_end)
         u, vs[mask] = sol.sol(t_eval[mask])
         xs[mask] = u + half * region
-        if sol.status == 1:   # a contact change: continue exactly on the boundary, in the new region
+        if sol.status == 1:  # a contact change: continue exactly on the boundary, in the new region
             k = next(k for k, te in enumerate(sol.t_events) if te.size)
             v = sol.y_events[k][0][1]
             if region == 0:
                 region = 1 if k == 0 else -1
                 log.append((t_end, "hit", region))
-                y = [0.0, v]                      # penetration 0 at the stop just hit
+                y = [0.0, v]  # penetration 0 at the stop just hit
             else:
                 log.append((t_end, "release", region))
-                y = [half * region, v]            # on the boundary of the stop just left
+                y = [half * region, v]  # on the boundary of the stop just left
                 region = 0
         t = t_end
     F = np.array([_hardstop_law(x, v, b, c, d) for x, v in zip(xs, vs)])
     return {"t": t_eval, "s": xs, "v": vs, "F": F, "events": log}
 
 
-def _stribeck_body(force, s0, v0, t_end, m, F_prop, F_Coulomb, F_Stribeck, fexp, smin, smax, L,
-                   rtol, atol, max_step):
+def _stribeck_body(
+    force,
+    s0,
+    v0,
+    t_end,
+    m,
+    F_prop,
+    F_Coulomb,
+    F_Stribeck,
+    fexp,
+    smin,
+    smax,
+    L,
+    rtol,
+    atol,
+    max_step,
+):
     """One MassWithStopAndFriction (the MSL 4.1 component) under the external force
     force(t, s) (N, towards +s), solved mode by mode: returns its segments
     [(t0, t1, mode, dense solution or None, stuck position)] and the event log [(t, kind)].
@@ -263,14 +333,16 @@ def _stribeck_body(force, s0, v0, t_end, m, F_prop, F_Coulomb, F_Stribeck, fexp,
             # the smooth continuation of exp(-fexp*|v|) through v = 0 keeps the root finding clean
             f = F_prop * v + direction * (F_Coulomb + F_Stribeck * np.exp(-fexp * direction * v))
             return [v, (force(t, s) - f) / m]
-        halt = terminal(lambda t, y: y[1], -direction)                    # v returns to 0
+
+        halt = terminal(lambda t, y: y[1], -direction)  # v returns to 0
         limit = hi if direction > 0 else lo
-        stop = terminal(lambda t, y: y[0] - limit, direction)             # the stop ahead
+        stop = terminal(lambda t, y: y[0] - limit, direction)  # the stop ahead
         return rhs, [halt, stop], ["v = 0", "stop"]
 
     def stuck(s):
         def rhs(t, y):
             return [0.0, 0.0]
+
         events, kinds = [], []
         if s < hi:
             events.append(terminal(lambda t, y: force(t, y[0]) - f0_max, 1))
@@ -290,12 +362,23 @@ def _stribeck_body(force, s0, v0, t_end, m, F_prop, F_Coulomb, F_Stribeck, fexp,
         return STUCK
 
     t, s, v = 0.0, float(s0), float(v0)
-    mode = FORWARD if v > 0 else BACKWARD if v < 0 else settle(t, s)   # initialization + t = 0+ iteration
+    mode = (
+        FORWARD if v > 0 else BACKWARD if v < 0 else settle(t, s)
+    )  # initialization + t = 0+ iteration
     segments, log = [], []
     while t < t_end:
         rhs, events, kinds = sliding(mode) if mode != STUCK else stuck(s)
-        sol = solve_ivp(rhs, (t, t_end), [s, v], method="DOP853", rtol=rtol, atol=atol, events=events,
-                        dense_output=True, max_step=max_step)
+        sol = solve_ivp(
+            rhs,
+            (t, t_end),
+            [s, v],
+            method="DOP853",
+            rtol=rtol,
+            atol=atol,
+            events=events,
+            dense_output=True,
+            max_step=max_step,
+        )
         if sol.status < 0:
             raise RuntimeError(f"Friction reference failed at t = {t}: {sol.message}")
         t1 = float(sol.t[-1])
@@ -305,12 +388,12 @@ def _stribeck_body(force, s0, v0, t_end, m, F_prop, F_Coulomb, F_Stribeck, fexp,
         k = next(k for k, te in enumerate(sol.t_events) if te.size)
         s, v = sol.y_events[k][0]
         t, kind = t1, kinds[k]
-        if mode == STUCK:                      # breakaway: the crossing makes |sa| > f0_max just after
+        if mode == STUCK:  # breakaway: the crossing makes |sa| > f0_max just after
             mode = FORWARD if kind == "breakaway forward" else BACKWARD
             v = 0.0
             log.append((t, kind))
             continue
-        if kind == "stop":                     # when stopped <> 0: reinit(s, limit); reinit(v, 0)
+        if kind == "stop":  # when stopped <> 0: reinit(s, limit); reinit(v, 0)
             s = hi if mode == FORWARD else lo
             log.append((t, "hits the " + ("right" if mode == FORWARD else "left") + " stop"))
         else:
@@ -336,12 +419,14 @@ def _sample(segments, t_eval, force, m, F_prop, F_Coulomb, F_Stribeck, fexp):
             continue
         tt = t_eval[mask]
         mode[mask] = md
-        if md == 0:                            # locked: a = 0, so f = sa = the applied force
+        if md == 0:  # locked: a = 0, so f = sa = the applied force
             s[mask], v[mask] = s_stuck, 0.0
             f[mask] = [force(ti, s_stuck) for ti in tt]
         else:
             s[mask], v[mask] = sol(tt)
-            f[mask] = F_prop * v[mask] + md * (F_Coulomb + F_Stribeck * np.exp(-fexp * np.abs(v[mask])))
+            f[mask] = F_prop * v[mask] + md * (
+                F_Coulomb + F_Stribeck * np.exp(-fexp * np.abs(v[mask]))
+            )
     return s, v, f, mode
 
 
@@ -363,22 +448,34 @@ def friction(t_eval, stop_time=5.0, rtol=1e-10, atol=1e-12):
     (stop impacts, v = 0 reversals and sticking, breakaways; an impact and the breakaway at the
     same instant count once); "event_log": [(time, body, kind)] of both bodies, in order."""
     t_eval = np.asarray(t_eval, dtype=float)
-    if t_eval.ndim != 1 or not t_eval.size or np.any(np.diff(t_eval) < 0) or t_eval[0] < 0 \
-            or t_eval[-1] > stop_time:
+    if (
+        t_eval.ndim != 1
+        or not t_eval.size
+        or np.any(np.diff(t_eval) < 0)
+        or t_eval[0] < 0
+        or t_eval[-1] > stop_time
+    ):
         raise ValueError("t_eval must be a non-empty ascending array within [0, stop_time]")
     common = dict(m=1.0, F_prop=1.0, fexp=2.0)
     bodies = {
-        "stop1": (lambda t, s: 25.0 * np.sin(2 * np.pi * 0.25 * t),
-                  dict(common, F_Coulomb=5.0, F_Stribeck=10.0), dict(s0=0.0, v0=0.0, smin=-25.0, smax=25.0),
-                  0.05),      # stuck phases last up to seconds: bounded steps keep sin(t) crossings apart
-        "stop2": (lambda t, s: -500.0 * (s + 0.25),
-                  dict(common, F_Coulomb=3.0, F_Stribeck=5.0), dict(s0=0.0, v0=-5.0, smin=-0.9, smax=0.9),
-                  np.inf),
+        "stop1": (
+            lambda t, s: 25.0 * np.sin(2 * np.pi * 0.25 * t),
+            dict(common, F_Coulomb=5.0, F_Stribeck=10.0),
+            dict(s0=0.0, v0=0.0, smin=-25.0, smax=25.0),
+            0.05,
+        ),  # stuck phases last up to seconds: bounded steps keep sin(t) crossings apart
+        "stop2": (
+            lambda t, s: -500.0 * (s + 0.25),
+            dict(common, F_Coulomb=3.0, F_Stribeck=5.0),
+            dict(s0=0.0, v0=-5.0, smin=-0.9, smax=0.9),
+            np.inf,
+        ),
     }
     out, log = {}, []
     for name, (force, law, start, max_step) in bodies.items():
-        segments, events = _stribeck_body(force, t_end=stop_time, L=1.0, rtol=rtol, atol=atol,
-                                          max_step=max_step, **law, **start)
+        segments, events = _stribeck_body(
+            force, t_end=stop_time, L=1.0, rtol=rtol, atol=atol, max_step=max_step, **law, **start
+        )
         s, v, f, mode = _sample(segments, t_eval, force, **law)
         out.update({f"{name}.s": s, f"{name}.v": v, f"{name}.f": f, f"{name}.mode": mode})
         log += [(t, name, kind) for t, kind in events]

@@ -5,6 +5,7 @@ defaults; inputs; outputs) and its figure (``figure.png``: the FMU's cross-check
 drawn by ``python -m contactfmu.pages --figures``).
 
 An importer's user who has only the .fmu has the whole documentation of the component."""
+
 import argparse
 import html
 import importlib
@@ -49,12 +50,19 @@ def _start(var):
 def variables_html(cls):
     """The variable table of a slave class as HTML tables, one per causality."""
     parts = []
-    for causality, title in (("parameter", "Parameters"), ("input", "Inputs"), ("output", "Outputs")):
+    for causality, title in (
+        ("parameter", "Parameters"),
+        ("input", "Inputs"),
+        ("output", "Outputs"),
+    ):
         rows = [v for v in cls.variable_table() if v.causality == causality]
         if not rows:
             continue
-        head = "<tr><th>name</th><th>type</th><th>unit</th>" + \
-               ("<th>start</th><th>range</th>" if causality != "output" else "") + "<th>description</th></tr>"
+        head = (
+            "<tr><th>name</th><th>type</th><th>unit</th>"
+            + ("<th>start</th><th>range</th>" if causality != "output" else "")
+            + "<th>description</th></tr>"
+        )
         body = []
         for v in rows:
             cells = [f"<code>{_cell(v.name)}</code>", v.type, _cell(v.unit or "")]
@@ -62,8 +70,14 @@ def variables_html(cls):
                 ranged = v.min is not None or v.max is not None
                 cells += [_cell(_start(v)), _cell(v.valid_range() if ranged else "")]
             cells.append(_cell(v.description))
-            classes = ["", "", ' class="num"'] + ([' class="num"'] * 2 if causality != "output" else []) + [""]
-            body.append("<tr>" + "".join(f"<td{k}>{c}</td>" for k, c in zip(classes, cells)) + "</tr>")
+            classes = (
+                ["", "", ' class="num"']
+                + ([' class="num"'] * 2 if causality != "output" else [])
+                + [""]
+            )
+            body.append(
+                "<tr>" + "".join(f"<td{k}>{c}</td>" for k, c in zip(classes, cells)) + "</tr>"
+            )
         parts.append(f"<h2>{title}</h2>\n<table>\n{head}\n" + "\n".join(body) + "\n</table>")
     return "\n".join(parts)
 
@@ -75,18 +89,36 @@ def render(name):
     text = (home / "README.md").read_text(encoding="utf-8")
     body = markdown.markdown(text, extensions=["tables", "fenced_code"])
     de = cls.default_experiment
-    meta = (f'<p class="meta">{_cell(name)}.fmu, contactfmu {__version__}: FMI 2.0 Co-Simulation. '
-            f"DefaultExperiment {de.start_time:g} s to {de.stop_time:g} s, step {de.step_size:g} s; "
-            f"canInterpolateInputs: {'true' if cls.INPUT_DERIVATIVES else 'false'}; maxOutputDerivativeOrder: "
-            f"{1 if any(v.derivative for v in cls.variable_table()) else 0}.</p>")
+    meta = (
+        f'<p class="meta">{_cell(name)}.fmu, contactfmu {__version__}: FMI 2.0 Co-Simulation. '
+        f"DefaultExperiment {de.start_time:g} s to {de.stop_time:g} s, step {de.step_size:g} s; "
+        f"canInterpolateInputs: {'true' if cls.INPUT_DERIVATIVES else 'false'}; maxOutputDerivativeOrder: "
+        f"{1 if any(v.derivative for v in cls.variable_table()) else 0}.</p>"
+    )
+    spec = components.spec(name)
+    uses = ""
+    if spec.EXAMPLES:
+        listed = ", ".join(f"<code>examples/{e}.py</code>" for e in spec.EXAMPLES)
+        uses = f"<h2>Where it is used</h2>\n<p>Examples in the contactfmu repository: {listed}."
+        if spec.REFERENCE_RESULTS:
+            refs = ", ".join(f"<code>{r}</code>" for r in spec.REFERENCE_RESULTS)
+            uses += (
+                f" Checked against the MSL reference results (Dymola) of the MSL examples {refs} "
+                f"(<code>src/contactfmu/refdata/</code>)."
+            )
+        uses += "</p>"
     figure = ""
     if (home / FIGURE).is_file():
-        what = components.spec(name).CROSS_CHECK[0]
-        figure = (f'<h2>Figure</h2>\n<p><img src="{FIGURE}" alt="{_cell(name)} in its cross-check experiment"></p>\n'
-                  f"<p>The FMU alone in its cross-check experiment (default parameters): {_cell(what)}.</p>")
-    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{_cell(name)}</title>\n'
-            f"<style>\n{STYLE}\n</style>\n</head>\n<body>\n{body}\n{meta}\n{variables_html(cls)}\n{figure}\n"
-            f"</body>\n</html>\n")
+        what = spec.CROSS_CHECK[0]
+        figure = (
+            f'<h2>Figure</h2>\n<p><img src="{FIGURE}" alt="{_cell(name)} in its cross-check experiment"></p>\n'
+            f"<p>The FMU alone in its cross-check experiment (default parameters): {_cell(what)}.</p>"
+        )
+    return (
+        f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{_cell(name)}</title>\n'
+        f"<style>\n{STYLE}\n</style>\n</head>\n<body>\n{body}\n{meta}\n{variables_html(cls)}\n{figure}\n{uses}\n"
+        f"</body>\n</html>\n"
+    )
 
 
 def write(name, folder):
@@ -106,17 +138,19 @@ def draw_figure(fmu_path, name, path):
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.ticker
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     from . import crosscheck
 
     ref, _, _, what = crosscheck.reference(fmu_path)
     signals = components.spec(name).FIGURE_SIGNALS
     table = {v.name: v for v in slave_class(name).variable_table()}
-    fig, axes = plt.subplots(len(signals), 1, sharex=True, figsize=(7.0, 1.2 + 1.5 * len(signals)), squeeze=False)
+    fig, axes = plt.subplots(
+        len(signals), 1, sharex=True, figsize=(7.0, 1.2 + 1.5 * len(signals)), squeeze=False
+    )
     for ax, signal in zip(axes[:, 0], signals):
-        discrete = table[signal].type != "Real"   # a state: drawn as the steps it takes
+        discrete = table[signal].type != "Real"  # a state: drawn as the steps it takes
         ax.plot(ref.time, ref[signal], lw=1.2, drawstyle="steps-post" if discrete else "default")
         if discrete:
             ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
@@ -132,10 +166,17 @@ def draw_figure(fmu_path, name, path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Write the FMUs' documentation pages (and figures).")
-    parser.add_argument("--out", default="fmu-docs", help="folder for <Name>/index.html (default: fmu-docs/)")
-    parser.add_argument("--figures", metavar="FMU_DIR",
-                        help="first draw each component's figure.png from the built FMUs in FMU_DIR")
+    parser = argparse.ArgumentParser(
+        description="Write the FMUs' documentation pages (and figures)."
+    )
+    parser.add_argument(
+        "--out", default="fmu-docs", help="folder for <Name>/index.html (default: fmu-docs/)"
+    )
+    parser.add_argument(
+        "--figures",
+        metavar="FMU_DIR",
+        help="first draw each component's figure.png from the built FMUs in FMU_DIR",
+    )
     args = parser.parse_args(argv)
     for name in components.NAMES:
         if args.figures:

@@ -1,4 +1,5 @@
 """Small systems the master's tests share."""
+
 from contactfmu.cosim import System
 
 

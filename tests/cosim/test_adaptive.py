@@ -5,26 +5,29 @@ changes located. Plain laws only (no attached-inertia parameters): the master al
 Expected values are analytic (test_any_master's Kelvin-Voigt restitution, the closed form of the
 ElastoGap law in test_documented_elastogap) or conservation laws; tolerances about 10x the measured
 error, which is noted per test."""
+
 import math
 
 import numpy as np
 import pytest
+from test_any_master import ELASTOGAP, KELVIN_VOIGT, impact_system
 
 from contactfmu.cosim import CosimError, System
-from test_any_master import ELASTOGAP, KELVIN_VOIGT, impact_system
 
 
 def impact(fmu_dir, element, params, s0, stop=0.05, **kw):
     """test_any_master's impact system in the adaptive master (no step)."""
-    return impact_system(fmu_dir, element, params, s0).simulate(stop, outputs=["mass.s", "mass.v", "el.contact"], **kw)
+    return impact_system(fmu_dir, element, params, s0).simulate(
+        stop, outputs=["mass.s", "mass.v", "el.contact"], **kw
+    )
 
 
 def test_split_impact_on_the_plain_elastogap_law_is_within_one_percent_by_default(fmu_dir):
     """The contact starts inside what a fixed step would be (1.234567 mm before it). Measured at the
     default tolerance: 0.907903 (-0.12 %); never faster than the impact."""
     r = impact(fmu_dir, "ElastoGap", dict(c=1e5, d=20.0), 1.234567e-3)
-    assert r["mass.v"][-1] == pytest.approx(ELASTOGAP, rel=0.01)     # the issue's bar
-    assert r["mass.v"][-1] == pytest.approx(ELASTOGAP, rel=3e-3)     # measured 1.2e-3
+    assert r["mass.v"][-1] == pytest.approx(ELASTOGAP, rel=0.01)  # the issue's bar
+    assert r["mass.v"][-1] == pytest.approx(ELASTOGAP, rel=3e-3)  # measured 1.2e-3
     assert np.abs(r["mass.v"]).max() <= 1.0 + 1e-12
 
 
@@ -33,7 +36,9 @@ def test_tolerance_controls_the_error(fmu_dir):
     6.6e-6 (1e-6), with more steps as the tolerance tightens."""
     errors, steps = [], []
     for rtol in (1e-4, 1e-5, 1e-6):
-        r = impact(fmu_dir, "ElastoGap", dict(c=1e5, d=20.0), 1.234567e-3, rtol=rtol, atol=rtol * 1e-2)
+        r = impact(
+            fmu_dir, "ElastoGap", dict(c=1e5, d=20.0), 1.234567e-3, rtol=rtol, atol=rtol * 1e-2
+        )
         errors.append(abs(r["mass.v"][-1] / ELASTOGAP - 1.0))
         steps.append(sum(x.accepted for x in r.steps))
     assert errors[2] < errors[0] / 20.0 and errors[2] < 7e-5
@@ -53,7 +58,7 @@ def test_hardstop_defaults_stop_the_body_without_attached_masses(fmu_dir):
     penetration 1.0e-10 m (the law's own), speed after the impact below 1.6e-5 m/s, never faster
     than the impact."""
     r = impact(fmu_dir, "TranslationalHardstop", dict(b=2.0), -0.9995, stop=0.3)
-    assert -1.0 - r["mass.s"].min() < 1e-4                                 # the issue's bar
+    assert -1.0 - r["mass.s"].min() < 1e-4  # the issue's bar
     assert -1.0 - r["mass.s"].min() < 1e-9
     assert np.abs(r["mass.v"]).max() <= 1.0 + 1e-12
     late = r["mass.v"][r.time > 0.05]
@@ -68,9 +73,9 @@ def test_contact_changes_are_located_not_stepped_across(fmu_dir):
     r = impact(fmu_dir, "ElastoGap", dict(c=1e5, d=20.0), 1.234567e-3, stop=stop)
     contact = r["el.contact"]
     changes = np.nonzero(np.diff(contact))[0]
-    assert len(changes) == 2                                               # closes, opens
+    assert len(changes) == 2  # closes, opens
     accepted = [x for x in r.steps if x.accepted]
-    assert len(accepted) == len(r.time) - 1                                # every accepted step recorded
+    assert len(accepted) == len(r.time) - 1  # every accepted step recorded
     for i in changes:
         assert r.time[i + 1] - r.time[i] <= 1e-9 * stop * (1 + 1e-9)
     assert any(x.reason == "event" for x in r.steps)
@@ -86,8 +91,10 @@ def test_contact_changes_are_located_not_stepped_across(fmu_dir):
 
 def test_results_on_the_output_grid(fmu_dir):
     r = impact(fmu_dir, "ElastoGap", dict(c=1e5, d=20.0), 1.234567e-3, output_interval=1e-3)
-    assert np.array_equal(r.time, np.round(np.arange(0.0, 0.0505, 1e-3), 12)) or \
-        np.abs(r.time - np.arange(51) * 1e-3).max() < 1e-15
+    assert (
+        np.array_equal(r.time, np.round(np.arange(0.0, 0.0505, 1e-3), 12))
+        or np.abs(r.time - np.arange(51) * 1e-3).max() < 1e-15
+    )
     assert r["mass.v"][-1] == pytest.approx(ELASTOGAP, rel=3e-3)
 
 
@@ -103,7 +110,7 @@ def test_a_passive_system_never_gains_energy(fmu_dir):
     r = s.simulate(1.0, outputs=["mass.s", "mass.v"])
     energy = 0.5 * r["mass.v"] ** 2 + 0.5 * 1e4 * r["mass.s"] ** 2
     assert energy.max() <= energy[0] * (1 + 1e-9)
-    assert energy[-1] < energy[0] * math.exp(-2.0 * 1.0) * 1.01            # decays like exp(-d/m t)
+    assert energy[-1] < energy[0] * math.exp(-2.0 * 1.0) * 1.01  # decays like exp(-d/m t)
 
 
 def test_runs_are_deterministic(fmu_dir):
@@ -122,10 +129,16 @@ def test_bad_tolerances_and_fixed_schemes_without_a_step_are_refused(fmu_dir):
         s.simulate(1.0, scheme="jacobi")
 
 
-@pytest.mark.parametrize("element,params,s0,expected", [
-    ("ElastoGap", dict(c=1e5, d=20.0, m_b=1.0), 1.234567e-3, ELASTOGAP),
-    ("TranslationalHardstop", dict(b=2.0, c=1e5, d=20.0, m_b=1.0), -0.9995, KELVIN_VOIGT)])
-def test_inertia_aware_elements_keep_their_rebound_under_variable_steps(fmu_dir, element, params, s0, expected):
+@pytest.mark.parametrize(
+    "element,params,s0,expected",
+    [
+        ("ElastoGap", dict(c=1e5, d=20.0, m_b=1.0), 1.234567e-3, ELASTOGAP),
+        ("TranslationalHardstop", dict(b=2.0, c=1e5, d=20.0, m_b=1.0), -0.9995, KELVIN_VOIGT),
+    ],
+)
+def test_inertia_aware_elements_keep_their_rebound_under_variable_steps(
+    fmu_dir, element, params, s0, expected
+):
     """An element given the attached mass plans with the last step's size and the bodies' measured
     acceleration; under the adaptive master's varying steps (and its rollbacks, which restore the
     element's state with the FMUs') the rebound stays the law's: measured -3.0e-6 (ElastoGap) and
@@ -142,6 +155,7 @@ def test_an_element_that_integrates_its_contact_is_left_to_itself(fmu_dir):
     steps are the output grid (1 ms), none rejected, and the result is the fixed 1 ms run's. Before
     that, the plastic impact near 0.065 s made the steps collapse to 1e-10 s. A 1 kg mass driven by
     5 N*sin(2*pi*t) in the 0.1 m gap, 0.5 s: two plastic impacts."""
+
     def build():
         s = System()
         s.add("fixed", fmu_dir / "Fixed.fmu")
@@ -154,13 +168,14 @@ def test_an_element_that_integrates_its_contact_is_left_to_itself(fmu_dir):
         s.connect("sine.y", "force.f")
         s.connect("force.flange", "mass.flange_b")
         return s
+
     outputs = ["mass.s", "mass.v", "stop.contact", "stop.interface.integrates"]
     r = build().simulate(0.5, output_interval=1e-3, outputs=outputs)
     fixed = build().simulate(0.5, 1e-3, outputs=outputs)
     assert np.all(r["stop.interface.integrates"] == 1.0)
     assert all(x.accepted for x in r.steps) and len(r.steps) == 500
-    assert np.count_nonzero(np.diff(r["stop.contact"])) >= 2            # it hit the stops
-    assert -0.05 - r["mass.s"].min() < 1e-6                              # measured 3.1e-7 m
+    assert np.count_nonzero(np.diff(r["stop.contact"])) >= 2  # it hit the stops
+    assert -0.05 - r["mass.s"].min() < 1e-6  # measured 3.1e-7 m
     assert np.max(np.abs(r["mass.s"] - fixed["mass.s"])) < 1e-12
 
 
@@ -182,8 +197,15 @@ def _held_body(fmu_dir, element, params, m, s_start, amplitude=0.0):
 def _steps_of(system, stop, h):
     """The adaptive master held to steps of h: every step accepted (rtol, atol 1e3), none longer than
     the output interval h."""
-    return system.simulate(stop, step=h, output_interval=h, outputs=["mass.s", "mass.v"], scheme="adaptive",
-                           rtol=1e3, atol=1e3)
+    return system.simulate(
+        stop,
+        step=h,
+        output_interval=h,
+        outputs=["mass.s", "mass.v"],
+        scheme="adaptive",
+        rtol=1e3,
+        atol=1e3,
+    )
 
 
 def test_stiff_interfaces_are_coupled_at_second_order(fmu_dir):
@@ -204,11 +226,15 @@ def test_stiff_interfaces_are_coupled_at_second_order(fmu_dir):
     for h in (1e-2, 5e-3, 2.5e-3, 1.25e-3):
         r = _steps_of(_held_body(fmu_dir, "SpringDamper", dict(c=c, d=d), m, 1e-3), 0.5, h)
         assert all(x.implicit and x.accepted for x in r.steps)
-        assert all(x.calls == 6 for x in r.steps)   # two half steps for H, and for each of its halves
-        exact = solve_ivp(rhs, (0.0, 0.5), [1e-3, 0.0], method="Radau", rtol=1e-12, atol=1e-16, t_eval=r.time)
+        assert all(
+            x.calls == 6 for x in r.steps
+        )  # two half steps for H, and for each of its halves
+        exact = solve_ivp(
+            rhs, (0.0, 0.5), [1e-3, 0.0], method="Radau", rtol=1e-12, atol=1e-16, t_eval=r.time
+        )
         late = r.time >= 0.05
         errors.append(np.abs(r["mass.s"] - exact.y[0])[late].max())
-    assert errors[0] < 2e-8                       # 2e-5 of the initial 1 mm at h = 10 ms
+    assert errors[0] < 2e-8  # 2e-5 of the initial 1 mm at h = 10 ms
     for coarse, fine in zip(errors, errors[1:]):
         assert coarse / fine > 3.5
 
@@ -225,7 +251,8 @@ def test_a_contact_mode_the_steps_cannot_resolve_is_damped_not_reflected(fmu_dir
     energy = 0.5 * c * r["mass.s"] ** 2 + 0.5 * m * r["mass.v"] ** 2
     assert np.all(np.diff(energy) <= 0.0)
     assert energy[1] < 1e-3 * energy[0] and energy[5] < 1e-15 * energy[0]
-    r = _held_body(fmu_dir, "Spring", dict(c=c), m, 1e-3).simulate(0.05, step=1e-2, scheme="implicit",
-                                                                   outputs=["mass.s", "mass.v"])
+    r = _held_body(fmu_dir, "Spring", dict(c=c), m, 1e-3).simulate(
+        0.05, step=1e-2, scheme="implicit", outputs=["mass.s", "mass.v"]
+    )
     energy = 0.5 * c * r["mass.s"] ** 2 + 0.5 * m * r["mass.v"] ** 2
     assert 1e-4 * energy[0] < energy[5] < energy[1] <= energy[0]

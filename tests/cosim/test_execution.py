@@ -1,15 +1,17 @@
 """The run loop (cosim.execution) and System.simulate's keywords: recording times, the span, driven
 inputs (manipulators), the choice of the algorithm and its parameters."""
-import pytest
 
 import numpy as np
+import pytest
+from cosim_systems import oscillator
 
 from contactfmu.cosim import CosimError
-from cosim_systems import oscillator
 
 
 def test_output_grid_and_csv(fmu_dir, tmp_path):
-    res = oscillator(fmu_dir).simulate(stop_time=0.1, step=1e-3, output_interval=1e-2, outputs=["mass.s"])
+    res = oscillator(fmu_dir).simulate(
+        stop_time=0.1, step=1e-3, output_interval=1e-2, outputs=["mass.s"]
+    )
     assert np.allclose(res.time, np.linspace(0, 0.1, 11), atol=1e-12)
     path = res.to_csv(tmp_path / "out.csv")
     lines = path.read_text().splitlines()
@@ -19,33 +21,47 @@ def test_output_grid_and_csv(fmu_dir, tmp_path):
 
 def test_a_step_longer_than_the_span_is_refused(fmu_dir):
     s = oscillator(fmu_dir)
-    with pytest.raises(CosimError, match=r"communication step 2.0 s is longer than the simulated span 1.0 s"):
+    with pytest.raises(
+        CosimError, match=r"communication step 2.0 s is longer than the simulated span 1.0 s"
+    ):
         s.simulate(stop_time=1.0, step=2.0)
-    res = s.simulate(stop_time=1.0, step=1.0, outputs=["mass.s"])     # one step over the span is allowed
+    res = s.simulate(
+        stop_time=1.0, step=1.0, outputs=["mass.s"]
+    )  # one step over the span is allowed
     assert list(res.time) == [0.0, 1.0]
 
 
 def test_driving_a_connected_input_is_refused(fmu_dir):
     s = oscillator(fmu_dir)
-    with pytest.raises(CosimError, match=r"inputs\['mass.flange_a.f'\]: mass.flange_a.f is already connected "
-                                         r"\(set from the forces of spring\)"):
+    with pytest.raises(
+        CosimError,
+        match=r"inputs\['mass.flange_a.f'\]: mass.flange_a.f is already connected "
+        r"\(set from the forces of spring\)",
+    ):
         s.simulate(stop_time=0.1, step=1e-3, inputs={"mass.flange_a.f": lambda t: 1.0})
-    with pytest.raises(CosimError, match=r"spring.flange_b.s is already connected \(set from the motion of mass\)"):
+    with pytest.raises(
+        CosimError, match=r"spring.flange_b.s is already connected \(set from the motion of mass\)"
+    ):
         s.simulate(stop_time=0.1, step=1e-3, inputs={"spring.flange_b.s": lambda t: 1.0})
     # an unconnected input is driven: a constant 10 N pull on flange_b (the body receives -10 N)
     # moves the equilibrium from 3 to 3 - 0.1 m
-    res = s.simulate(stop_time=0.1, step=1e-3, outputs=["mass.a"], inputs={"mass.flange_b.f": lambda t: 10.0})
+    res = s.simulate(
+        stop_time=0.1, step=1e-3, outputs=["mass.a"], inputs={"mass.flange_b.f": lambda t: 10.0}
+    )
     assert res["mass.a"][0] == pytest.approx(-100.0 * 0.5 - 10.0)
 
 
 @pytest.mark.parametrize("scheme", ["gauss-seidel", "jacobi", "implicit"])
 def test_a_tolerance_given_to_a_fixed_step_scheme_is_refused(fmu_dir, scheme):
     s = oscillator(fmu_dir)
-    with pytest.raises(CosimError, match=rf"rtol=1e-06 given with scheme '{scheme}': a fixed-step scheme takes no "
-                                         rf"tolerance; rtol and atol are for scheme='adaptive'"):
+    with pytest.raises(
+        CosimError,
+        match=rf"rtol=1e-06 given with scheme '{scheme}': a fixed-step scheme takes no "
+        rf"tolerance; rtol and atol are for scheme='adaptive'",
+    ):
         s.simulate(0.1, 1e-3, scheme=scheme, rtol=1e-6)
     with pytest.raises(CosimError, match=r"atol=1e-08 given with scheme 'gauss-seidel'"):
-        s.simulate(0.1, 1e-3, atol=1e-8)           # a step alone: gauss-seidel
+        s.simulate(0.1, 1e-3, atol=1e-8)  # a step alone: gauss-seidel
 
 
 def test_parameter_objects_check_their_values():
@@ -76,5 +92,7 @@ def test_an_algorithm_object_runs_as_its_scheme_name(fmu_dir):
     d = s.simulate(0.2, scheme=AdaptiveAlgorithm(Adaptive(rtol=1e-6)), outputs=["mass.s"])
     assert np.array_equal(c.values, d.values)
     assert [(x.t, x.h, x.accepted) for x in c.steps] == [(x.t, x.h, x.accepted) for x in d.steps]
-    with pytest.raises(CosimError, match=r"step=0.01 given beside the algorithm Jacobi: its parameter object"):
+    with pytest.raises(
+        CosimError, match=r"step=0.01 given beside the algorithm Jacobi: its parameter object"
+    ):
         s.simulate(0.2, 1e-2, scheme=Jacobi(FixedStep(1e-2)))

@@ -1,5 +1,6 @@
 """The implicit scheme (cosim.algorithms.fixed.Implicit, cosim.coupling.ImplicitCoupling): backward Euler on the
 interface with the inertia the bodies declare, stable stiff contacts at large steps, Newton on nonlinear elements."""
+
 import numpy as np
 import pytest
 
@@ -13,7 +14,7 @@ def test_implicit_coupling_uses_the_inertia_the_body_declares(fmu_dir, m):
     initialization mode). The recursion written out: the held spring force at the step's end for the
     motion it causes, m*y = -c*(s + h*v + h^2/2*y), then s += h*v + h^2/2*y, v += h*y. A master
     that took another inertia would follow another recursion (both masses are tested)."""
-    c, h, s0 = 1e4, 1e-2, 0.1                 # h*sqrt(c/m) = 1.4 and 0.58: the spring is stiff for the step
+    c, h, s0 = 1e4, 1e-2, 0.1  # h*sqrt(c/m) = 1.4 and 0.58: the spring is stiff for the step
     sys = System()
     sys.add("wall", fmu_dir / "Fixed.fmu")
     sys.add("spring", fmu_dir / "Spring.fmu", c=c)
@@ -47,9 +48,13 @@ def plate(fmu_dir, element, **params):
 @pytest.mark.parametrize("element", ["SpringDamper", "ElastoGap"])
 def test_implicit_scheme_is_stable_and_settles_at_the_static_penetration(fmu_dir, element):
     params = dict(c=1e6, d=250.0) if element == "SpringDamper" else dict(c=1e6, d=250.0, s_rel0=0.0)
-    r = plate(fmu_dir, element, **params).simulate(0.05, 1e-3, outputs=["plate.s", "plate.v"], scheme="implicit")
-    assert r["plate.s"][-1] == pytest.approx(-65.0 / 1e6, rel=1e-13)  # c*|s| = 65 N; measured 7.5e-15
-    assert abs(r["plate.v"][-1]) < 2e-14                              # measured 1.4e-15 m/s
+    r = plate(fmu_dir, element, **params).simulate(
+        0.05, 1e-3, outputs=["plate.s", "plate.v"], scheme="implicit"
+    )
+    assert r["plate.s"][-1] == pytest.approx(
+        -65.0 / 1e6, rel=1e-13
+    )  # c*|s| = 65 N; measured 7.5e-15
+    assert abs(r["plate.v"][-1]) < 2e-14  # measured 1.4e-15 m/s
     assert np.all(np.isfinite(r["plate.s"])) and np.max(np.abs(r["plate.s"])) < 2 * 65.0 / 1e6
 
 
@@ -69,5 +74,7 @@ def test_implicit_newton_follows_the_elastogap_regions(fmu_dir):
         s = plate(fmu_dir, "ElastoGap", c=1e6, d=250.0)
         s.instances["plate"].values.update(s_start=-1e-3)
         r = s.simulate(1.0, h, outputs=["plate.s", "contact.f"], scheme="implicit")
-        assert r["plate.s"][-1] == pytest.approx(-6.5e-5, rel=5e-12)   # measured 7.5e-15 (1 ms), 4.3e-13 (5 ms)
-        assert np.all(r["contact.f"] <= 0.0)      # the ElastoGap never pulls
+        assert r["plate.s"][-1] == pytest.approx(
+            -6.5e-5, rel=5e-12
+        )  # measured 7.5e-15 (1 ms), 4.3e-13 (5 ms)
+        assert np.all(r["contact.f"] <= 0.0)  # the ElastoGap never pulls

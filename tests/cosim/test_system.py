@@ -1,10 +1,11 @@
 """The system (cosim.system): connections, rods, force sums, refusals of ill-formed systems, FMU errors
 naming instance, time and log, the README's master snippet."""
+
 import numpy as np
 import pytest
+from cosim_systems import oscillator
 
 from contactfmu.cosim import CosimError, System
-from cosim_systems import oscillator
 
 
 def test_forces_of_several_elements_on_one_flange_add_up(fmu_dir):
@@ -21,10 +22,12 @@ def test_forces_of_several_elements_on_one_flange_add_up(fmu_dir):
     s.connect("damper.flange_b", "mass.flange_a")
     s.connect("mass.flange_b", "k2.flange_a")
     s.connect("k2.flange_b", "right.flange")
-    res = s.simulate(stop_time=3.0, step=1e-3, outputs=["mass.s", "left.f_support", "right.f_support"])
+    res = s.simulate(
+        stop_time=3.0, step=1e-3, outputs=["mass.s", "left.f_support", "right.f_support"]
+    )
     # equilibrium 100 (x - 1) = 300 (3 - x): x = 2.5; both springs pull their walls with 150 N
     assert res["mass.s"][-1] == pytest.approx(2.5, abs=1e-6)
-    assert res["left.f_support"][-1] == pytest.approx(150.0, abs=1e-3)    # pulled towards the mass
+    assert res["left.f_support"][-1] == pytest.approx(150.0, abs=1e-3)  # pulled towards the mass
     assert res["right.f_support"][-1] == pytest.approx(-150.0, abs=1e-3)
 
 
@@ -70,7 +73,9 @@ def test_an_fmu_error_names_instance_time_and_log(fmu_dir):
     with pytest.raises(CosimError) as exc:
         s.simulate(stop_time=0.1, step=1e-3)
     text = str(exc.value)
-    assert "spring (Spring.fmu)" in text and "fmi2ExitInitializationMode" in text and "t = 0 s" in text
+    assert (
+        "spring (Spring.fmu)" in text and "fmi2ExitInitializationMode" in text and "t = 0 s" in text
+    )
     assert "Invalid parameter c = -3.0 N/m" in text
 
 
@@ -85,21 +90,30 @@ def test_readme_master_snippet_runs_and_writes_into_an_ignored_folder(fmu_dir, t
 
     root = Path(__file__).resolve().parents[2]
     snippets = []
-    for page, heading in (("README.md", "## A first co-simulation"), ("docs/master.md", "## A system of FMUs")):
+    for page, heading in (
+        ("README.md", "## A first co-simulation"),
+        ("docs/master.md", "## A system of FMUs"),
+    ):
         text = (root / page).read_text()
-        snippets.append(re.search(r"```python\n(.*?)```", text[text.index(heading):], re.S).group(1))
+        snippets.append(
+            re.search(r"```python\n(.*?)```", text[text.index(heading) :], re.S).group(1)
+        )
     code = snippets[0]
     assert snippets[1] == code, "docs/master.md repeats the README's snippet: keep the two equal"
     written = re.findall(r"to_csv\(\"([^\"]+)\"\)", code)
     assert written, "the snippet writes a CSV"
     for path in written:
         ignored = subprocess.run(["git", "check-ignore", "-q", path], cwd=root)
-        assert ignored.returncode == 0, f"{path} is not ignored by git: the snippet would leave it in the clone"
+        assert ignored.returncode == 0, (
+            f"{path} is not ignored by git: the snippet would leave it in the clone"
+        )
     shutil.copytree(fmu_dir, tmp_path / "fmus")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     from contactfmu.cosim import read_csv
 
     res = read_csv(tmp_path / written[0])
     t = res.time
-    assert np.max(np.abs(res["mass.s"] - (3 + 0.5 * np.cos(10 * t)))) < 1e-4    # the oscillator above
+    assert np.max(np.abs(res["mass.s"] - (3 + 0.5 * np.cos(10 * t)))) < 1e-4  # the oscillator above

@@ -1,4 +1,5 @@
 """Every FMU builds, validates, declares what docs/conventions.md and docs/fmus.md state, and is self-contained."""
+
 import ast
 import os
 import re
@@ -15,7 +16,6 @@ from fmpy.validation import validate_fmu
 
 from contactfmu.build import validate
 from contactfmu.components import NAMES
-
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -52,13 +52,23 @@ def test_output_dependencies_follow_the_physics(fmu_dir):
     assert deps["s_rel"] == ["flange_a.s", "flange_b.s"]
     md = read_model_description(str(fmu_dir / "Mass.fmu"))
     deps = {u.variable.name: sorted(d.name for d in u.dependencies) for u in md.outputs}
-    assert deps["s"] == [] and deps["v"] == []           # states: no feed-through
+    assert deps["s"] == [] and deps["v"] == []  # states: no feed-through
     forces = sorted(f"{fl}.f{k}" for fl in ("flange_a", "flange_b") for k in ("", "2", "3", "4"))
-    assert deps["a"] == forces     # m*a = -(sum of the flange_a inputs) - (sum of the flange_b inputs)
-    assert deps["interface.m"] == []                     # the declared inertia: no feed-through
+    assert deps["a"] == forces  # m*a = -(sum of the flange_a inputs) - (sum of the flange_b inputs)
+    assert deps["interface.m"] == []  # the declared inertia: no feed-through
     initial = {u.variable.name for u in md.initialUnknowns}
-    assert initial == {"s", "v", "a", "flange_a.s", "flange_a.v", "flange_a.a", "flange_b.s", "flange_b.v", "flange_b.a",
-                       "interface.m"}
+    assert initial == {
+        "s",
+        "v",
+        "a",
+        "flange_a.s",
+        "flange_a.v",
+        "flange_a.a",
+        "flange_b.s",
+        "flange_b.v",
+        "flange_b.a",
+        "interface.m",
+    }
 
 
 def test_integer_and_boolean_variables_get_a_variability(tmp_path):
@@ -67,30 +77,39 @@ def test_integer_and_boolean_variables_get_a_variability(tmp_path):
     from contactfmu.fmi.variables import inp, out, parameter
 
     class Probe(Slave):
-        VARIABLES = [parameter("n", 2, "1", "an Integer parameter", min=1),
-                     parameter("flag", False, None, "a Boolean parameter"),
-                     inp("k", 0, None, "an Integer input"),
-                     out("mode", None, "an Integer output", kind="Integer"),
-                     out("on", None, "a Boolean output", kind="Boolean")]
+        VARIABLES = [
+            parameter("n", 2, "1", "an Integer parameter", min=1),
+            parameter("flag", False, None, "a Boolean parameter"),
+            inp("k", 0, None, "an Integer input"),
+            out("mode", None, "an Integer output", kind="Integer"),
+            out("on", None, "a Boolean output", kind="Boolean"),
+        ]
 
         def step(self, t, h):
             pass
 
     root = Probe(instance_name="probe").to_xml()
     (tmp_path / "modelDescription.xml").write_bytes(ElementTree.tostring(root))
-    md = read_model_description(str(tmp_path), validate=True, validate_variable_names=True,
-                                validate_model_structure=True)
+    md = read_model_description(
+        str(tmp_path), validate=True, validate_variable_names=True, validate_model_structure=True
+    )
     by_name = {v.name: v for v in md.modelVariables}
     assert (by_name["mode"].variability, by_name["on"].variability) == ("discrete", "discrete")
-    assert (by_name["n"].variability, by_name["flag"].variability, by_name["k"].variability) == \
-        ("fixed", "fixed", "discrete")
+    assert (by_name["n"].variability, by_name["flag"].variability, by_name["k"].variability) == (
+        "fixed",
+        "fixed",
+        "discrete",
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_bundled_code_imports_only_the_standard_library(fmu_dir, name):
     with zipfile.ZipFile(fmu_dir / f"{name}.fmu") as z:
-        sources = {n: z.read(n).decode() for n in z.namelist()
-                   if n.startswith("resources/cfmu_") and n.endswith(".py")}
+        sources = {
+            n: z.read(n).decode()
+            for n in z.namelist()
+            if n.startswith("resources/cfmu_") and n.endswith(".py")
+        }
         module = z.read("resources/slavemodule.txt").decode().strip()
     package = module.removesuffix("_slave")
     assert package.startswith(f"cfmu_{name.lower()}_") and sources
@@ -134,7 +153,9 @@ def test_every_fmu_loads_and_steps_in_a_fresh_process_without_contactfmu(fmu_dir
         assert any(m.startswith("cfmu_mass_") for m in sys.modules)
         print("ok")
     """)
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-2000:]
 
 
@@ -143,23 +164,37 @@ def test_no_invalid_memory_access_at_process_exit(fmu_dir, tmp_path):
     """A Python process that ran FMUs and exits normally touches no freed memory on the way out.
     pythonfmu 0.7.0 releases its interpreter state twice at exit (a static shared_ptr's destructor,
     then an ELF destructor on the freed block): the status shim releases it first (docs/known-issues.md,
-    "Abort at interpreter exit (pythonfmu 0.7.0)"). Checked with valgrind's memcheck: no invalid access from the FMUs' libraries."""
+    "Abort at interpreter exit (pythonfmu 0.7.0)"). Checked with valgrind's memcheck: no invalid
+    access from the FMUs' libraries."""
     script = tmp_path / "run.py"
-    script.write_text(textwrap.dedent(f"""
+    script.write_text(
+        textwrap.dedent(f"""
         from fmpy import simulate_fmu
         for name in ("Spring", "Mass"):
             simulate_fmu(r"{fmu_dir}/" + name + ".fmu", stop_time=0.01, output_interval=0.001)
         print("ok")
-    """))
+    """)
+    )
     binary = os.path.realpath(sys.executable)
     if not os.path.isfile(binary) or open(binary, "rb").read(2) == b"#!":
         pytest.skip(f"{sys.executable} is not an ELF binary valgrind can run")
     # the interpreter by the path it runs under (in a virtual environment a link to the base
     # binary, which finds the environment's packages only when started by that path)
-    proc = subprocess.run(["valgrind", "--error-limit=no", "--num-callers=30", sys.executable, str(script)],
-                          env=dict(os.environ, PYTHONMALLOC="malloc"), capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        ["valgrind", "--error-limit=no", "--num-callers=30", sys.executable, str(script)],
+        env=dict(os.environ, PYTHONMALLOC="malloc"),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-3000:]
-    errors = re.split(r"(?m)^==\d+==\s*$", proc.stderr)   # valgrind's reports end with an empty "==pid==" line
-    ours = [e for e in errors if "Invalid" in e and ("_pythonfmu.so" in e or "finalizePythonInterpreter" in e
-                                                    or "/binaries/linux64/" in e)]
+    errors = re.split(
+        r"(?m)^==\d+==\s*$", proc.stderr
+    )  # valgrind's reports end with an empty "==pid==" line
+    ours = [
+        e
+        for e in errors
+        if "Invalid" in e
+        and ("_pythonfmu.so" in e or "finalizePythonInterpreter" in e or "/binaries/linux64/" in e)
+    ]
     assert not ours, ours[0][-3000:]

@@ -11,12 +11,12 @@ bindings, so that every status is seen, not raised):
   another FMU, or garbage, is refused;
 * declared parameter ranges and the checks agree;
 * doStep checks its time arguments; fmi2Reset brings the time back to the start."""
+
 import ctypes
 import math
 
 import pytest
 from fmpy.fmi2 import fmi2Boolean, fmi2Byte, fmi2FMUstate, fmi2Integer, fmi2Real, fmi2ValueReference
-
 from fmu_helpers import Slave
 
 OK, ERROR = 0, 3
@@ -35,14 +35,20 @@ class Raw(Slave):
     def put(self, kind, values):
         """fmi2Set<kind> of {name or value reference: value}; the status."""
         n = len(values)
-        return self.call(f"fmi2Set{kind}", (fmi2ValueReference * n)(*map(self.ref, values)), n,
-                         (_TYPES[kind] * n)(*values.values()))
+        return self.call(
+            f"fmi2Set{kind}",
+            (fmi2ValueReference * n)(*map(self.ref, values)),
+            n,
+            (_TYPES[kind] * n)(*values.values()),
+        )
 
     def fetch(self, kind, names):
         """fmi2Get<kind>: (status, values)."""
         n = len(names)
         buf = (_TYPES[kind] * n)()
-        status = self.call(f"fmi2Get{kind}", (fmi2ValueReference * n)(*map(self.ref, names)), n, buf)
+        status = self.call(
+            f"fmi2Get{kind}", (fmi2ValueReference * n)(*map(self.ref, names)), n, buf
+        )
         return status, list(buf)
 
     def step(self, t, h):
@@ -62,15 +68,21 @@ class Raw(Slave):
 
     def deserialize(self, data):
         state = fmi2FMUstate()
-        status = self.call("fmi2DeSerializeFMUstate", (fmi2Byte * len(data)).from_buffer_copy(data), len(data),
-                           ctypes.byref(state))
+        status = self.call(
+            "fmi2DeSerializeFMUstate",
+            (fmi2Byte * len(data)).from_buffer_copy(data),
+            len(data),
+            ctypes.byref(state),
+        )
         return status, state
 
     def outputs(self):
         """Every output (Real, Integer, Boolean), read without a failure."""
         row = []
         for kind in ("Real", "Integer", "Boolean"):
-            names = [v.name for v in self.md.modelVariables if v.causality == "output" and v.type == kind]
+            names = [
+                v.name for v in self.md.modelVariables if v.causality == "output" and v.type == kind
+            ]
             if names:
                 status, values = self.fetch(kind, names)
                 assert status == OK, self.errors()
@@ -101,26 +113,84 @@ def initialized(fmu_dir, name, **params):
 # ---- 1. a failing call returns fmi2Error; a refused call leaves the instance usable ----------------
 
 REFUSED_SETS = [  # FMU, type, variable (name or value reference), value, expected message
-    ("Mass", "Real", "m", 2.0, "fmi2SetReal refused: parameter m is fixed after initialization (value 1.0 kept)"),
+    (
+        "Mass",
+        "Real",
+        "m",
+        2.0,
+        "fmi2SetReal refused: parameter m is fixed after initialization (value 1.0 kept)",
+    ),
     ("Spring", "Real", "f", 1.0, "fmi2SetReal refused: f is an output and cannot be set"),
-    ("Spring", "Real", 999999, 1.0, "fmi2SetReal refused: value reference 999999 is not a variable of Spring"),
-    ("Spring", "Real", "flange_b.s", math.nan,
-     "fmi2SetReal refused: non-finite value nan for input flange_b.s; previous value 0.5 kept"),
-    ("Mass", "Real", "flange_a.f", -math.inf,
-     "fmi2SetReal refused: non-finite value -inf for input flange_a.f; previous value -2.0 kept"),
-    ("EndStop", "Integer", "mode", 1,
-     "fmi2SetInteger refused: parameter mode is fixed after initialization (value 2 kept)"),
-    ("EndStop", "Integer", 999999, 1, "fmi2SetInteger refused: value reference 999999 is not a variable of EndStop"),
-    ("EndStop", "Integer", "l1", 1,
-     "fmi2SetInteger refused: l1 (value reference {vr}) is a Real variable of EndStop, not an Integer one"),
-    ("ElastoGap", "Boolean", "useHeatPort", True,
-     "fmi2SetBoolean refused: parameter useHeatPort is fixed after initialization (value False kept)"),
-    ("ElastoGap", "Boolean", 999999, True,
-     "fmi2SetBoolean refused: value reference 999999 is not a variable of ElastoGap"),
-    ("ElastoGap", "Boolean", "contact", True, "fmi2SetBoolean refused: contact is an output and cannot be set"),
+    (
+        "Spring",
+        "Real",
+        999999,
+        1.0,
+        "fmi2SetReal refused: value reference 999999 is not a variable of Spring",
+    ),
+    (
+        "Spring",
+        "Real",
+        "flange_b.s",
+        math.nan,
+        "fmi2SetReal refused: non-finite value nan for input flange_b.s; previous value 0.5 kept",
+    ),
+    (
+        "Mass",
+        "Real",
+        "flange_a.f",
+        -math.inf,
+        "fmi2SetReal refused: non-finite value -inf for input flange_a.f; previous value -2.0 kept",
+    ),
+    (
+        "EndStop",
+        "Integer",
+        "mode",
+        1,
+        "fmi2SetInteger refused: parameter mode is fixed after initialization (value 2 kept)",
+    ),
+    (
+        "EndStop",
+        "Integer",
+        999999,
+        1,
+        "fmi2SetInteger refused: value reference 999999 is not a variable of EndStop",
+    ),
+    (
+        "EndStop",
+        "Integer",
+        "l1",
+        1,
+        "fmi2SetInteger refused: l1 (value reference {vr}) is a Real variable of EndStop, not an Integer one",
+    ),
+    (
+        "ElastoGap",
+        "Boolean",
+        "useHeatPort",
+        True,
+        "fmi2SetBoolean refused: parameter useHeatPort is fixed after initialization (value False kept)",
+    ),
+    (
+        "ElastoGap",
+        "Boolean",
+        999999,
+        True,
+        "fmi2SetBoolean refused: value reference 999999 is not a variable of ElastoGap",
+    ),
+    (
+        "ElastoGap",
+        "Boolean",
+        "contact",
+        True,
+        "fmi2SetBoolean refused: contact is an output and cannot be set",
+    ),
 ]
-INPUTS = {"Mass": {"flange_a.f": -2.0}, "Spring": {"flange_b.s": 0.5}, "EndStop": {"ctr1.x": 0.012},
-          "ElastoGap": {"flange_b.s": -0.01, "flange_b.v": -0.5}}
+INPUTS = {
+    "Mass": {"flange_a.f": -2.0},
+    "Spring": {"flange_b.s": 0.5},
+    "EndStop": {"ctr1.x": 0.012},
+    "ElastoGap": {"flange_b.s": -0.01, "flange_b.v": -0.5},
+}
 STEP = {"ElastoGap": 1e-4}
 
 
@@ -136,7 +206,9 @@ def _twins(fmu_dir, name):
 
 
 @pytest.mark.parametrize("name,kind,var,value,message", REFUSED_SETS)
-def test_a_refused_set_is_an_fmi2Error_and_changes_nothing(fmu_dir, name, kind, var, value, message):
+def test_a_refused_set_is_an_fmi2Error_and_changes_nothing(
+    fmu_dir, name, kind, var, value, message
+):
     (s, twin), h = _twins(fmu_dir, name)
     before = s.outputs()
     assert s.put(kind, {var: value}) == ERROR
@@ -153,26 +225,54 @@ def test_a_set_call_with_one_refused_value_sets_none_of_its_values(fmu_dir):
     s = initialized(fmu_dir, "Spring", c=10.0)
     assert s.put("Real", {"flange_a.s": 0.1, "flange_b.s": 0.5}) == OK
     assert s.put("Real", {"flange_a.s": 0.3, "flange_b.s": math.inf}) == ERROR
-    assert s.new_errors() == ["fmi2SetReal refused: non-finite value inf for input flange_b.s; previous value "
-                              "0.5 kept (none of the 2 values of this call is set)"]
+    assert s.new_errors() == [
+        "fmi2SetReal refused: non-finite value inf for input flange_b.s; previous value "
+        "0.5 kept (none of the 2 values of this call is set)"
+    ]
     assert s.fetch("Real", ["flange_a.s", "flange_b.s", "f"]) == (OK, [0.1, 0.5, 4.0])
     assert s.step(0.0, 1e-3) == OK
 
 
 REFUSED_GETS = [  # FMU, type, variable, expected message
-    ("ElastoGap", "Real", "contact",  # an importer that reads Boolean outputs with fmi2GetReal
-     "fmi2GetReal refused: contact (value reference {vr}) is a Boolean variable of ElastoGap, not a Real one"),
-    ("ElastoGap", "Real", 999999, "fmi2GetReal refused: value reference 999999 is not a variable of ElastoGap"),
-    ("EndStop", "Integer", "ctr1.F", "fmi2GetInteger refused: ctr1.F (value reference {vr}) is a Real variable of "
-                                     "EndStop, not an Integer one"),
-    ("EndStop", "Boolean", "stop", "fmi2GetBoolean refused: stop (value reference {vr}) is an Integer variable of "
-                                   "EndStop, not a Boolean one"),
-    ("Mass", "Integer", 999999, "fmi2GetInteger refused: value reference 999999 is not a variable of Mass"),
+    (
+        "ElastoGap",
+        "Real",
+        "contact",  # an importer that reads Boolean outputs with fmi2GetReal
+        "fmi2GetReal refused: contact (value reference {vr}) is a Boolean variable of ElastoGap, not a Real one",
+    ),
+    (
+        "ElastoGap",
+        "Real",
+        999999,
+        "fmi2GetReal refused: value reference 999999 is not a variable of ElastoGap",
+    ),
+    (
+        "EndStop",
+        "Integer",
+        "ctr1.F",
+        "fmi2GetInteger refused: ctr1.F (value reference {vr}) is a Real variable of "
+        "EndStop, not an Integer one",
+    ),
+    (
+        "EndStop",
+        "Boolean",
+        "stop",
+        "fmi2GetBoolean refused: stop (value reference {vr}) is an Integer variable of "
+        "EndStop, not a Boolean one",
+    ),
+    (
+        "Mass",
+        "Integer",
+        999999,
+        "fmi2GetInteger refused: value reference 999999 is not a variable of Mass",
+    ),
 ]
 
 
 @pytest.mark.parametrize("name,kind,var,message", REFUSED_GETS)
-def test_a_refused_get_is_an_fmi2Error_and_the_instance_stays_usable(fmu_dir, name, kind, var, message):
+def test_a_refused_get_is_an_fmi2Error_and_the_instance_stays_usable(
+    fmu_dir, name, kind, var, message
+):
     (s, twin), h = _twins(fmu_dir, name)
     status, _ = s.fetch(kind, [var])
     assert status == ERROR
@@ -187,8 +287,10 @@ def test_strings_are_refused_with_fmi2Error(fmu_dir):
     vr = (fmi2ValueReference * 1)(0)
     assert s.call("fmi2GetString", vr, 1, (ctypes.c_char_p * 1)()) == ERROR
     assert s.call("fmi2SetString", vr, 1, (ctypes.c_char_p * 1)(b"x")) == ERROR
-    assert s.new_errors() == ["fmi2GetString refused: Mass has no String variables",
-                              "fmi2SetString refused: Mass has no String variables"]
+    assert s.new_errors() == [
+        "fmi2GetString refused: Mass has no String variables",
+        "fmi2SetString refused: Mass has no String variables",
+    ]
     assert s.step(0.0, 1e-3) == OK
 
 
@@ -201,14 +303,19 @@ def test_a_failed_step_still_puts_the_instance_in_error_state(fmu_dir):
     assert s.new_errors()[0].startswith("Mass: non-finite output")
     assert s.put("Real", {"flange_a.f": 0.0, "flange_b.f": 0.0}) == OK
     assert s.step(1e-3, 1e-3) == ERROR  # inconsistent: refused until a state is restored
-    assert s.new_errors()[0].startswith("doStep refused: the instance is in error state (Mass: non-finite")
+    assert s.new_errors()[0].startswith(
+        "doStep refused: the instance is in error state (Mass: non-finite"
+    )
     assert s.set_state(state) == OK
     assert s.step(1e-3, 1e-3) == OK
 
 
 # ---- 2. non-finite and overflowing outputs --------------------------------------------------------
 
-def test_an_overflow_in_compute_outputs_is_an_fmi2Error_with_a_message_and_a_state_recovers(fmu_dir):
+
+def test_an_overflow_in_compute_outputs_is_an_fmi2Error_with_a_message_and_a_state_recovers(
+    fmu_dir,
+):
     """ElastoGap n = 2: |s_rel/s_ref|**2 raises OverflowError for flange_a.s = 1e200."""
     s = initialized(fmu_dir, "ElastoGap", n=2.0, c=1e3)
     assert s.put("Real", {"flange_b.s": -0.01, "flange_b.v": -0.2}) == OK
@@ -228,11 +335,18 @@ def test_an_overflow_in_compute_outputs_is_an_fmi2Error_with_a_message_and_a_sta
     f_before = s.fetch("Real", ["f"])[1]
     assert s.put("Real", {"flange_a.s": 1e200}) == OK
     status, f = s.fetch("Real", ["f"])
-    assert status == ERROR and f == f_before  # the outputs of the last successful step, not a made-up 0
+    assert (
+        status == ERROR and f == f_before
+    )  # the outputs of the last successful step, not a made-up 0
     (message,) = s.new_errors()
-    assert message.startswith("ElastoGap: the outputs cannot be computed at t = 0.0001 s (fmi2GetReal): "
-                              "OverflowError: "), message
-    assert "flange_a.s = 1e+200" in message and "Traceback" not in message and "internal error" not in message
+    assert message.startswith(
+        "ElastoGap: the outputs cannot be computed at t = 0.0001 s (fmi2GetReal): OverflowError: "
+    ), message
+    assert (
+        "flange_a.s = 1e+200" in message
+        and "Traceback" not in message
+        and "internal error" not in message
+    )
     assert s.step(1e-4, 1e-4) == ERROR  # outputs that do not match the inputs: error state
     assert s.set_state(state) == OK
     assert run() == expected
@@ -246,8 +360,9 @@ NON_FINITE = [  # FMU, parameters, inputs, the call that fails, the output it na
 
 
 @pytest.mark.parametrize("name,params,inputs,call,named", NON_FINITE)
-def test_a_non_finite_output_is_an_fmi2Error_naming_it_and_a_state_recovers(fmu_dir, name, params, inputs, call,
-                                                                            named):
+def test_a_non_finite_output_is_an_fmi2Error_naming_it_and_a_state_recovers(
+    fmu_dir, name, params, inputs, call, named
+):
     s = initialized(fmu_dir, name, **params)
     state = s.get_state()
     before = s.outputs()
@@ -257,7 +372,11 @@ def test_a_non_finite_output_is_an_fmi2Error_naming_it_and_a_state_recovers(fmu_
     else:
         assert s.step(0.0, 0.95) == ERROR
     (message,) = s.new_errors()
-    assert message.startswith(f"{name}: non-finite output") and f" {named}" in message and f"({call})" in message
+    assert (
+        message.startswith(f"{name}: non-finite output")
+        and f" {named}" in message
+        and f"({call})" in message
+    )
     for key, value in inputs.items():
         assert f"{key} = {value!r}" in message
     assert s.outputs() == before
@@ -269,18 +388,42 @@ def test_a_non_finite_output_is_an_fmi2Error_naming_it_and_a_state_recovers(fmu_
 # ---- 3. FMU state -----------------------------------------------------------------------------
 
 STATEFUL = {  # FMU: (parameters of the source, parameters of an initialized target, step, inputs(i))
-    "EndStop": ({"mode": 1, "m1": 1.0, "friction": True, "kindF": 2}, {}, 1e-3,
-                lambda i: {"ctr1.x": 0.004 + 1e-3 * i, "ctr1.v": 1.0 - 0.2 * i}),
-    "EndStop-elastic": ({"friction": True, "dvL": 0.5}, {"k1": 1.0}, 1e-3,
-                        lambda i: {"ctr1.x": 0.008 + 1e-3 * i, "ctr1.v": 0.3 - 0.1 * i, "ctr1.a": 1.0}),
-    "MassWithStopAndFriction": ({"smax": 0.01, "smin": -0.01, "m": 0.2}, {"m": 3.0, "F_Coulomb": 0.0}, 1e-3,
-                                lambda i: {"flange_a.f": -30.0 + 9.0 * i}),
-    "ElastoGap": ({"m_a": 1.0, "m_b": 2.0}, {"c": 5.0}, 1e-4,
-                  lambda i: {"flange_b.s": -1e-4 * i, "flange_b.v": -1.0 + 0.1 * i}),
-    "TranslationalHardstop": ({"m_a": 1.0, "m_b": 2.0}, {"b": 0.3}, 1e-3,
-                              lambda i: {"flange_b.s": 0.497 + 1e-3 * i, "flange_b.v": 1.0 - 0.3 * i}),
-    "Mass": ({"m": 2.0, "s_start": 1.0}, {"m": 7.0}, 1e-3,
-             lambda i: {"flange_a.f": -1.0 - i, "flange_b.f": 0.5}),
+    "EndStop": (
+        {"mode": 1, "m1": 1.0, "friction": True, "kindF": 2},
+        {},
+        1e-3,
+        lambda i: {"ctr1.x": 0.004 + 1e-3 * i, "ctr1.v": 1.0 - 0.2 * i},
+    ),
+    "EndStop-elastic": (
+        {"friction": True, "dvL": 0.5},
+        {"k1": 1.0},
+        1e-3,
+        lambda i: {"ctr1.x": 0.008 + 1e-3 * i, "ctr1.v": 0.3 - 0.1 * i, "ctr1.a": 1.0},
+    ),
+    "MassWithStopAndFriction": (
+        {"smax": 0.01, "smin": -0.01, "m": 0.2},
+        {"m": 3.0, "F_Coulomb": 0.0},
+        1e-3,
+        lambda i: {"flange_a.f": -30.0 + 9.0 * i},
+    ),
+    "ElastoGap": (
+        {"m_a": 1.0, "m_b": 2.0},
+        {"c": 5.0},
+        1e-4,
+        lambda i: {"flange_b.s": -1e-4 * i, "flange_b.v": -1.0 + 0.1 * i},
+    ),
+    "TranslationalHardstop": (
+        {"m_a": 1.0, "m_b": 2.0},
+        {"b": 0.3},
+        1e-3,
+        lambda i: {"flange_b.s": 0.497 + 1e-3 * i, "flange_b.v": 1.0 - 0.3 * i},
+    ),
+    "Mass": (
+        {"m": 2.0, "s_start": 1.0},
+        {"m": 7.0},
+        1e-3,
+        lambda i: {"flange_a.f": -1.0 - i, "flange_b.f": 0.5},
+    ),
 }
 
 
@@ -293,7 +436,9 @@ def _stepping(s, inputs, h, first, n):
     return rows
 
 
-@pytest.mark.parametrize("target", ["instantiated", "initialized with other parameters", "deserialized"])
+@pytest.mark.parametrize(
+    "target", ["instantiated", "initialized with other parameters", "deserialized"]
+)
 @pytest.mark.parametrize("config", list(STATEFUL))
 def test_a_state_restores_a_working_instance_bit_identically(fmu_dir, config, target):
     name = config.split("-")[0]
@@ -314,8 +459,9 @@ def test_a_state_restores_a_working_instance_bit_identically(fmu_dir, config, ta
     assert instance.set_state(state) == OK, instance.errors()
     assert _stepping(instance, inputs, h, 4, 4) == expected
     names = list(params) or ["m"]
-    assert [instance.fetch(source.vars[n].type, [n]) for n in names] == \
-           [source.fetch(source.vars[n].type, [n]) for n in names]
+    assert [instance.fetch(source.vars[n].type, [n]) for n in names] == [
+        source.fetch(source.vars[n].type, [n]) for n in names
+    ]
     assert instance.errors() == []
 
 
@@ -327,21 +473,28 @@ def test_a_state_of_another_fmu_is_refused_and_the_instance_left_as_it_was(fmu_d
     assert fixed.put("Real", {"flange.f": 3.0}) == OK
     before = fixed.outputs()
     assert fixed.set_state(state) == ERROR
-    assert fixed.new_errors() == ["fmi2SetFMUstate refused: a state of Mass, not of Fixed; the instance is left "
-                                  "as it was"]
+    assert fixed.new_errors() == [
+        "fmi2SetFMUstate refused: a state of Mass, not of Fixed; the instance is left as it was"
+    ]
     assert fixed.outputs() == before
     assert fixed.step(0.0, 1e-3) == OK
     assert fixed.outputs() == before
 
 
-@pytest.mark.parametrize("what", ["garbage", "empty", "JSON of something else", "truncated", "another model's"])
+@pytest.mark.parametrize(
+    "what", ["garbage", "empty", "JSON of something else", "truncated", "another model's"]
+)
 def test_serialized_bytes_that_are_not_a_state_of_this_fmu_are_refused(fmu_dir, what):
     fixed = initialized(fmu_dir, "Fixed")
     own = fixed.fmu.serializeFMUstate(fixed.get_state())
     mass = initialized(fmu_dir, "Mass")
-    data = {"garbage": b"\x00\xffnot a state\x80", "empty": b"", "JSON of something else": b'{"time": 0.0}',
-            "truncated": own[:len(own) // 2],
-            "another model's": mass.fmu.serializeFMUstate(mass.get_state())}[what]
+    data = {
+        "garbage": b"\x00\xffnot a state\x80",
+        "empty": b"",
+        "JSON of something else": b'{"time": 0.0}',
+        "truncated": own[: len(own) // 2],
+        "another model's": mass.fmu.serializeFMUstate(mass.get_state()),
+    }[what]
     status, state = fixed.deserialize(data)
     assert status == ERROR and not state
     (message,) = fixed.new_errors()
@@ -355,10 +508,12 @@ def test_serialized_bytes_that_are_not_a_state_of_this_fmu_are_refused(fmu_dir, 
 
 # ---- 4. declared ranges and the checks agree --------------------------------------------------
 
+
 def _declared(fmu_dir):
     from fmpy import read_model_description
 
     from contactfmu.components import NAMES
+
     cases = []
     for name in NAMES:
         md = read_model_description(str(fmu_dir / f"{name}.fmu"))
@@ -370,25 +525,40 @@ def _declared(fmu_dir):
     return cases
 
 
-def test_a_parameter_at_its_declared_bound_is_accepted_unless_its_description_says_exclusive(fmu_dir):
+def test_a_parameter_at_its_declared_bound_is_accepted_unless_its_description_says_exclusive(
+    fmu_dir,
+):
     """FMI 2.0 has no exclusive minimum: a parameter that must be > min says so in its
     description, and the check's message gives the range as (min, inf); every other value at a
     declared min or max passes the range check (EndStop mode = 1 still needs m1 or m2)."""
     cases = _declared(fmu_dir)
-    assert {(name, param) for name, param, _, _, description in cases if "must be >" in description} == {
-        ("Mass", "m"), ("MassWithStopAndFriction", "m"), ("ElastoGap", "s_ref"), ("EndStop", "dvL"),
-        ("EndStop", "eps_sigma"), ("EndStop", "eps_tau")}
+    assert {
+        (name, param) for name, param, _, _, description in cases if "must be >" in description
+    } == {
+        ("Mass", "m"),
+        ("MassWithStopAndFriction", "m"),
+        ("ElastoGap", "s_ref"),
+        ("EndStop", "dvL"),
+        ("EndStop", "eps_sigma"),
+        ("EndStop", "eps_tau"),
+    }
     for name, param, bound, value, description in cases:
         s = raw(fmu_dir, name)
         kind = s.vars[param].type
         typed = {"Real": float, "Integer": int, "Boolean": lambda x: x == "true"}[kind](value)
         assert s.put(kind, {param: typed}) == OK
         status = s.exit_init()
-        range_errors = [m for m in s.errors() if m.startswith(f"Invalid parameter {param} = ") and "valid range" in m]
+        range_errors = [
+            m
+            for m in s.errors()
+            if m.startswith(f"Invalid parameter {param} = ") and "valid range" in m
+        ]
         if "must be >" in description:
             assert bound == "min" and status == ERROR
-            assert range_errors == [f"Invalid parameter {param} = {typed!r}{_unit(s, param)}: valid range "
-                                    f"({typed!r}, inf)"], (name, param)
+            assert range_errors == [
+                f"Invalid parameter {param} = {typed!r}{_unit(s, param)}: valid range "
+                f"({typed!r}, inf)"
+            ], (name, param)
         else:
             assert range_errors == [], (name, param, s.errors())
         s.close()
@@ -399,9 +569,18 @@ def _unit(s, name):
     return "" if unit in (None, "1") else " " + unit
 
 
-@pytest.mark.parametrize("name,param", [("EndStop", "dvL"), ("MassWithStopAndFriction", "v_small"),
-                                        ("ElastoGap", "s_nominal"), ("TranslationalHardstop", "s_nominal")])
-def test_zero_is_refused_where_the_law_divides_by_it_and_accepted_where_unused(fmu_dir, name, param):
+@pytest.mark.parametrize(
+    "name,param",
+    [
+        ("EndStop", "dvL"),
+        ("MassWithStopAndFriction", "v_small"),
+        ("ElastoGap", "s_nominal"),
+        ("TranslationalHardstop", "s_nominal"),
+    ],
+)
+def test_zero_is_refused_where_the_law_divides_by_it_and_accepted_where_unused(
+    fmu_dir, name, param
+):
     """dvL divides in EndStop's friction law: refused, and the description says > 0; v_small and
     s_nominal are kept for compatibility only (the physics does not use them): 0 is accepted."""
     s = raw(fmu_dir, name, **{param: 0.0})
@@ -419,17 +598,25 @@ def test_zero_is_refused_where_the_law_divides_by_it_and_accepted_where_unused(f
 def test_a_sine_starting_at_minus_1e308_fails_initialization_with_a_parameter_message(fmu_dir):
     s = raw(fmu_dir, "Sine", startTime=-1.797e308)
     assert s.call("fmi2EnterInitializationMode") == OK
-    assert s.fetch("Real", ["y"])[0] == ERROR  # read in initialization mode: refused, the instance usable
+    assert (
+        s.fetch("Real", ["y"])[0] == ERROR
+    )  # read in initialization mode: refused, the instance usable
     (message,) = s.new_errors()
-    assert message.startswith("Sine: the outputs cannot be computed at t = 0.0 s (fmi2GetReal): ValueError: "
-                              "math domain error"), message
+    assert message.startswith(
+        "Sine: the outputs cannot be computed at t = 0.0 s (fmi2GetReal): ValueError: "
+        "math domain error"
+    ), message
     assert "startTime = -1.797e+308 s" in message and "Traceback" not in message
     assert s.call("fmi2ExitInitializationMode") == ERROR
     (message,) = s.new_errors()
-    assert message.startswith("Sine: the outputs cannot be computed at t = 0.0 s (fmi2ExitInitializationMode): "
-                              "ValueError: math domain error"), message
-    assert "with the parameters amplitude = 1.0, f = 1.0 Hz, phase = 0.0 rad, offset = 0.0, startTime = " \
-           "-1.797e+308 s; initialization failed." in message
+    assert message.startswith(
+        "Sine: the outputs cannot be computed at t = 0.0 s (fmi2ExitInitializationMode): "
+        "ValueError: math domain error"
+    ), message
+    assert (
+        "with the parameters amplitude = 1.0, f = 1.0 Hz, phase = 0.0 rad, offset = 0.0, startTime = "
+        "-1.797e+308 s; initialization failed." in message
+    )
     # in initialization mode the parameter can still be corrected
     t = raw(fmu_dir, "Sine", startTime=-1.797e308)
     assert t.call("fmi2EnterInitializationMode") == OK
@@ -441,11 +628,14 @@ def test_a_sine_starting_at_minus_1e308_fails_initialization_with_a_parameter_me
 
 # ---- 5. time ----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("h", [math.inf, math.nan, 0.0, -1e-3])
 def test_an_invalid_step_size_is_refused(fmu_dir, h):
     s = initialized(fmu_dir, "Mass", v_start=1.0)
     assert s.step(0.0, h) == ERROR
-    assert s.new_errors() == [f"doStep refused: invalid communication step size {h!r} s: it must be finite and > 0"]
+    assert s.new_errors() == [
+        f"doStep refused: invalid communication step size {h!r} s: it must be finite and > 0"
+    ]
     assert s.step(0.0, 0.5) == OK  # the time did not move: the FMU is still at 0
     assert s.fetch("Real", ["s"]) == (OK, [0.5])
 
@@ -455,9 +645,11 @@ def test_a_communication_point_other_than_the_fmu_time_is_refused_naming_both(fm
     s = initialized(fmu_dir, "Mass", v_start=1.0)
     assert s.step(0.0, 1e-3) == OK
     assert s.step(1e-3 + t, 1e-3) == ERROR
-    assert s.new_errors() == [f"doStep refused: currentCommunicationPoint = {1e-3 + t!r} s is not the time of Mass, "
-                              f"0.001 s (the start time or the end of its last step; tolerance 1e-12 s); a master "
-                              f"continues from there, or restores an earlier state with fmi2SetFMUstate first"]
+    assert s.new_errors() == [
+        f"doStep refused: currentCommunicationPoint = {1e-3 + t!r} s is not the time of Mass, "
+        f"0.001 s (the start time or the end of its last step; tolerance 1e-12 s); a master "
+        f"continues from there, or restores an earlier state with fmi2SetFMUstate first"
+    ]
     assert s.step(1e-3, 1e-3) == OK
 
 
@@ -488,7 +680,9 @@ def test_a_step_ending_beyond_the_largest_float_is_refused(fmu_dir):
     s = initialized(fmu_dir, "Fixed")
     assert s.step(0.0, 1.5e308) == OK
     assert s.step(1.5e308, 1.5e308) == ERROR
-    assert s.new_errors() == ["doStep refused: the end of the step, 1.5e+308 + 1.5e+308 s, is not a finite time"]
+    assert s.new_errors() == [
+        "doStep refused: the end of the step, 1.5e+308 + 1.5e+308 s, is not a finite time"
+    ]
 
 
 def test_reset_brings_the_time_back_to_the_start(fmu_dir):

@@ -31,6 +31,7 @@ Measured with fmuCheck (HEAD c704b98 on FMI Library 2.0.3) and fmusim v0.0.39:
   5.4e-16; the tolerance is the bound of 16-digit printing plus one rounding on reading,
   5e-16 + 2**-53 = 6.1e-16.
 """
+
 import csv
 import os
 import re
@@ -50,15 +51,17 @@ ENV_VAR = "CONTACTFMU_FMI_TOOLS"
 FMUCHECK = "fmuCheck.linux64"
 FMUSIM = "fmusim"
 ENV = shutil.which("env") or "/usr/bin/env"
-INSTANCE_NAME = "Test FMI 2.0 CS"     # the name fmuCheck gives a co-simulation instance
+INSTANCE_NAME = "Test FMI 2.0 CS"  # the name fmuCheck gives a co-simulation instance
 
 
 def _tools():
     """(folder, None) when the variable names a folder with both tools, else (None, reason)."""
     folder = os.environ.get(ENV_VAR)
     if not folder:
-        return None, (f"{ENV_VAR} is not set: set it to a folder holding {FMUCHECK} and {FMUSIM} "
-                      f"to run the FMU Compliance Checker and fmusim on every FMU")
+        return None, (
+            f"{ENV_VAR} is not set: set it to a folder holding {FMUCHECK} and {FMUSIM} "
+            f"to run the FMU Compliance Checker and fmusim on every FMU"
+        )
     missing = [n for n in (FMUCHECK, FMUSIM) if not os.access(os.path.join(folder, n), os.X_OK)]
     if missing:
         return None, f"{ENV_VAR}={folder} holds no executable {' or '.join(missing)}"
@@ -70,23 +73,26 @@ pytestmark = pytest.mark.skipif(TOOLS is None, reason=SKIP_REASON or "")
 
 # Findings of the tools that are known and explained: {regular expression: reason}. A log line
 # matching one does not fail the test; the test is reported as xfail with the line and reason.
-KNOWN_FINDINGS = {}   # none left (the shim's own messages carry the host's instance name)
+KNOWN_FINDINGS = {}  # none left (the shim's own messages carry the host's instance name)
 
 # fmuCheck's time drift moves a discrete output by one step where the experiment's input sits on
 # a switching threshold exactly at a grid point: {model: ({output: [times]}, reason)}.
 EXPECTED_EVENT_SHIFTS = {
-    "ElastoGap": ({"contact": [0.0501]},
-                  "flange_b.s = 0.05*sin(2*pi*t/0.1) m reaches the contact threshold s_rel0 = 0 exactly "
-                  "at the grid point t = 0.05 s: the reference sets s = +6.1e-18 m there (no contact "
-                  "in the step to 0.0501), fmuCheck interpolates the input at its t = "
-                  "0.050000000000000405 s, s = -1.3e-15 m, and the contact starts one step earlier"),
+    "ElastoGap": (
+        {"contact": [0.0501]},
+        "flange_b.s = 0.05*sin(2*pi*t/0.1) m reaches the contact threshold s_rel0 = 0 exactly "
+        "at the grid point t = 0.05 s: the reference sets s = +6.1e-18 m there (no contact "
+        "in the step to 0.0501), fmuCheck interpolates the input at its t = "
+        "0.050000000000000405 s, s = -1.3e-15 m, and the contact starts one step earlier",
+    ),
 }
 
-FMUSIM_RTOL = 5e-16 + 2.0 ** -53     # "%.16g" rounds by <= 5e-16 relative, reading it back by <= 2**-53
-FMUCHECK_DRIFT_FACTOR = 2.0          # measured error / (rate*drift + 4*eps*range) <= 1.01
+FMUSIM_RTOL = 5e-16 + 2.0**-53  # "%.16g" rounds by <= 5e-16 relative, reading it back by <= 2**-53
+FMUCHECK_DRIFT_FACTOR = 2.0  # measured error / (rate*drift + 4*eps*range) <= 1.01
 
 
 # ---- fixtures and helpers ----------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def cross_check(fmu_dir, tmp_path_factory):
@@ -98,7 +104,11 @@ def cross_check(fmu_dir, tmp_path_factory):
 
 def experiment(d):
     """(opt {key: text}, step [s] as float, the input file or None) of a cross-check directory."""
-    opt = dict(line.split(",", 1) for line in (d / f"{d.name}_ref.opt").read_text().splitlines() if line.strip())
+    opt = dict(
+        line.split(",", 1)
+        for line in (d / f"{d.name}_ref.opt").read_text().splitlines()
+        if line.strip()
+    )
     opt = {k.strip(): v.strip() for k, v in opt.items()}
     inputs = d / f"{d.name}_in.csv"
     return opt, float(opt["StepSize"]), inputs if inputs.exists() else None
@@ -120,20 +130,33 @@ def on_reference_grid(path, ref_names, ref, step):
     assert set(names) == set(ref_names), f"{path.name}: columns {names} != {ref_names}"
     out = out[:, [names.index(n) for n in ref_names]]
     k = np.rint(out[:, 0] / step).astype(int)
-    assert np.array_equal(k, np.arange(len(out))), f"{path.name}: not one row per communication point"
+    assert np.array_equal(k, np.arange(len(out))), (
+        f"{path.name}: not one row per communication point"
+    )
     k_ref = np.rint(ref[:, 0] / step).astype(int)
-    assert k_ref[-1] == len(out) - 1, f"{path.name} ends at {out[-1, 0]}, the reference at {ref[-1, 0]}"
+    assert k_ref[-1] == len(out) - 1, (
+        f"{path.name} ends at {out[-1, 0]}, the reference at {ref[-1, 0]}"
+    )
     return out[k_ref]
 
 
 def output_types(fmu):
-    return {v.name: v.type for v in read_model_description(str(fmu)).modelVariables if v.causality == "output"}
+    return {
+        v.name: v.type
+        for v in read_model_description(str(fmu)).modelVariables
+        if v.causality == "output"
+    }
 
 
 def run(cmd, cwd, **variables):
     """`cmd` started by `env -i`: an empty environment with only `variables`."""
-    return subprocess.run([ENV, "-i", *(f"{k}={v}" for k, v in variables.items()), *map(str, cmd)], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [ENV, "-i", *(f"{k}={v}" for k, v in variables.items()), *map(str, cmd)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 # fmuCheck's log: "[LEVEL][MODULE] message" (levels FATAL ERROR WARNING INFO VERBOSE DEBUG),
@@ -159,10 +182,12 @@ def fmucheck_findings(log):
 def fmucheck_summary(log):
     """{what: count} of the summary fmuCheck prints at the end of its log."""
     counts = {}
-    for key, pattern in (("fmu", r"FMU reported:\s+(\d+) warning\(s\) and error\(s\)"),
-                         ("warnings", r"Checker reported:\s+(\d+) Warning\(s\)"),
-                         ("errors", r"Checker reported:\s+\d+ Warning\(s\)\s+(\d+) Error\(s\)"),
-                         ("fatal", r"(\d+) Fatal error\(s\) occurred")):
+    for key, pattern in (
+        ("fmu", r"FMU reported:\s+(\d+) warning\(s\) and error\(s\)"),
+        ("warnings", r"Checker reported:\s+(\d+) Warning\(s\)"),
+        ("errors", r"Checker reported:\s+\d+ Warning\(s\)\s+(\d+) Error\(s\)"),
+        ("fatal", r"(\d+) Fatal error\(s\) occurred"),
+    ):
         m = re.search(pattern, log)
         counts[key] = int(m.group(1)) if m else (0 if key == "fatal" else None)
     return counts
@@ -170,17 +195,34 @@ def fmucheck_summary(log):
 
 def fmucheck_command(d, workdir):
     opt, _, inputs = experiment(d)
-    return ([TOOLS / FMUCHECK, "-h", opt["StepSize"], "-s", opt["StopTime"]]
-            + (["-i", inputs] if inputs else [])
-            + ["-o", workdir / "out.csv", "-n", "0", "-l", "4", "-t", workdir, d / f"{d.name}.fmu"])
+    return (
+        [TOOLS / FMUCHECK, "-h", opt["StepSize"], "-s", opt["StopTime"]]
+        + (["-i", inputs] if inputs else [])
+        + ["-o", workdir / "out.csv", "-n", "0", "-l", "4", "-t", workdir, d / f"{d.name}.fmu"]
+    )
 
 
 def fmusim_command(d, workdir):
     opt, _, inputs = experiment(d)
-    return ([TOOLS / FMUSIM, "--interface-type", "cs", "--start-time", opt["StartTime"],
-             "--stop-time", opt["StopTime"]]
-            + (["--input-file", inputs] if inputs else [])
-            + ["--output-interval", opt["StepSize"], "--output-file", workdir / "out.csv", d / f"{d.name}.fmu"])
+    return (
+        [
+            TOOLS / FMUSIM,
+            "--interface-type",
+            "cs",
+            "--start-time",
+            opt["StartTime"],
+            "--stop-time",
+            opt["StopTime"],
+        ]
+        + (["--input-file", inputs] if inputs else [])
+        + [
+            "--output-interval",
+            opt["StepSize"],
+            "--output-file",
+            workdir / "out.csv",
+            d / f"{d.name}.fmu",
+        ]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -191,23 +233,34 @@ def fmucheck_runs(cross_check, tmp_path_factory):
     def get(model):
         if model not in done:
             workdir = tmp_path_factory.mktemp(f"fmucheck-{model}")
-            done[model] = run(fmucheck_command(cross_check[model], workdir), workdir), workdir / "out.csv"
+            done[model] = (
+                run(fmucheck_command(cross_check[model], workdir), workdir),
+                workdir / "out.csv",
+            )
         return done[model]
+
     return get
 
 
 # ---- FMU Compliance Checker ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("model", list(NAMES))
 def test_fmucheck_passes_without_warnings(fmucheck_runs, cross_check, model):
     proc, _ = fmucheck_runs(model)
     log = proc.stderr
     findings = fmucheck_findings(log)
-    known = [(line, reason) for line in findings for pattern, reason in KNOWN_FINDINGS.items()
-             if re.search(pattern, line)]
+    known = [
+        (line, reason)
+        for line in findings
+        for pattern, reason in KNOWN_FINDINGS.items()
+        if re.search(pattern, line)
+    ]
     unexpected = [line for line in findings if line not in {k for k, _ in known}]
     assert proc.returncode == 0, f"{FMUCHECK} exit {proc.returncode}\n{log}\n{proc.stdout}"
-    assert not proc.stdout.strip(), proc.stdout         # the log and its summary go to stderr, the CSV to -o
+    assert not proc.stdout.strip(), (
+        proc.stdout
+    )  # the log and its summary go to stderr, the CSV to -o
     assert not unexpected, f"{FMUCHECK} on {model}:\n" + "\n".join(unexpected)
     assert "instance name" not in log, log
     summary = fmucheck_summary(log)
@@ -233,7 +286,9 @@ def test_fmucheck_output_matches_the_reference(fmucheck_runs, cross_check, model
     # the time drift, and its bound: each addition t + h rounds by at most eps*t/2
     drift = np.abs(out[:, 0] - ref[:, 0]).max()
     n_steps = round((float(opt["StopTime"]) - float(opt["StartTime"])) / step)
-    assert drift <= n_steps * np.finfo(float).eps * float(opt["StopTime"]), f"time drift {drift:.3g} s"
+    assert drift <= n_steps * np.finfo(float).eps * float(opt["StopTime"]), (
+        f"time drift {drift:.3g} s"
+    )
 
     # discrete outputs: equal, except the explained event shifts
     shifted = {}
@@ -243,8 +298,10 @@ def test_fmucheck_output_matches_the_reference(fmucheck_runs, cross_check, model
             if len(rows):
                 shifted[name] = [round(float(t), 12) for t in ref[rows, 0]]
     expected, reason = EXPECTED_EVENT_SHIFTS.get(model, ({}, ""))
-    assert shifted == expected, (f"{model}: discrete outputs differ from the reference at {shifted} "
-                                 f"(explained and expected: {expected} {reason})")
+    assert shifted == expected, (
+        f"{model}: discrete outputs differ from the reference at {shifted} "
+        f"(explained and expected: {expected} {reason})"
+    )
 
     # Real outputs, except at the rows of those shifts: within the drift times the signal's rate
     keep = ~np.isin(np.round(ref[:, 0], 12), [t for ts in shifted.values() for t in ts])
@@ -258,9 +315,11 @@ def test_fmucheck_output_matches_the_reference(fmucheck_runs, cross_check, model
         err = np.abs(out[keep, j] - ref[keep, j]).max()
         worst.append((err / tol if tol else (np.inf if err else 0.0), name, err, tol))
     ratio, name, err, tol = max(worst)
-    assert ratio <= 1.0, (f"{model}.{name} differs from the reference by {err:.3g}, more than {tol:.3g} "
-                          f"({FMUCHECK_DRIFT_FACTOR:g} x (max|d{name}/dt| x time drift {drift:.3g} s "
-                          f"+ 4 eps x max|{name}|))")
+    assert ratio <= 1.0, (
+        f"{model}.{name} differs from the reference by {err:.3g}, more than {tol:.3g} "
+        f"({FMUCHECK_DRIFT_FACTOR:g} x (max|d{name}/dt| x time drift {drift:.3g} s "
+        f"+ 4 eps x max|{name}|))"
+    )
 
 
 def without_python(d, tmp_path):
@@ -270,8 +329,12 @@ def without_python(d, tmp_path):
     record = f"binaries/linux64/{d.name}_libpython.txt"
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zout:
         for item in zin.namelist():
-            zout.writestr(item, zin.read(item) if item != record else
-                          f"version=3.99\nlibpython={tmp_path}/gone/libpython3.99.so.1.0\nprefix={tmp_path}/gone\n")
+            zout.writestr(
+                item,
+                zin.read(item)
+                if item != record
+                else f"version=3.99\nlibpython={tmp_path}/gone/libpython3.99.so.1.0\nprefix={tmp_path}/gone\n",
+            )
     return dest
 
 
@@ -290,10 +353,15 @@ def test_fmucheck_without_a_python_gets_the_fmus_reason(cross_check, tmp_path):
     proc = run(cmd, tmp_path, CONTACTFMU_LIBPYTHON=tmp_path / "missing" / "libpython3.so")
     assert proc.returncode != 0
     findings = fmucheck_findings(proc.stderr)
-    assert any("[FMU status:Fatal]" in f and "no Python runtime found" in f for f in findings), proc.stderr
-    for looked_for in (f"CONTACTFMU_LIBPYTHON = {tmp_path}/missing/libpython3.so: cannot open",
-                       f"the building Python's {tmp_path}/gone/libpython3.99.so.1.0: cannot open",
-                       "soname libpython3.99.so.1.0: cannot open", "soname libpython3.99.so: cannot open"):
+    assert any("[FMU status:Fatal]" in f and "no Python runtime found" in f for f in findings), (
+        proc.stderr
+    )
+    for looked_for in (
+        f"CONTACTFMU_LIBPYTHON = {tmp_path}/missing/libpython3.so: cannot open",
+        f"the building Python's {tmp_path}/gone/libpython3.99.so.1.0: cannot open",
+        "soname libpython3.99.so.1.0: cannot open",
+        "soname libpython3.99.so: cannot open",
+    ):
         assert looked_for in proc.stderr, (looked_for, proc.stderr)
     assert "[FATAL][FMUCHK] Could not instantiate the model" in findings, proc.stderr
     assert "instance name" not in proc.stderr, proc.stderr
@@ -306,22 +374,30 @@ def test_fmucheck_finds_the_instance_name_in_every_message_of_the_fmu(cross_chec
     d = cross_check["Spring"]
     first, second = tmp_path / "failed", tmp_path / "warned"
     first.mkdir(), second.mkdir()
-    failed = run(fmucheck_command(d, first)[:-1] + [without_python(d, first)], first,
-                 CONTACTFMU_LIBPYTHON=tmp_path / "nothing.so")
+    failed = run(
+        fmucheck_command(d, first)[:-1] + [without_python(d, first)],
+        first,
+        CONTACTFMU_LIBPYTHON=tmp_path / "nothing.so",
+    )
     warned = run(fmucheck_command(d, second), second, CONTACTFMU_LIBPYTHON=tmp_path / "nothing.so")
     assert warned.returncode == 0, warned.stderr
     messages = fmu_messages(failed.stderr) + fmu_messages(warned.stderr)
     statuses = sorted(FMU_LINE.match(m).group(1) for m in messages)
-    if statuses != ["Fatal", "Warning"]:                       # not an AssertionError: fails, not xfail
-        pytest.fail(f"expected one fatal and one warning message of the FMU, got {statuses}:\n"
-                    f"{failed.stderr}\n{warned.stderr}")
-    assert fmucheck_summary(warned.stderr)["fmu"] == 1, warned.stderr   # the warning reached fmuCheck
+    if statuses != ["Fatal", "Warning"]:  # not an AssertionError: fails, not xfail
+        pytest.fail(
+            f"expected one fatal and one warning message of the FMU, got {statuses}:\n"
+            f"{failed.stderr}\n{warned.stderr}"
+        )
+    assert fmucheck_summary(warned.stderr)["fmu"] == 1, (
+        warned.stderr
+    )  # the warning reached fmuCheck
     for proc in (failed, warned):
         bad = [line for line in proc.stderr.splitlines() if "instance name" in line]
         assert not bad, "\n".join(bad)
 
 
 # ---- fmusim (Reference-FMUs) ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("model", list(NAMES))
 def test_fmusim_reproduces_the_reference(cross_check, tmp_path, model):
@@ -336,8 +412,10 @@ def test_fmusim_reproduces_the_reference(cross_check, tmp_path, model):
     rel = np.abs(out - ref) / np.where(ref == 0, np.inf, np.abs(ref))
     bad = np.abs(out - ref) > FMUSIM_RTOL * np.abs(ref)
     i, j = np.unravel_index(np.argmax(np.where(ref == 0, np.abs(out), rel)), ref.shape)
-    assert not bad.any(), (f"{model}: {bad.sum()} values differ from the reference by more than "
-                           f"{FMUSIM_RTOL:.2g} relative; worst {names[j]} at t = {ref[i, 0]}: {out[i, j]!r} "
-                           f"vs {ref[i, j]!r}")
+    assert not bad.any(), (
+        f"{model}: {bad.sum()} values differ from the reference by more than "
+        f"{FMUSIM_RTOL:.2g} relative; worst {names[j]} at t = {ref[i, 0]}: {out[i, j]!r} "
+        f"vs {ref[i, j]!r}"
+    )
     printed = np.vectorize(lambda x: float(f"{x:.16g}"))(ref)
     assert np.array_equal(out, printed), f"{model}: not the reference printed with 16 digits"

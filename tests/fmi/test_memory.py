@@ -39,6 +39,7 @@ about 350 bytes. The RSS bound is coarse (allocator and page granularity): it ca
 of the libraries per instance (~300 KB), not a slave.
 ``test_the_bounds_catch_one_retained_slave_per_cycle`` checks that a retained slave fails them.
 """
+
 import json
 import subprocess
 import sys
@@ -49,10 +50,10 @@ import pytest
 FMUS = ("Spring", "Mass", "EndStop")
 WARMUP, CYCLES, STEPS = 50, 250, 100
 
-TRACED_PER_INSTANCE = 1536    # bytes of Python allocations (tracemalloc) per instance
+TRACED_PER_INSTANCE = 1536  # bytes of Python allocations (tracemalloc) per instance
 GC_OBJECTS_PER_CYCLE_EXTRA = 1  # gc-tracked objects per cycle beyond one per instance
-MALLOC_PER_INSTANCE = 100     # bytes of malloc'd memory in use (glibc mallinfo2) per instance
-RSS_PER_INSTANCE = 4096       # bytes of resident memory per instance
+MALLOC_PER_INSTANCE = 100  # bytes of malloc'd memory in use (glibc mallinfo2) per instance
+RSS_PER_INSTANCE = 4096  # bytes of resident memory per instance
 
 CHILD = textwrap.dedent(r"""
     import ctypes, gc, json, os, sys
@@ -131,7 +132,9 @@ def run_cycles(fmu_dir, mode, leak=""):
     key = (str(fmu_dir), mode, leak)
     if key not in _RUNS:
         args = json.dumps([str(fmu_dir), list(FMUS), WARMUP, CYCLES, STEPS, mode, leak])
-        proc = subprocess.run([sys.executable, "-c", CHILD, args], capture_output=True, text=True, timeout=300)
+        proc = subprocess.run(
+            [sys.executable, "-c", CHILD, args], capture_output=True, text=True, timeout=300
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
         _RUNS[key] = json.loads(proc.stdout.strip().splitlines()[-1])
     return _RUNS[key]
@@ -141,13 +144,19 @@ def python_bound_violations(result):
     k, got = len(FMUS), result["per_cycle"]
     problems = []
     if result["live_slaves"]:
-        problems.append(f"{result['live_slaves']} slave objects still alive after all instances were freed")
+        problems.append(
+            f"{result['live_slaves']} slave objects still alive after all instances were freed"
+        )
     if got["traced"] > k * TRACED_PER_INSTANCE:
-        problems.append(f"Python allocations grow {got['traced']:.0f} B per cycle of {k} instances "
-                        f"(bound {k * TRACED_PER_INSTANCE} B)")
+        problems.append(
+            f"Python allocations grow {got['traced']:.0f} B per cycle of {k} instances "
+            f"(bound {k * TRACED_PER_INSTANCE} B)"
+        )
     if got["gc"] > k + GC_OBJECTS_PER_CYCLE_EXTRA:
-        problems.append(f"{got['gc']:.2f} more gc-tracked objects per cycle of {k} instances "
-                        f"(bound {k + GC_OBJECTS_PER_CYCLE_EXTRA})")
+        problems.append(
+            f"{got['gc']:.2f} more gc-tracked objects per cycle of {k} instances "
+            f"(bound {k + GC_OBJECTS_PER_CYCLE_EXTRA})"
+        )
     return problems
 
 
@@ -163,10 +172,12 @@ def test_native_memory_per_create_step_free_cycle_is_bounded(fmu_dir):
     assert result["live_slaves"] == 0, result
     if got.get("malloc") is None:
         pytest.skip("glibc mallinfo2 is not available")
-    assert got["malloc"] <= k * MALLOC_PER_INSTANCE, \
+    assert got["malloc"] <= k * MALLOC_PER_INSTANCE, (
         f"malloc'd memory grows {got['malloc']:.0f} B per cycle of {k} instances ({result})"
-    assert got["rss"] <= k * RSS_PER_INSTANCE, \
+    )
+    assert got["rss"] <= k * RSS_PER_INSTANCE, (
         f"resident memory grows {got['rss']:.0f} B per cycle of {k} instances ({result})"
+    )
 
 
 def test_the_bounds_catch_one_retained_slave_per_cycle(fmu_dir):
@@ -176,7 +187,9 @@ def test_the_bounds_catch_one_retained_slave_per_cycle(fmu_dir):
     assert result["kept"] == CYCLES, result
     problems = python_bound_violations(result)
     assert len(problems) == 3, f"a retained slave per cycle passes: {problems} ({result})"
-    assert result["per_cycle"]["traced"] > len(FMUS) * TRACED_PER_INSTANCE + 500, result  # with margin
+    assert result["per_cycle"]["traced"] > len(FMUS) * TRACED_PER_INSTANCE + 500, (
+        result
+    )  # with margin
     native = run_cycles(fmu_dir, "native", leak="Mass")
     if native["per_cycle"].get("malloc") is not None:
         assert native["per_cycle"]["malloc"] > 2 * len(FMUS) * MALLOC_PER_INSTANCE, native
@@ -211,9 +224,13 @@ def test_repeated_runs_reuse_the_loaded_fmus_and_keep_sys_path(fmu_dir):
         print(json.dumps([mapped, libraries(), path_length, len(sys.path), first, results[-1]]))
         sys.stdout.flush()
     """)
-    proc = subprocess.run([sys.executable, "-c", code, str(fmu_dir)], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(fmu_dir)], capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    mapped, mapped_after, path_length, path_after, first, last = json.loads(proc.stdout.splitlines()[-1])
-    assert mapped == 3 and mapped_after == 3          # Fixed, Spring, Mass: one copy each, for 21 runs
-    assert path_after == path_length                   # 60 instances later
-    assert last == first                               # the same result from the reused libraries
+    mapped, mapped_after, path_length, path_after, first, last = json.loads(
+        proc.stdout.splitlines()[-1]
+    )
+    assert mapped == 3 and mapped_after == 3  # Fixed, Spring, Mass: one copy each, for 21 runs
+    assert path_after == path_length  # 60 instances later
+    assert last == first  # the same result from the reused libraries

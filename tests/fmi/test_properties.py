@@ -11,7 +11,8 @@ FMU through the raw FMI 2.0 functions (fmpy's ctypes bindings, statuses as retur
 * fmi2DoStep returns within a bounded CPU time (1 s + the step, whatever the inputs);
 * state continuation: from a saved state (same instance, or serialized into a fresh instance)
   the same inputs give bit-identical outputs and statuses;
-* the documented invariants of each component (the ElastoGap law never pulls, nor f without m_a/m_b; hardstop force 0 in the
+* the documented invariants of each component (the ElastoGap law never pulls, nor f without
+m_a/m_b; hardstop force 0 in the
   gap; EndStop Fi = 0 when free and Pl = Ff*dv; MassWithStopAndFriction between its stops and
   lossPower = f*v; Spring, Damper: their laws).
 
@@ -20,6 +21,7 @@ the test suite) and "nightly" (random seeds, many examples):
 
     python -m pytest tests/fmi/test_properties.py --hypothesis-profile=nightly
 """
+
 import ctypes
 import itertools
 import math
@@ -33,8 +35,8 @@ from fmpy.fmi2 import FMU2Slave, fmi2Real, fmi2ValueReference
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from contactfmu.cosim.system import _LOGS, _callbacks
 from contactfmu.components import NAMES
+from contactfmu.cosim.system import LOGS, callbacks
 
 OK, WARNING, DISCARD, ERROR, FATAL = range(5)
 STEP_CPU_BOUND = 1.0  # s of CPU per doStep, plus the step size
@@ -47,6 +49,7 @@ NONFINITE = [math.nan, math.inf, -math.inf]
 
 # ---- the FMU under test, through its raw FMI functions ----------------------------------------
 
+
 class Raw:
     """One FMU instance: raw FMI calls that return the status, with the log lines of each call."""
 
@@ -57,14 +60,22 @@ class Raw:
         self.md, unzip = _extracted[path]
         self.vars = {v.name: v for v in self.md.modelVariables}
         self.name = f"prop{next(_names)}"
-        self.log = _LOGS[self.name] = []
-        self.fmu = FMU2Slave(guid=self.md.guid, unzipDirectory=unzip,
-                             modelIdentifier=self.md.coSimulation.modelIdentifier, instanceName=self.name)
-        self.fmu.instantiate(callbacks=_callbacks(), loggingOn=False)
+        self.log = LOGS[self.name] = []
+        self.fmu = FMU2Slave(
+            guid=self.md.guid,
+            unzipDirectory=unzip,
+            modelIdentifier=self.md.coSimulation.modelIdentifier,
+            instanceName=self.name,
+        )
+        self.fmu.instantiate(callbacks=callbacks(), loggingOn=False)
         self.f = self.fmu._functions
         self.c = self.fmu.component
-        self.outputs = [v for v in self.md.modelVariables if v.causality == "output" and v.type == "Real"]
-        self.out_vr = (fmi2ValueReference * len(self.outputs))(*[v.valueReference for v in self.outputs])
+        self.outputs = [
+            v for v in self.md.modelVariables if v.causality == "output" and v.type == "Real"
+        ]
+        self.out_vr = (fmi2ValueReference * len(self.outputs))(
+            *[v.valueReference for v in self.outputs]
+        )
         self.out_buf = (fmi2Real * len(self.outputs))()
 
     def call(self, what, fn):
@@ -74,7 +85,9 @@ class Raw:
         errors = [m for s, m in self.log[before:] if s >= ERROR]
         assert status != FATAL, f"{what}: fmi2Fatal ({errors})"
         if errors:
-            assert status == ERROR, f"{what}: returned {status} although the FMU logged an error: {errors}"
+            assert status == ERROR, (
+                f"{what}: returned {status} although the FMU logged an error: {errors}"
+            )
         else:
             assert status in (OK, WARNING), f"{what}: returned {status} with no error logged"
         return status
@@ -95,8 +108,10 @@ class Raw:
 
     def outputs_now(self, what):
         """Every Real output: (status, values); finite whenever the call succeeded."""
-        status = self.call(f"fmi2GetReal after {what}",
-                           lambda: self.f["fmi2GetReal"](self.c, self.out_vr, len(self.outputs), self.out_buf))
+        status = self.call(
+            f"fmi2GetReal after {what}",
+            lambda: self.f["fmi2GetReal"](self.c, self.out_vr, len(self.outputs), self.out_buf),
+        )
         values = list(self.out_buf)
         if status <= WARNING:
             bad = {v.name: x for v, x in zip(self.outputs, values) if not math.isfinite(x)}
@@ -105,7 +120,9 @@ class Raw:
 
     def do_step(self, t, h):
         start = time.process_time()
-        status = self.call(f"fmi2DoStep({t!r}, {h!r})", lambda: self.f["fmi2DoStep"](self.c, t, h, 1))
+        status = self.call(
+            f"fmi2DoStep({t!r}, {h!r})", lambda: self.f["fmi2DoStep"](self.c, t, h, 1)
+        )
         cpu = time.process_time() - start
         bound = STEP_CPU_BOUND + (h if math.isfinite(h) and h > 0 else 0.0)
         assert cpu < bound, f"fmi2DoStep({t!r}, {h!r}) took {cpu:.2f} s of CPU"
@@ -115,8 +132,12 @@ class Raw:
         self.fmu.setupExperiment(startTime=0.0)
         for name, value in params.items():
             assert self.set_value(name, value) <= WARNING, (name, value, self.log[-3:])
-        self.call("fmi2EnterInitializationMode", lambda: self.f["fmi2EnterInitializationMode"](self.c))
-        return self.call("fmi2ExitInitializationMode", lambda: self.f["fmi2ExitInitializationMode"](self.c))
+        self.call(
+            "fmi2EnterInitializationMode", lambda: self.f["fmi2EnterInitializationMode"](self.c)
+        )
+        return self.call(
+            "fmi2ExitInitializationMode", lambda: self.f["fmi2ExitInitializationMode"](self.c)
+        )
 
     def free(self):
         try:
@@ -124,10 +145,11 @@ class Raw:
         except FMICallException:
             pass
         self.fmu.freeInstance()
-        _LOGS.pop(self.name, None)
+        LOGS.pop(self.name, None)
 
 
 # ---- strategies ---------------------------------------------------------------------------------
+
 
 def real_parameter(var):
     """Valid values mostly (the refusal of invalid ones is tested in test_slave_contract.py and
@@ -140,7 +162,7 @@ def real_parameter(var):
     if lo is not None and hi is not None:
         options.append(st.floats(lo, hi, exclude_min=exclusive))
     elif start > 0.0:
-        options.append(st.floats(-3.0, 3.0).map(lambda e: start * 10.0 ** e))
+        options.append(st.floats(-3.0, 3.0).map(lambda e: start * 10.0**e))
         if lo == 0.0 and not exclusive:
             options.append(st.just(0.0))
     elif lo is not None:
@@ -154,54 +176,84 @@ def parameter(var):
     if var.type == "Real":
         return real_parameter(var)
     if var.type == "Integer":
-        return st.integers(int(var.min), int(var.max)) if var.min is not None else st.just(int(var.start))
+        return (
+            st.integers(int(var.min), int(var.max))
+            if var.min is not None
+            else st.just(int(var.start))
+        )
     return st.booleans()
 
 
 # parameters whose random values would only test refusals already covered elsewhere, or whose
 # combination with others the component constrains
-FIXED = {"MassWithStopAndFriction": {"s_start": 0.0, "L": 0.0, "smin": -1.0, "smax": 1.0},
-         "ElastoGap": {"f_ref": 0.0}, "Sine": {"startTime": 0.0}}
+FIXED = {
+    "MassWithStopAndFriction": {"s_start": 0.0, "L": 0.0, "smin": -1.0, "smax": 1.0},
+    "ElastoGap": {"f_ref": 0.0},
+    "Sine": {"startTime": 0.0},
+}
 
 
 def parameters(md):
     fixed = FIXED.get(md.modelName, {})
-    chosen = {v.name: parameter(v) for v in md.modelVariables
-              if v.causality == "parameter" and v.name not in fixed}
+    chosen = {
+        v.name: parameter(v)
+        for v in md.modelVariables
+        if v.causality == "parameter" and v.name not in fixed
+    }
     return st.fixed_dictionaries(chosen).map(lambda p: {**p, **fixed})
 
 
 def input_value():
-    return st.one_of(st.floats(-1.0, 1.0), st.floats(-1e3, 1e3), st.sampled_from(EXTREME),
-                     st.sampled_from(NONFINITE)).filter(lambda x: True)
+    return st.one_of(
+        st.floats(-1.0, 1.0),
+        st.floats(-1e3, 1e3),
+        st.sampled_from(EXTREME),
+        st.sampled_from(NONFINITE),
+    ).filter(lambda x: True)
 
 
-STEPS = st.one_of(st.sampled_from([1e-4, 1e-3, 1e-2, 0.1]), st.floats(1e-6, 1.0),
-                  st.sampled_from([0.0, -1e-3, math.inf, math.nan]))
+STEPS = st.one_of(
+    st.sampled_from([1e-4, 1e-3, 1e-2, 0.1]),
+    st.floats(1e-6, 1.0),
+    st.sampled_from([0.0, -1e-3, math.inf, math.nan]),
+)
 
 
 def plan(md):
     """A run: parameters, then steps of (inputs to set, step size)."""
     inputs = [v.name for v in md.modelVariables if v.causality == "input" and v.type == "Real"]
-    step = st.tuples(st.dictionaries(st.sampled_from(inputs), input_value(), max_size=len(inputs))
-                     if inputs else st.just({}), STEPS)
-    return st.tuples(parameters(md), st.lists(step, min_size=1, max_size=12),
-                     st.integers(0, 11), st.integers(1, 6))
+    step = st.tuples(
+        st.dictionaries(st.sampled_from(inputs), input_value(), max_size=len(inputs))
+        if inputs
+        else st.just({}),
+        STEPS,
+    )
+    return st.tuples(
+        parameters(md),
+        st.lists(step, min_size=1, max_size=12),
+        st.integers(0, 11),
+        st.integers(1, 6),
+    )
 
 
 # ---- documented invariants ----------------------------------------------------------------------
 
+
 def invariants(model, params, out, inputs):
     if model == "ElastoGap":
-        assert out["f_c"] + out["f_d"] <= 0.0, f"the ElastoGap law pulls: f_c + f_d = {out['f_c'] + out['f_d']!r}"
+        assert out["f_c"] + out["f_d"] <= 0.0, (
+            f"the ElastoGap law pulls: f_c + f_d = {out['f_c'] + out['f_d']!r}"
+        )
         assert abs(out["f_d"]) <= abs(out["f_c"]), "|f_d| > |f_c|"
-        if not params["m_a"] and not params["m_b"]:   # (with m_a/m_b, f is the held coupling force)
+        if not params["m_a"] and not params["m_b"]:  # (with m_a/m_b, f is the held coupling force)
             assert out["f"] <= 0.0, f"ElastoGap pulls: f = {out['f']!r}"
     elif model == "TranslationalHardstop" and not params["m_a"] and not params["m_b"]:
         if params["b"] > 2e-10 and abs(out["s_rel"]) < params["b"] / 2:
             assert out["F"] == 0.0, f"force {out['F']!r} in the gap (s_rel = {out['s_rel']!r})"
     elif model == "EndStop":
-        assert out["Pl"] == pytest.approx(out["Ff"] * out["dv"], rel=1e-12, abs=1e-300), "Pl != Ff*dv"
+        assert out["Pl"] == pytest.approx(out["Ff"] * out["dv"], rel=1e-12, abs=1e-300), (
+            "Pl != Ff*dv"
+        )
         if not params["friction"] and not params["m1"] and not params["m2"] and out["stop"] == 0:
             assert out["Fi"] == 0.0, f"Fi = {out['Fi']!r} while free"
     elif model == "MassWithStopAndFriction":
@@ -230,6 +282,7 @@ def outputs_of(fmu, name):
 
 # ---- the properties -----------------------------------------------------------------------------
 
+
 def run_steps(fmu, model, params, steps, t, inputs, record=None):
     """Set the inputs and step; returns the time, or None once the instance is in error state
     (after a failed fmi2DoStep or outputs that cannot be computed from the inputs: the only
@@ -239,22 +292,27 @@ def run_steps(fmu, model, params, steps, t, inputs, record=None):
             status = fmu.set_value(name, value)
             if status <= WARNING:
                 inputs[name] = value
-            else:                           # refused (non-finite): the previous value is kept
+            else:  # refused (non-finite): the previous value is kept
                 assert not math.isfinite(value) or fmu.vars[name].causality != "input", fmu.log[-2:]
         before = len(fmu.log)
         status = fmu.do_step(t, h)
         if status > WARNING:
-            assert not any("error state" in m for s, m in fmu.log[before:]), \
+            assert not any("error state" in m for s, m in fmu.log[before:]), (
                 f"a refused call (input or step size) left the instance unusable: {fmu.log[-4:]}"
-        got, out = fmu.outputs_now(f"doStep to {t + h!r}" if status <= WARNING else "a refused doStep")
-        if record is not None:   # bit patterns: NaN compares equal to itself here
-            record.append((status, got, [(k, struct.pack("<d", x)) for k, x in sorted(out.items())]))
+            )
+        got, out = fmu.outputs_now(
+            f"doStep to {t + h!r}" if status <= WARNING else "a refused doStep"
+        )
+        if record is not None:  # bit patterns: NaN compares equal to itself here
+            record.append(
+                (status, got, [(k, struct.pack("<d", x)) for k, x in sorted(out.items())])
+            )
         if status <= WARNING:
             t = t + h
         elif math.isfinite(h) and h > 0:
-            return None                     # a failed step (not a refused step size): error state
+            return None  # a failed step (not a refused step size): error state
         if got > WARNING:
-            return None                     # the outputs cannot be computed from these inputs
+            return None  # the outputs cannot be computed from these inputs
         invariants(model, params, {**out, **outputs_of(fmu, model)}, inputs)
     return t
 
@@ -268,11 +326,18 @@ def test_fmi_contract_under_random_input(fmu_dir, model, data):
     fmu = Raw(path)
     try:
         if fmu.init(params) > WARNING:
-            assert any("Invalid parameter" in m or "initialization failed" in m for s, m in fmu.log if s >= ERROR), \
-                fmu.log[-3:]
+            assert any(
+                "Invalid parameter" in m or "initialization failed" in m
+                for s, m in fmu.log
+                if s >= ERROR
+            ), fmu.log[-3:]
             event("parameters refused")
             return
-        inputs = {v.name: float(v.start) for v in md.modelVariables if v.causality == "input" and v.type == "Real"}
+        inputs = {
+            v.name: float(v.start)
+            for v in md.modelVariables
+            if v.causality == "input" and v.type == "Real"
+        }
         save_at = min(save_at, len(steps))
         t = run_steps(fmu, model, params, steps[:save_at], 0.0, inputs)
         if t is None:
@@ -281,7 +346,7 @@ def test_fmi_contract_under_random_input(fmu_dir, model, data):
         event("state saved and replayed")
         state = fmu.fmu.getFMUstate()
         saved_inputs = dict(inputs)
-        tail = steps[save_at:save_at + replay] or steps[:1]
+        tail = steps[save_at : save_at + replay] or steps[:1]
         first = []
         run_steps(fmu, model, params, tail, t, dict(inputs), first)
 
@@ -302,7 +367,9 @@ def test_fmi_contract_under_random_input(fmu_dir, model, data):
             other.fmu.freeFMUstate(restored)
             elsewhere = []
             run_steps(other, model, params, tail, t, dict(saved_inputs), elsewhere)
-            assert elsewhere == first, "continuation of the serialized state in another instance differs"
+            assert elsewhere == first, (
+                "continuation of the serialized state in another instance differs"
+            )
         finally:
             other.free()
     finally:

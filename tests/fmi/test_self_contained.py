@@ -2,6 +2,7 @@
 the main job and every example, each against its reference; nothing but .ci/run refers to a
 folder outside the repository; a missing, unreadable or failed reference makes an example fail
 with a message (never a silent skip)."""
+
 import os
 import shutil
 import subprocess
@@ -20,22 +21,35 @@ EXAMPLES = {
     "msl_elastogap": ([], "tube vs Dymola reference (2e-3): PASSED (4 of 4 passed)"),
     "msl_friction": ([], "event times vs Dymola reference: PASSED (8 of 8 passed)"),
     "elastogap_demo": ([], "tube vs the monolithic ElastoGap solution: PASSED (1 of 1 passed)"),
-    "hardstop": ([], "tube vs monolithic reference (scipy Radau, same law): PASSED (4 of 4 passed)",
-                 "largest penetration beyond a stop vs the monolithic reference: PASSED (2 of 2 passed)",
-                 "Acceptable while it stays within the position\ntube's half-height dy"),
+    "hardstop": (
+        [],
+        "tube vs monolithic reference (scipy Radau, same law): PASSED (4 of 4 passed)",
+        "largest penetration beyond a stop vs the monolithic reference: PASSED (2 of 2 passed)",
+        "Acceptable while it stays within the position\ntube's half-height dy",
+    ),
     "endstop": ([], "rigid stop vs the analytic bounce: PASSED (8 of 8 passed)"),
     "msl_preload": (["--stop", "0.3", "--check"], "(scipy, --check): PASSED (7 of 7 passed)"),
-    "study_elastogap_restitution": (["--quick", "--workers", "2"],
-                                    "restitution vs the monolithic MSL law (relative, 0.01): PASSED (3 of 3 passed)"),
-    "study_preload": (["--samples", "4", "--workers", "2"], "lift-off force vs the quasi-static model: PASSED",
-                      "travel vs the quasi-static model: PASSED"),
+    "study_elastogap_restitution": (
+        ["--quick", "--workers", "2"],
+        "restitution vs the monolithic MSL law (relative, 0.01): PASSED (3 of 3 passed)",
+    ),
+    "study_preload": (
+        ["--samples", "4", "--workers", "2"],
+        "lift-off force vs the quasi-static model: PASSED",
+        "travel vs the quasi-static model: PASSED",
+    ),
 }
 
 
 def project_files():
     """The files of the repository as a clone has them (tracked, plus new files not ignored)."""
-    out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return [f for f in out.split("\0") if f and (ROOT / f).is_file()]
 
 
@@ -54,8 +68,14 @@ def clone(tmp_path_factory):
 def run(repo, *args, timeout=900):
     """Run a script of the copy with the copy's own package first on the path."""
     env = dict(os.environ, PYTHONPATH=str(repo / "src"), MPLBACKEND="Agg")
-    return subprocess.run([sys.executable, *map(str, args)], cwd=repo, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, *map(str, args)],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_no_file_but_ci_refers_outside_the_repository():
@@ -67,15 +87,23 @@ def test_no_file_but_ci_refers_outside_the_repository():
             text = (ROOT / f).read_text(encoding="utf-8")
         except UnicodeDecodeError:
             continue
-        offenders += [f"{f}:{n}: {line.strip()}" for n, line in enumerate(text.splitlines(), 1)
-                      if any(p in line for p in OUTSIDE)]
+        offenders += [
+            f"{f}:{n}: {line.strip()}"
+            for n, line in enumerate(text.splitlines(), 1)
+            if any(p in line for p in OUTSIDE)
+        ]
     assert not offenders, "\n".join(offenders)
 
 
 def test_reference_data_and_its_licence_are_in_the_repository():
     files = set(project_files())
-    for name in ("ElastoGap/ElastoGap.csv", "GenerationOfFMUs/GenerationOfFMUs.csv", "Friction/events.csv",
-                 "README.md", "LICENSE"):
+    for name in (
+        "ElastoGap/ElastoGap.csv",
+        "GenerationOfFMUs/GenerationOfFMUs.csv",
+        "Friction/events.csv",
+        "README.md",
+        "LICENSE",
+    ):
         assert f"src/contactfmu/refdata/{name}" in files, name
     readme = (ROOT / "src/contactfmu/refdata/README.md").read_text()
     assert "BSD 3-Clause" in readme and "MAP-LIB_ReferenceResults" in readme
@@ -87,7 +115,9 @@ def test_the_main_job_runs_in_a_copy_with_nothing_beside_it(clone):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "FMUs: 11 of 11 valid" in proc.stdout
     assert "Tube vs Dymola reference (tolerance 2e-3): 8 of 8 signals passed" in proc.stdout
-    assert (clone / "results" / "GenerationOfFMUs.csv").is_file() and (clone / "results" / "GenerationOfFMUs.png").is_file()
+    assert (clone / "results" / "GenerationOfFMUs.csv").is_file() and (
+        clone / "results" / "GenerationOfFMUs.png"
+    ).is_file()
     assert (clone / "src" / "contactfmu" / "__init__.py").is_file()
 
 
@@ -123,12 +153,19 @@ def damaged(clone):
 def test_a_missing_reference_is_an_error_with_a_message(clone, damaged):
     proc = run(clone, "examples/msl_generation_of_fmus.py", "--out", clone / "out" / "missing")
     assert proc.returncode == 1
-    assert proc.stderr.strip().splitlines()[-1].startswith("error: reference result of GenerationOfFMUs not found: ")
+    assert (
+        proc.stderr.strip()
+        .splitlines()[-1]
+        .startswith("error: reference result of GenerationOfFMUs not found: ")
+    )
     assert "Traceback" not in proc.stderr
-    main = run(clone, "build_fmus.py", "--no-showcase")          # building needs no reference
+    main = run(clone, "build_fmus.py", "--no-showcase")  # building needs no reference
     assert main.returncode == 0, main.stderr[-2000:]
     showcase = run(clone, "build_fmus.py")
-    assert showcase.returncode == 1 and "reference result of GenerationOfFMUs not found" in showcase.stderr
+    assert (
+        showcase.returncode == 1
+        and "reference result of GenerationOfFMUs not found" in showcase.stderr
+    )
 
 
 def test_an_unreadable_reference_is_an_error_with_a_message(clone, damaged):
@@ -160,12 +197,22 @@ def test_a_failed_comparison_prints_failed_per_signal_and_exits_1(clone, damaged
 def test_ci_clones_and_runs_the_readme_commands_exactly():
     """.ci/run takes the two commands from the README's Set-up section; they are the README's."""
     readme = (ROOT / "README.md").read_text()
-    setup = readme.split("\n## Set-up", 1)[1].split("\n## ", 1)[0]          # the Set-up section
-    commands = [line.strip() for line in setup.splitlines() if line.strip().startswith("python -m pip install")]
-    assert commands == ['python -m pip install -e . && python build_fmus.py',
-                        'python -m pip install -e ".[test]" && python -m pytest']
-    proc = subprocess.run(["bash", str(ROOT / ".ci" / "run"), "--commands"], capture_output=True, text=True,
-                          timeout=60)
+    setup = readme.split("\n## Set-up", 1)[1].split("\n## ", 1)[0]  # the Set-up section
+    commands = [
+        line.strip()
+        for line in setup.splitlines()
+        if line.strip().startswith("python -m pip install")
+    ]
+    assert commands == [
+        "python -m pip install -e . && python build_fmus.py",
+        'python -m pip install -e ".[test]" && python -m pytest',
+    ]
+    proc = subprocess.run(
+        ["bash", str(ROOT / ".ci" / "run"), "--commands"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0 and proc.stdout.splitlines() == commands
     ci = (ROOT / ".ci" / "run").read_text()
     assert "git clone" in ci and "python3 -m venv" in ci

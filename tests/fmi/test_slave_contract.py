@@ -1,10 +1,10 @@
 """FMI behaviour every FMU shares: errors as fmi2Error with a message, no lost values,
 state get/set/serialize bit-identical, fmi2Reset."""
+
 import math
 
 import pytest
 from fmpy.fmi1 import FMICallException
-
 from fmu_helpers import Slave
 
 INVALID = [  # (FMU, parameter, bad value, expected range text)
@@ -44,7 +44,9 @@ CONTEXT = {
     "ElastoGap": {"flange_b.s": -0.1, "flange_b.v": -1.0, "flange_b.a": 2.0},
     "TranslationalHardstop": {"flange_b.s": 0.7, "flange_b.v": 1.0, "m_b": 1.0},
     "EndStop": {"friction": True, "adv": True, "ctr1.x": 0.02, "ctr1.v": 1e-4, "ctr1.a": 1.0},
-    "Spring": {"flange_b.s": 0.2}, "Damper": {"flange_b.v": 0.2}, "SpringDamper": {"flange_b.v": 0.2},
+    "Spring": {"flange_b.s": 0.2},
+    "Damper": {"flange_b.v": 0.2},
+    "SpringDamper": {"flange_b.v": 0.2},
 }
 CONTEXT_OVERRIDES = {("EndStop", "eps_tau"): {"kindTrans": 2}}
 
@@ -55,28 +57,39 @@ def _unit_text(s, name):
 
 
 def _real_outputs(s):
-    return s.vr([v.name for v in s.md.modelVariables if v.causality == "output" and v.type == "Real"])
+    return s.vr(
+        [v.name for v in s.md.modelVariables if v.causality == "output" and v.type == "Real"]
+    )
 
 
 @pytest.mark.parametrize("name,param,value,rng", INVALID)
 def test_invalid_parameter_ends_initialization_with_fmi2Error(fmu_dir, name, param, value, rng):
     s = Slave(fmu_dir / f"{name}.fmu")
-    context = {k: v for k, v in {**CONTEXT.get(name, {}), **CONTEXT_OVERRIDES.get((name, param), {})}.items()
-               if k != param}
+    context = {
+        k: v
+        for k, v in {**CONTEXT.get(name, {}), **CONTEXT_OVERRIDES.get((name, param), {})}.items()
+        if k != param
+    }
     s.set(**{k.replace(".", "__"): v for k, v in context.items()}, **{param: value})
     s.fmu.enterInitializationMode()
-    s.fmu.getReal(_real_outputs(s))  # outputs read during initialization: nothing divides by the bad value
+    s.fmu.getReal(
+        _real_outputs(s)
+    )  # outputs read during initialization: nothing divides by the bad value
     with pytest.raises(FMICallException) as exc:
         s.fmu.exitInitializationMode()
     assert exc.value.status == 3  # fmi2Error, not fmi2Fatal
     # one clear message, not buried among tracebacks
-    assert s.errors() == [f"Invalid parameter {param} = {value!r}{_unit_text(s, param)}: valid range {rng}"], s.log
+    assert s.errors() == [
+        f"Invalid parameter {param} = {value!r}{_unit_text(s, param)}: valid range {rng}"
+    ], s.log
     s.fmu.getReal(_real_outputs(s))  # still readable, still no division
     # the instance is alive: stepping is refused with fmi2Error, and fmi2Reset recovers it
     with pytest.raises(FMICallException) as exc:
         s.fmu.doStep(0.0, 1e-3)
     assert exc.value.status == 3
-    assert not any("Traceback" in m or "ZeroDivisionError" in m or "internal error" in m for _, m in s.log), s.log
+    assert not any(
+        "Traceback" in m or "ZeroDivisionError" in m or "internal error" in m for _, m in s.log
+    ), s.log
     s.fmu.reset()
     s.fmu.setupExperiment(startTime=0.0)
     s.fmu.enterInitializationMode()
@@ -189,25 +202,59 @@ def test_errors_reach_the_host_even_with_logging_off(fmu_dir):
 
 
 NON_FINITE = {  # FMU: (parameters, inputs that make an output overflow, an output named, remedy text or None)
-    "Spring": ({"c": 1e10}, {"flange_b.s": 1e300}, "f = inf",
-               'Remedy: a communication step well below sqrt(m/c) (= 1e-05 s for m = 1 kg), m being the mass the '
-               'element moves, or a master that couples the element implicitly through its interface.c/interface.d '
-               'outputs (contactfmu: scheme="implicit").'),
-    "Damper": ({"d": 1e10}, {"flange_b.v": 1e300}, "f = inf", "Remedy: a communication step below 2*m/d (= 2e-10 s"),
-    "SpringDamper": ({"c": 1e10, "d": 1e10}, {"flange_b.v": 1e300}, "flange_b.f = inf",
-                     "Remedy: a communication step below 2*m/d (= 2e-10 s for m = 1 kg; at h = 0.001 s only for "
-                     "m > h*d/2 = 5e+06 kg) and well below sqrt(m/c) (= 1e-05 s for m = 1 kg)"),
-    "ElastoGap": ({"c": 1e10, "d": 1e10}, {"flange_b.s": -1e300}, "flange_b.f = -inf",
-                  "Remedy: give m_a/m_b (the masses at the flanges; n = 1) or a communication step below 2*m/d"),
-    "EndStop": ({"k1": 1e10}, {"ctr1.x": 1e300}, "ctr1.F = inf",
-                "Remedy: give m1/m2 (the masses at ctr1/ctr2) or a communication step below 2*m/d (= 0.02 s"),
-    "Mass": ({"m": 0.5}, {"flange_a.f": -1e308}, "a = inf",
-             "Remedy: the force inputs are too large for the mass m = 0.5 kg over the step"),
-    "MassWithStopAndFriction": ({"m": 0.5}, {"flange_a.f": -1e308}, "a = inf",
-                                "Remedy: the force inputs are too large for the mass m = 0.5 kg over the step"),
+    "Spring": (
+        {"c": 1e10},
+        {"flange_b.s": 1e300},
+        "f = inf",
+        "Remedy: a communication step well below sqrt(m/c) (= 1e-05 s for m = 1 kg), m being the mass the "
+        "element moves, or a master that couples the element implicitly through its interface.c/interface.d "
+        'outputs (contactfmu: scheme="implicit").',
+    ),
+    "Damper": (
+        {"d": 1e10},
+        {"flange_b.v": 1e300},
+        "f = inf",
+        "Remedy: a communication step below 2*m/d (= 2e-10 s",
+    ),
+    "SpringDamper": (
+        {"c": 1e10, "d": 1e10},
+        {"flange_b.v": 1e300},
+        "flange_b.f = inf",
+        "Remedy: a communication step below 2*m/d (= 2e-10 s for m = 1 kg; at h = 0.001 s only for "
+        "m > h*d/2 = 5e+06 kg) and well below sqrt(m/c) (= 1e-05 s for m = 1 kg)",
+    ),
+    "ElastoGap": (
+        {"c": 1e10, "d": 1e10},
+        {"flange_b.s": -1e300},
+        "flange_b.f = -inf",
+        "Remedy: give m_a/m_b (the masses at the flanges; n = 1) or a communication step below 2*m/d",
+    ),
+    "EndStop": (
+        {"k1": 1e10},
+        {"ctr1.x": 1e300},
+        "ctr1.F = inf",
+        "Remedy: give m1/m2 (the masses at ctr1/ctr2) or a communication step below 2*m/d (= 0.02 s",
+    ),
+    "Mass": (
+        {"m": 0.5},
+        {"flange_a.f": -1e308},
+        "a = inf",
+        "Remedy: the force inputs are too large for the mass m = 0.5 kg over the step",
+    ),
+    "MassWithStopAndFriction": (
+        {"m": 0.5},
+        {"flange_a.f": -1e308},
+        "a = inf",
+        "Remedy: the force inputs are too large for the mass m = 0.5 kg over the step",
+    ),
     "Fixed": ({}, {"flange.f": 1e308, "flange.f2": 1e308}, "f_support = -inf", None),
     "Force": ({}, {"f": 1e308, "flange.v": 10.0}, "power = inf", None),
-    "Sine": ({"amplitude": 1e308, "f": 10.0, "startTime": 0.5}, {}, "der(y) = inf", None),  # in fmi2DoStep
+    "Sine": (
+        {"amplitude": 1e308, "f": 10.0, "startTime": 0.5},
+        {},
+        "der(y) = inf",
+        None,
+    ),  # in fmi2DoStep
 }
 
 
@@ -237,8 +284,8 @@ def test_non_finite_output_is_an_error_of_the_element_that_computes_it(fmu_dir, 
         assert remedy in message, message
     else:
         assert "Remedy" not in message
-    assert s.fmu.getReal(outputs) == before        # readable: the values of the last successful step
-    with pytest.raises(FMICallException) as exc:   # and the instance is in error state
+    assert s.fmu.getReal(outputs) == before  # readable: the values of the last successful step
+    with pytest.raises(FMICallException) as exc:  # and the instance is in error state
         s.fmu.doStep(1e-3, 1e-3)
     assert exc.value.status == 3
     s.close()

@@ -6,9 +6,11 @@ named, FMU state round trips and foreign states.
 In-process, the FMU's C status shim (logged error -> fmi2Error) is not in play: a refused or
 failed call is recognised by the error message it logs (pythonfmu's log_queue).
 """
+
 import math
 
 import pytest
+from slave_driver import REL, Driver
 
 from contactfmu.components.Damper.slave import Damper
 from contactfmu.components.ElastoGap.slave import ElastoGap
@@ -17,17 +19,26 @@ from contactfmu.components.Sine.slave import Sine
 from contactfmu.components.Spring.slave import Spring
 from contactfmu.components.SpringDamper.slave import SpringDamper
 from contactfmu.components.TranslationalHardstop.slave import TranslationalHardstop
-from slave_driver import REL, Driver
-
 
 # ---- parameter validation, refused calls ------------------------------------------------------
 
-@pytest.mark.parametrize("cls, params, name", [
-    (Mass, {"m": 0.0}, "m"), (Mass, {"m": -1.0}, "m"), (Spring, {"c": -1.0}, "c"), (Damper, {"d": -0.5}, "d"),
-    (SpringDamper, {"d": -2.0}, "d"), (ElastoGap, {"n": 0.5}, "n"), (ElastoGap, {"s_ref": 0.0}, "s_ref"),
-    (ElastoGap, {"m_a": 1.0, "n": 1.5}, "n"), (TranslationalHardstop, {"b": -1.0}, "b"),
-    (TranslationalHardstop, {"m_b": -1.0}, "m_b"), (Sine, {"f": -1.0}, "f"),
-])
+
+@pytest.mark.parametrize(
+    "cls, params, name",
+    [
+        (Mass, {"m": 0.0}, "m"),
+        (Mass, {"m": -1.0}, "m"),
+        (Spring, {"c": -1.0}, "c"),
+        (Damper, {"d": -0.5}, "d"),
+        (SpringDamper, {"d": -2.0}, "d"),
+        (ElastoGap, {"n": 0.5}, "n"),
+        (ElastoGap, {"s_ref": 0.0}, "s_ref"),
+        (ElastoGap, {"m_a": 1.0, "n": 1.5}, "n"),
+        (TranslationalHardstop, {"b": -1.0}, "b"),
+        (TranslationalHardstop, {"m_b": -1.0}, "m_b"),
+        (Sine, {"f": -1.0}, "f"),
+    ],
+)
 def test_invalid_parameter_fails_initialization(cls, params, name):
     d = Driver(cls, **params)
     errors = d.errors()
@@ -41,7 +52,11 @@ def test_law_outputs_readable_during_initialization(cls):
     """Before initialization ends the outputs follow the inputs (the law, no coupling yet)."""
     s = cls(instance_name="x", resources="/tmp", visible=False, logger=None)
     d = Driver.__new__(Driver)
-    d.s, d.vr, d.kind = s, {v.name: v.vr for v in s.variable_table()}, {v.name: v.type for v in s.variable_table()}
+    d.s, d.vr, d.kind = (
+        s,
+        {v.name: v.vr for v in s.variable_table()},
+        {v.name: v.type for v in s.variable_table()},
+    )
     s.setup_experiment(0.0)
     s.enter_initialization_mode()
     d.set(c=100.0, d=0.0, m_b=1.0)
@@ -52,7 +67,11 @@ def test_law_outputs_readable_during_initialization(cls):
 
 
 def test_valid_boundary_parameters_pass():
-    for cls, params in [(Spring, {"c": 0.0}), (ElastoGap, {"n": 1.0, "m_a": 1.0}), (Mass, {"m": 1e-9})]:
+    for cls, params in [
+        (Spring, {"c": 0.0}),
+        (ElastoGap, {"n": 1.0, "m_a": 1.0}),
+        (Mass, {"m": 1e-9}),
+    ]:
         d = Driver(cls, **params)
         assert not d.errors() and d.s._initialized
 
@@ -72,11 +91,11 @@ def test_nan_input_is_refused_and_previous_value_kept():
 def test_refused_calls_change_nothing():
     d = Driver(Mass, m=1.0)
     n = len(d.errors())
-    d.set(m=5.0)           # parameter after initialization
-    d.set(s=3.0)           # an output
+    d.set(m=5.0)  # parameter after initialization
+    d.set(s=3.0)  # an output
     assert len(d.errors()) == n + 2 and d.get("m") == 1.0 and d.get("s") == 0.0
-    assert d.step(0.5, 1e-3) is False        # not the FMU's time
-    assert d.step(0.0, 0.0) is False         # step size not > 0
+    assert d.step(0.5, 1e-3) is False  # not the FMU's time
+    assert d.step(0.0, 0.0) is False  # step size not > 0
     assert d.step(0.0, float("nan")) is False
     assert len(d.errors()) == n + 5 and d.s.time == 0.0
     assert d.step(0.0, 1e-3)
@@ -88,11 +107,12 @@ def test_non_finite_output_fails_the_step():
     assert d.step(0.0, 1.0) is False
     assert any("non-finite" in e or "cannot be computed" in e for e in d.errors())
     assert "Remedy: the force inputs are too large for the mass m = 1e-300 kg" in d.errors()[-1]
-    assert d.step(1.0, 1.0) is False   # error state
+    assert d.step(1.0, 1.0) is False  # error state
     assert math.isfinite(d.get("s"))
 
 
 # ---- FMU state --------------------------------------------------------------------------------
+
 
 def _run(d, n, h, inputs):
     out = []
@@ -104,17 +124,33 @@ def _run(d, n, h, inputs):
     return out
 
 
-OUTS = {Mass: ("s", "v", "a", "flange_a.s"), ElastoGap: ("f", "f_c", "f_d", "lossPower"),
-        TranslationalHardstop: ("F", "flange_a.f", "contact")}
+OUTS = {
+    Mass: ("s", "v", "a", "flange_a.s"),
+    ElastoGap: ("f", "f_c", "f_d", "lossPower"),
+    TranslationalHardstop: ("F", "flange_a.f", "contact"),
+}
 
 
-@pytest.mark.parametrize("cls, params, inputs", [
-    (Mass, {"m": 2.0, "L": 0.2}, lambda t: {"flange_a__f": math.sin(30 * t), "flange_b__f2": 0.5}),
-    (ElastoGap, {"c": 1e5, "d": 20.0, "m_b": 1.0},
-     lambda t: {"flange_b__s": 0.02 - 2.0 * t, "flange_b__v": -2.0}),
-    (TranslationalHardstop, {"b": 0.02, "c": 1e6, "d": 100.0, "m_b": 1.0},
-     lambda t: {"flange_b__s": -1.5 * t, "flange_b__v": -1.5}),
-])
+@pytest.mark.parametrize(
+    "cls, params, inputs",
+    [
+        (
+            Mass,
+            {"m": 2.0, "L": 0.2},
+            lambda t: {"flange_a__f": math.sin(30 * t), "flange_b__f2": 0.5},
+        ),
+        (
+            ElastoGap,
+            {"c": 1e5, "d": 20.0, "m_b": 1.0},
+            lambda t: {"flange_b__s": 0.02 - 2.0 * t, "flange_b__v": -2.0},
+        ),
+        (
+            TranslationalHardstop,
+            {"b": 0.02, "c": 1e6, "d": 100.0, "m_b": 1.0},
+            lambda t: {"flange_b__s": -1.5 * t, "flange_b__v": -1.5},
+        ),
+    ],
+)
 def test_fmu_state_round_trip_continues_bit_identically(cls, params, inputs):
     h = 1e-3
     d = Driver(cls, **params)
@@ -142,25 +178,70 @@ def test_foreign_state_is_refused():
     assert len(d.errors()) == 2 and d.step(0.0, 1e-3)
 
 
-@pytest.mark.parametrize("cls, params, inputs, expected", [
-    (Spring, {"c": 1e300}, {"flange_b__s": 1e10},
-     ["Remedy: a communication step well below sqrt(m/c)", "(c = 1e+300 N/m, d = 0 N.s/m)"]),
-    (Damper, {"d": 1e300}, {"flange_b__v": 1e10},
-     ["Remedy: a communication step below 2*m/d", "at h = 0.001 s only for m > h*d/2", "(c = 0 N/m, d = 1e+300 N.s/m)"]),
-    (SpringDamper, {"c": 1e300, "d": 1e300}, {"flange_b__s": 1e10},
-     ["below 2*m/d", "at h = 0.001 s only for m > h*d/2", "well below sqrt(m/c)",
-      "(c = 1e+300 N/m, d = 1e+300 N.s/m)"]),
-    (ElastoGap, {"c": 1e300, "d": 2.0}, {"flange_b__s": -1e10},
-     ["Remedy: give m_a/m_b (the masses at the flanges; n = 1)", "(c = 1e+300 N/m, d = 2 N.s/m)",
-      "at h = 0.001 s only for m > h*d/2"]),
-    (ElastoGap, {"c": 1.0, "d": 2.0, "s_ref": 0.5, "f_ref": 1e300}, {"flange_b__s": -1e10},
-     ["(c = 2e+300 N/m, d = 2 N.s/m)"]),
-    (ElastoGap, {"c": 1e300, "d": 2.0, "n": 1.5}, {"flange_b__s": -1e10},
-     ["Remedy: a communication step below 2*m/d"]),
-    (TranslationalHardstop, {"c": 1e300, "d": 3.0, "b": 0.0}, {"flange_b__s": 1e10},
-     ["Remedy: give m_a/m_b (the masses at the flanges)", "(c = 1e+300 N/m, d = 3 N.s/m)",
-      "at h = 0.001 s only for m > h*d/2"]),
-])
+@pytest.mark.parametrize(
+    "cls, params, inputs, expected",
+    [
+        (
+            Spring,
+            {"c": 1e300},
+            {"flange_b__s": 1e10},
+            ["Remedy: a communication step well below sqrt(m/c)", "(c = 1e+300 N/m, d = 0 N.s/m)"],
+        ),
+        (
+            Damper,
+            {"d": 1e300},
+            {"flange_b__v": 1e10},
+            [
+                "Remedy: a communication step below 2*m/d",
+                "at h = 0.001 s only for m > h*d/2",
+                "(c = 0 N/m, d = 1e+300 N.s/m)",
+            ],
+        ),
+        (
+            SpringDamper,
+            {"c": 1e300, "d": 1e300},
+            {"flange_b__s": 1e10},
+            [
+                "below 2*m/d",
+                "at h = 0.001 s only for m > h*d/2",
+                "well below sqrt(m/c)",
+                "(c = 1e+300 N/m, d = 1e+300 N.s/m)",
+            ],
+        ),
+        (
+            ElastoGap,
+            {"c": 1e300, "d": 2.0},
+            {"flange_b__s": -1e10},
+            [
+                "Remedy: give m_a/m_b (the masses at the flanges; n = 1)",
+                "(c = 1e+300 N/m, d = 2 N.s/m)",
+                "at h = 0.001 s only for m > h*d/2",
+            ],
+        ),
+        (
+            ElastoGap,
+            {"c": 1.0, "d": 2.0, "s_ref": 0.5, "f_ref": 1e300},
+            {"flange_b__s": -1e10},
+            ["(c = 2e+300 N/m, d = 2 N.s/m)"],
+        ),
+        (
+            ElastoGap,
+            {"c": 1e300, "d": 2.0, "n": 1.5},
+            {"flange_b__s": -1e10},
+            ["Remedy: a communication step below 2*m/d"],
+        ),
+        (
+            TranslationalHardstop,
+            {"c": 1e300, "d": 3.0, "b": 0.0},
+            {"flange_b__s": 1e10},
+            [
+                "Remedy: give m_a/m_b (the masses at the flanges)",
+                "(c = 1e+300 N/m, d = 3 N.s/m)",
+                "at h = 0.001 s only for m > h*d/2",
+            ],
+        ),
+    ],
+)
 def test_non_finite_force_names_the_remedy(cls, params, inputs, expected):
     """A force that comes out non-finite fails the getter with the element's remedy hint
     (sampled_law_remedy with its stiffness, damping and the last step size)."""

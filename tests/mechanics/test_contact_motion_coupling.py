@@ -4,16 +4,18 @@ own motion carried across steps) and the Coupler (planning of the step, commit, 
 steps), against their documented rules (docstrings), laws given by their motion, and closed forms
 of a body on a Hardstop (elastic bounce, static deflection, plastic stiff stop). No FMU is built.
 """
+
 import math
 
 import pytest
 
 from contactfmu.components.EndStop import law as endstop
+from contactfmu.components.EndStop import prediction as endstop_prediction
 from contactfmu.components.TranslationalHardstop import law as hardstop
 from contactfmu.mechanics import contact_motion as cm
 
-
 # ---- couple and advance_shadow against their documented rules, with a law given by its motion ----
+
 
 class Law:
     """predict(x0, w0, state0, times) of couple's docstring for a law whose motion is a uniform
@@ -64,8 +66,17 @@ def shadow_rules(x, w, xs, ws, gl, h):
     return deadbeat, velocity
 
 
-@pytest.mark.parametrize("onset, stiff, rule", [(None, False, 1), (0.0, False, 1), (None, True, 0),
-                                                (0.0, True, 0), (1e-4, False, 0), (2.5e-3, False, 0)])
+@pytest.mark.parametrize(
+    "onset, stiff, rule",
+    [
+        (None, False, 1),
+        (0.0, False, 1),
+        (None, True, 0),
+        (0.0, True, 0),
+        (1e-4, False, 0),
+        (2.5e-3, False, 0),
+    ],
+)
 def test_couple_with_a_shadow_follows_its_rule(onset, stiff, rule):
     """couple docstring: with a shadow, the law runs from the shadow's state; free and about to hit
     (onset > 0) or stiff: deadbeat to the shadow's state at 2h; in contact (onset 0) or free without a
@@ -82,9 +93,17 @@ def test_couple_with_a_shadow_follows_its_rule(onset, stiff, rule):
 
 
 @pytest.mark.parametrize("stiff", [False, True])
-@pytest.mark.parametrize("x, w, g, h", [(0.0123456, 0.987654, 3.3, 1e-3), (-0.031, -0.77, -9.81, 1e-2),
-                                        (0.05, 1e-3, 0.0, 1e-4), (0.0, 0.0, 1e3, 1e-3),
-                                        (12.345, -3.21, 0.5, 0.1), (1e-7, 2.5, 7.0, 1e-5)])
+@pytest.mark.parametrize(
+    "x, w, g, h",
+    [
+        (0.0123456, 0.987654, 3.3, 1e-3),
+        (-0.031, -0.77, -9.81, 1e-2),
+        (0.05, 1e-3, 0.0, 1e-4),
+        (0.0, 0.0, 1e3, 1e-3),
+        (12.345, -3.21, 0.5, 0.1),
+        (1e-7, 2.5, 7.0, 1e-5),
+    ],
+)
 def test_couple_free_shadow_transmits_exactly_nothing(x, w, g, h, stiff):
     """couple docstring: bodies on a free shadow (the law's motion is the free motion under g): F is
     exactly 0, not a rounding residue, under any held acceleration; 1e-7 m/s off the shadow: the
@@ -117,6 +136,7 @@ def test_advance_shadow_counts_free_steps_and_lets_go_after_two():
 
 # ---- Coupler: the planning of the step and the shadow across steps -------------------------------
 
+
 class CouplerLaw:
     """predict(x, w, g, state, times) of Coupler's docstring: the law's motion under g with its own
     extra acceleration ga, first force at `onset`; records its calls."""
@@ -140,7 +160,7 @@ def test_coupler_plans_with_the_default_step_and_then_the_last_one():
     f = coupler.force(0.1, 1.0, law, lambda h: steps.append(h) or False)
     assert f == 0.0 and steps == [dh]
     assert law.calls[0] == (0.1, 1.0, 0.0, None, (dh, 2 * dh))
-    coupler.commit(2e-3, law)                 # no force, no contact within the step taken
+    coupler.commit(2e-3, law)  # no force, no contact within the step taken
     assert law.calls[-1] == (0.1, 1.0, 0.0, None, (2e-3,))
     law.calls.clear()
     f = coupler.force(0.102, 1.5, law, lambda h: steps.append(h) or False)
@@ -157,14 +177,14 @@ def test_coupler_starts_a_shadow_and_carries_it_across_steps():
     coupler = cm.Coupler(mu, h)
     law = CouplerLaw(-40.0, 0.5e-3)
     f1 = coupler.force(0.1, 1.0, law, lambda step: False)
-    assert f1 == pytest.approx(mu * 40.0, rel=1e-9)        # deadbeat onto the law: F = -mu*ga
+    assert f1 == pytest.approx(mu * 40.0, rel=1e-9)  # deadbeat onto the law: F = -mu*ga
     coupler.commit(h, law)
     law.calls.clear()
     # the bodies moved with the force held: x'' = 0 - F/mu = -40 (g = 0 in the first step)
     x1, v1 = 0.1 + 1.0 * h - 0.5 * 40.0 * h * h, 1.0 - 40.0 * h
     f2 = coupler.force(x1, v1, law, lambda step: False)
-    g = (v1 - 1.0) / h + f1 / mu                            # = 0 to rounding
-    assert law.calls[0][0:2] == (0.1, 1.0) and law.calls[0][4] == (h,)      # the shadow advanced by h
+    g = (v1 - 1.0) / h + f1 / mu  # = 0 to rounding
+    assert law.calls[0][0:2] == (0.1, 1.0) and law.calls[0][4] == (h,)  # the shadow advanced by h
     assert law.calls[0][2] == pytest.approx(g, abs=1e-9)
     xs, ws = law.calls[1][0:2]
     assert (xs, ws) == (pytest.approx(x1, rel=1e-12), pytest.approx(v1, rel=1e-12))
@@ -180,12 +200,12 @@ def test_coupler_commit_starts_the_shadow_of_a_contact_within_a_longer_step():
         coupler = cm.Coupler(mu, dh)
         law = CouplerLaw(-40.0, onset)
         f = coupler.force(0.2, -1.0, law, lambda step: False)
-        assert f == 0.0                      # no force within 1.5 planned steps
+        assert f == 0.0  # no force within 1.5 planned steps
         coupler.commit(1e-2, law)
         assert law.calls[-1] == (0.2, -1.0, 0.0, None, (1e-2,))
         law.calls.clear()
         coupler.force(0.19, -1.0, law, lambda step: False)
-        if started:       # the shadow (0.2, -1.0) advanced over the step taken (1e-2)
+        if started:  # the shadow (0.2, -1.0) advanced over the step taken (1e-2)
             assert law.calls[0][:2] == (0.2, -1.0) and law.calls[0][4] == (1e-2,)
         else:
             assert law.calls[0][:2] == (0.19, -1.0) and law.calls[0][4] == (1e-2, 2e-2)
@@ -205,7 +225,12 @@ def test_couple_transmits_a_small_force_well_above_the_rounding(stiff):
 def test_couple_free_shadow_gives_exactly_zero_with_a_large_rounding_residue():
     """couple docstring: bodies on a free shadow: F exactly 0 (a case whose deadbeat arithmetic
     leaves a residue of several ulps)."""
-    x, w, g, h = 3.23014203478782e-07, 0.001136810341674952, -0.03880187387735145, 0.015308319244762149
+    x, w, g, h = (
+        3.23014203478782e-07,
+        0.001136810341674952,
+        -0.03880187387735145,
+        0.015308319244762149,
+    )
     for stiff in (False, True):
         assert cm.couple(x, w, 0.7, g, h, (x, w, 1, None), Law(g, None), stiff)[0] == 0.0
 
@@ -232,9 +257,9 @@ def test_coupler_shadow_started_at_commit_carries_the_law_state():
     law = ScriptedLaw([None, 0.5 * h])
     coupler = cm.Coupler(1.0, h)
     assert coupler.force(0.1, 1.0, law, lambda step: False) == 0.0
-    coupler.commit(h, law)                                     # onset 0.5 h within the step: shadow
+    coupler.commit(h, law)  # onset 0.5 h within the step: shadow
     coupler.force(0.1012, 1.0, law, lambda step: False)
-    assert law.calls[2] == (0.1, 1.0, 0.0, None, (h,))         # the shadow advanced by h
+    assert law.calls[2] == (0.1, 1.0, 0.0, None, (h,))  # the shadow advanced by h
     assert law.calls[3] == (0.1 + 1.0 * h + 0.0, 1.0, 0.0, ("m", 2), (h, 2 * h))
 
 
@@ -246,10 +271,10 @@ def test_coupler_keeps_a_free_shadow_across_commit():
     coupler = cm.Coupler(1.0, h)
     coupler.force(0.1, 1.0, law, lambda step: False)
     coupler.commit(h, law)
-    x1 = 0.1 + 1.0 * h + 0.0                                   # the bodies on the shadow
+    x1 = 0.1 + 1.0 * h + 0.0  # the bodies on the shadow
     assert coupler.force(x1, 1.0, law, lambda step: False) == 0.0
     n = len(law.calls)
-    coupler.commit(h, law)                                     # a shadow: no new onset check
+    coupler.commit(h, law)  # a shadow: no new onset check
     assert len(law.calls) == n
     coupler.force(x1 + 1.0 * h + 0.0, 1.0, law, lambda step: False)
     assert law.calls[n][3] == ("m", 2) and law.calls[n][4] == (h,)
@@ -258,6 +283,7 @@ def test_coupler_keeps_a_free_shadow_across_commit():
 def test_couple_free_and_contact():
     """A motion that stays free transmits nothing; one that hits within the step gets the force
     that brings the bodies to the law's state two steps ahead."""
+
     def predict(x, w, state, times):
         return hardstop.predict(x, w, 1.0, 0.0, times, 0.2, 1e4, 10.0)
 
@@ -275,6 +301,7 @@ def test_couple_free_and_contact():
 
 
 # ---- contact_motion: the Coupler in a co-simulation ------------------------------------------------
+
 
 def cosimulate(x0, v0, b, c, d, force, h, n, default_h=None, mu=1.0):
     """A body (mass mu) on a Hardstop at a fixed frame, driven by a constant force, each step with
@@ -340,17 +367,26 @@ def test_coupler_stiff_stop_is_plastic():
 
 # ---- contact_motion: couple and advance_shadow against the documented rules ------------------------
 
+
 def hardstop_predictor(b=0.2, c=1e4, d=10.0, mu=1.0):
     def predict(x, w, state, times):
         return hardstop.predict(x, w, mu, 0.0, times, b, c, d)
+
     return predict
 
 
 def endstop_law(p, mu, g):
     """The EndStop FMU's wrapper: the law's discrete state (stop, sf) rides along."""
+
     def predict(x, w, state, times):
-        pred = endstop.predict(x, w, state[0], state[1], mu, g, times, p)
-        return [(xs, ws, (st, sf)) for xs, ws, st, sf in pred.states], pred.onset, pred.changes, pred
+        pred = endstop_prediction.predict(x, w, state[0], state[1], mu, g, times, p)
+        return (
+            [(xs, ws, (st, sf)) for xs, ws, st, sf in pred.states],
+            pred.onset,
+            pred.changes,
+            pred,
+        )
+
     return predict
 
 
@@ -363,7 +399,7 @@ def test_advance_shadow_with_the_hardstop_and_endstop_laws():
     # in contact (x beyond 0.1, moving in): the count restarts at 0
     shadow, pred = cm.advance_shadow((0.105, 1.0, 1, None), h, predict)
     assert shadow[2] == 0 and pred[1] == 0.0
-    assert shadow[1] < 1.0                           # decelerated by the stop
+    assert shadow[1] < 1.0  # decelerated by the stop
     # the law's discrete state is passed in and carried on: a rigid stop holding the body
     p = endstop.Parameters(mode=endstop.RIGID, l1=0.0, l2=1.0)
     shadow, pred = cm.advance_shadow((0.0, 0.0, 1, (endstop.STOP1, 0)), h, endstop_law(p, 2.0, 3.0))
@@ -379,7 +415,7 @@ def test_couple_starts_the_shadow_only_for_a_force_within_one_and_a_half_steps()
     f, shadow = cm.couple(x, w, 1.0, 0.0, h, None, predict, False)
     assert shadow == (x, w, 0, None)
     (_, _), (x2, w2) = predict(x, w, None, (h, 2 * h))[0]
-    assert f == pytest.approx(-(x2 - x - 1.5 * h * w - 0.5 * h * w2) / h ** 2, rel=1e-9)
+    assert f == pytest.approx(-(x2 - x - 1.5 * h * w - 0.5 * h * w2) / h**2, rel=1e-9)
 
 
 def test_couple_with_a_shadow_in_contact_matches_the_velocity_and_about_to_hit_the_state():
@@ -396,10 +432,12 @@ def test_couple_with_a_shadow_in_contact_matches_the_velocity_and_about_to_hit_t
     _, (x2, w2) = predict(0.0995, 1.0, None, (h, 2 * h))[0]
     x, w = 0.0996, 0.98
     f, _ = cm.couple(x, w, mu, 0.0, h, shadow, predict, False)
-    assert f == pytest.approx(-mu * (x2 - x - 1.5 * h * w - 0.5 * h * w2) / h ** 2, rel=1e-9)
+    assert f == pytest.approx(-mu * (x2 - x - 1.5 * h * w - 0.5 * h * w2) / h**2, rel=1e-9)
     # the EndStop's state: a rigid stop at stop 1 holding the body against g > 0 transmits mu*g
     p = endstop.Parameters(mode=endstop.RIGID, l1=0.0, l2=1.0)
-    f, s = cm.couple(0.0, 0.0, mu, 3.0, h, (0.0, 0.0, 0, (endstop.STOP1, 0)), endstop_law(p, mu, 3.0), True)
+    f, s = cm.couple(
+        0.0, 0.0, mu, 3.0, h, (0.0, 0.0, 0, (endstop.STOP1, 0)), endstop_law(p, mu, 3.0), True
+    )
     assert f == pytest.approx(mu * 3.0, rel=1e-12)
 
 
@@ -425,6 +463,7 @@ def test_couple_free_hardstop_shadow_transmits_exactly_nothing(stiff):
 
 # ---- Coupler in any master (motion, commit of the delivered force) -------------------------------
 
+
 class Recorder:
     """predict(x, w, g, state, times) of the Coupler docstring: a uniform acceleration gl of the law,
     the first force at `onset`, the state passed on; records the calls."""
@@ -434,7 +473,11 @@ class Recorder:
 
     def __call__(self, x0, w0, g, state, times):
         self.calls.append((x0, w0, g, state, tuple(times)))
-        return [(x0 + w0 * t + 0.5 * self.gl * t * t, w0 + self.gl * t, state) for t in times], self.onset, 0
+        return (
+            [(x0 + w0 * t + 0.5 * self.gl * t * t, w0 + self.gl * t, state) for t in times],
+            self.onset,
+            0,
+        )
 
 
 def test_coupler_force_passes_the_shadow_state_to_the_law():
@@ -465,10 +508,10 @@ def test_coupler_motion_uses_the_inputs_when_they_are_fresh_or_there_is_no_model
     """Coupler docstring: the inputs if they were set since the last step, else the element's model
     of the bodies at the end of the last step (none before the first step: the inputs)."""
     c = cm.Coupler(2.0, 1e-3)
-    assert c.motion(0.1, -1.0, False) == (0.1, -1.0)          # no model yet
+    assert c.motion(0.1, -1.0, False) == (0.1, -1.0)  # no model yet
     c.expected = (0.3, 0.5)
-    assert c.motion(0.1, -1.0, True) == (0.1, -1.0)           # fresh inputs (Gauss-Seidel)
-    assert c.motion(0.1, -1.0, False) == (0.3, 0.5)           # one step old (Jacobi): the model
+    assert c.motion(0.1, -1.0, True) == (0.1, -1.0)  # fresh inputs (Gauss-Seidel)
+    assert c.motion(0.1, -1.0, False) == (0.3, 0.5)  # one step old (Jacobi): the model
 
 
 def test_coupler_commit_models_the_bodies_with_the_delivered_force():
@@ -480,8 +523,8 @@ def test_coupler_commit_models_the_bodies_with_the_delivered_force():
     c.last_h, c.last_v, c.last_f = 0.25, 1.0, 3.0
     c.force_now, c.x_now, c.v_now, c.g_now, c.pending = 7.0, 9.0, 9.0, 9.0, [1.0, 2.0, 0, None]
     c.commit(h, Recorder(0.0, None), x=0.5, w=2.0, delivered=4.0)
-    g = (2.0 - 1.0) / 0.25 + 3.0 / mu                          # 5.5
-    a = g - 4.0 / mu                                             # 3.5
+    g = (2.0 - 1.0) / 0.25 + 3.0 / mu  # 5.5
+    a = g - 4.0 / mu  # 3.5
     assert c.expected == (0.5 + h * 2.0 + 0.5 * a * h * h, 2.0 + a * h)
     assert (c.last_h, c.last_v, c.last_f) == (h, 2.0, 4.0)
     assert c.shadow == [1.0, 2.0, 0, None]
@@ -507,6 +550,7 @@ def test_coupler_commit_with_no_step_before_plans_without_other_forces():
 
 # ---- couple: a free law motion -------------------------------------------------------------------
 
+
 def test_couple_free_motion_holds_exactly_zero():
     """contact_motion.couple: a free law motion (no force within the step) gives exactly 0, not the
     rounding of (w1 - w)/h (ElastoGap held f = +1.74e-13 N, a pull, on 4 steps)."""
@@ -516,7 +560,9 @@ def test_couple_free_motion_holds_exactly_zero():
     mu, h = 0.5, 1e-4
     for w in (0.3, -0.7, 1.234567, 1e-3):
         for g in (0.0, 9.81, -3.3):
+
             def predict(x0, w0, state, times):
                 return elastogap.predict(x0, w0, mu, g, times, 1.0, 1.0)
+
             force, shadow = couple(0.5, w, mu, g, h, (0.5, w, 0, None), predict, False)
             assert force == 0.0, (w, g, force)

@@ -6,6 +6,7 @@ vocabulary the slaves share (flanges as FMI variables).
 
 The registry is found, not kept: every folder here with a ``slave.py`` is an FMU, named like the
 folder. The FMU, its folder and its slave class carry one name."""
+
 import importlib
 from pathlib import Path
 

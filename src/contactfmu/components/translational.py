@@ -5,6 +5,7 @@ interface outputs a master reads (contactfmu.conventions), and the remedy hints 
 sampled at too large a step.
 
 Bundled into every FMU: standard library and pythonfmu only."""
+
 import math
 import operator
 
@@ -16,9 +17,19 @@ from ..fmi.variables import inp, out
 def motion_in_flange(flange, what):
     """Flange of a compliant element: motion in (s, v, a), force out. ``what`` names the element."""
     return [
-        inp(flange + ".s", 0.0, "m", f"Absolute position of {flange} (input: motion of the connected body)"),
+        inp(
+            flange + ".s",
+            0.0,
+            "m",
+            f"Absolute position of {flange} (input: motion of the connected body)",
+        ),
         inp(flange + ".v", 0.0, "m/s", f"Absolute velocity of {flange} (input)"),
-        inp(flange + ".a", 0.0, "m/s2", f"Absolute acceleration of {flange} (input; 0 = no information)"),
+        inp(
+            flange + ".a",
+            0.0,
+            "m/s2",
+            f"Absolute acceleration of {flange} (input; 0 = no information)",
+        ),
     ]
 
 
@@ -28,29 +39,46 @@ def interface_outputs(depends):
     can use them to make the coupling implicit (contactfmu's scheme="implicit"); the element's
     own behaviour does not depend on them."""
     return [
-        out(INTERFACE[0], "N/m", "Interface stiffness: df/ds_rel (f = flange_b.f) at the present inputs, for "
-                                  "masters that couple implicitly (0 where f does not depend on s_rel)",
-            depends=depends),
-        out(INTERFACE[1], "N.s/m", "Interface damping: df/dv_rel at the present inputs, for masters that "
-                                    "couple implicitly (0 where f does not depend on v_rel)", depends=depends),
+        out(
+            INTERFACE[0],
+            "N/m",
+            "Interface stiffness: df/ds_rel (f = flange_b.f) at the present inputs, for "
+            "masters that couple implicitly (0 where f does not depend on s_rel)",
+            depends=depends,
+        ),
+        out(
+            INTERFACE[1],
+            "N.s/m",
+            "Interface damping: df/dv_rel at the present inputs, for masters that "
+            "couple implicitly (0 where f does not depend on v_rel)",
+            depends=depends,
+        ),
     ]
 
 
 def inertia_output():
     """The inertia a body declares to masters (contactfmu.conventions): the mass that the
     forces on its flanges accelerate, for masters that predict its motion (implicit coupling)."""
-    return out(INERTIA, "kg", "Interface inertia: the mass the forces on the flanges accelerate (= m), for "
-                                    "masters that couple implicitly")
+    return out(
+        INERTIA,
+        "kg",
+        "Interface inertia: the mass the forces on the flanges accelerate (= m), for "
+        "masters that couple implicitly",
+    )
 
 
 def integrates_output(given):
     """Whether the element integrates its contact itself, declared to masters (contactfmu.
     conventions): with the attached inertias `given` (parameter names) it holds its own coupling force
     over each step and locates its own events; a master must not linearize or probe it."""
-    return out(INTEGRATES, None,
-               f"true if the element integrates the contact itself ({' or '.join(given)} > 0): it then holds "
-               f"its own coupling force over each step and locates its own events, so a master must neither "
-               f"linearize nor probe it; false: its outputs are the law at the present inputs", kind="Boolean")
+    return out(
+        INTEGRATES,
+        None,
+        f"true if the element integrates the contact itself ({' or '.join(given)} > 0): it then holds "
+        f"its own coupling force over each step and locates its own events, so a master must neither "
+        f"linearize nor probe it; false: its outputs are the law at the present inputs",
+        kind="Boolean",
+    )
 
 
 def force_inputs(flange):
@@ -62,23 +90,38 @@ def force_inputs(flange):
 
 
 # the force inputs (and their derivatives) of a flange, read in one call, per flange attribute
-_FORCE_ATTRS = {fl: operator.attrgetter(*(n.replace(".", "_") for n in force_inputs(fl)))
-                for fl in ("flange", "flange_a", "flange_b")}
-_FORCE_RATE_ATTRS = {fl: operator.attrgetter(*("der_" + n.replace(".", "_") for n in force_inputs(fl)))
-                     for fl in ("flange", "flange_a", "flange_b")}
+_FORCE_ATTRS = {
+    fl: operator.attrgetter(*(n.replace(".", "_") for n in force_inputs(fl)))
+    for fl in ("flange", "flange_a", "flange_b")
+}
+_FORCE_RATE_ATTRS = {
+    fl: operator.attrgetter(*("der_" + n.replace(".", "_") for n in force_inputs(fl)))
+    for fl in ("flange", "flange_a", "flange_b")
+}
 
 
 def force_in_flange(flange):
     """Flange of an inertial element: force in, motion out (outputs declared by the slave)."""
     first, *extra = force_inputs(flange)
-    return [inp(first, 0.0, "N",
-                f"Cut force at {flange}: the force acting on the connected compliant element at this flange "
-                f"(MSL flange.f of that element, or the sum over all elements on the node); "
-                f"the body receives its negative")] + [
-            inp(name, 0.0, "N",
-                f"Cut force at {flange} of a further compliant element on the node (added to {first}; for "
-                f"tools that connect one output to one input, e.g. SSP and libcosim; 0 if unused)")
-            for name in extra]
+    return [
+        inp(
+            first,
+            0.0,
+            "N",
+            f"Cut force at {flange}: the force acting on the connected compliant element at this flange "
+            f"(MSL flange.f of that element, or the sum over all elements on the node); "
+            f"the body receives its negative",
+        )
+    ] + [
+        inp(
+            name,
+            0.0,
+            "N",
+            f"Cut force at {flange} of a further compliant element on the node (added to {first}; for "
+            f"tools that connect one output to one input, e.g. SSP and libcosim; 0 if unused)",
+        )
+        for name in extra
+    ]
 
 
 def flange_motion_outputs(depends):
@@ -112,27 +155,35 @@ def sampled_law_remedy(c, d, step_size, inertia=None):
     if not bounds:
         return ""
     step = "a communication step " + " and ".join(bounds)
-    limits = (["the damper alone is unstable above h = 2*m/d"] if d > 0.0 else []) + \
-        (["the spring needs h*sqrt(c/m) well below 1"] if c > 0.0 else [])
-    why = (f"the element outputs its law (c = {c:.6g} N/m, d = {d:.6g} N.s/m) at the sampled inputs, the master "
-           f"holds that force over the step, and against a mass m {' and '.join(limits)}")
+    limits = (["the damper alone is unstable above h = 2*m/d"] if d > 0.0 else []) + (
+        ["the spring needs h*sqrt(c/m) well below 1"] if c > 0.0 else []
+    )
+    why = (
+        f"the element outputs its law (c = {c:.6g} N/m, d = {d:.6g} N.s/m) at the sampled inputs, the master "
+        f"holds that force over the step, and against a mass m {' and '.join(limits)}"
+    )
     if inertia:
         names, meaning = inertia
-        return (f"Remedy: give {names} ({meaning}) or {step}. With {names} = 0 {why}; the element does not know m "
-                f"without {names}.")
-    return (f"Remedy: {step}, m being the mass the element moves, or a master that couples the element "
-            f"implicitly through its interface.c/interface.d outputs (contactfmu: scheme=\"implicit\"). "
-            f"{why[0].upper()}{why[1:]}.")
+        return (
+            f"Remedy: give {names} ({meaning}) or {step}. With {names} = 0 {why}; the element does not know m "
+            f"without {names}."
+        )
+    return (
+        f"Remedy: {step}, m being the mass the element moves, or a master that couples the element "
+        f'implicitly through its interface.c/interface.d outputs (contactfmu: scheme="implicit"). '
+        f"{why[0].upper()}{why[1:]}."
+    )
 
 
 def inertial_remedy(m):
     """Remedy hint of a body (Mass, MassWithStopAndFriction) whose motion came out non-finite
     from finite force inputs, for ``remedy()``."""
-    return (f"Remedy: the force inputs are too large for the mass m = {m!r} kg over the step; they come from the "
-            f"elements on its flanges: a stiff compliant element that outputs its law at the sampled inputs (a "
-            f"contact element without the masses at its flanges) is unstable at a step large for its stiffness: "
-            f"give that element the masses at its flanges or use a smaller communication step.")
-
+    return (
+        f"Remedy: the force inputs are too large for the mass m = {m!r} kg over the step; they come from the "
+        f"elements on its flanges: a stiff compliant element that outputs its law at the sampled inputs (a "
+        f"contact element without the masses at its flanges) is unstable at a step large for its stiffness: "
+        f"give that element the masses at its flanges or use a smaller communication step."
+    )
 
 
 class TranslationalSlave(Slave):

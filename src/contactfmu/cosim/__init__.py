@@ -1,4 +1,5 @@
 """Co-simulation master on fmpy: System, results and the reference-result tube comparison."""
+
 from .compare import compare, compare_files
 from .errors import CosimError
 from .results import Result, read_csv

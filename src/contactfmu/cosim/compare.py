@@ -15,6 +15,7 @@ The result must also cover the reference's time range: start no later than t_min
 no earlier than t_max - dt (the tube's own time tolerance, which also absorbs float noise in the
 end time); otherwise every signal fails ("result covers 0 .. 0.1 s, reference 0 .. 1 s").
 """
+
 import math
 from dataclasses import dataclass
 
@@ -27,13 +28,13 @@ from .results import read_csv
 class SignalReport:
     name: str
     passed: bool
-    points: int          # result points checked
-    failures: int        # points outside the tube
-    worst: float         # largest distance outside the tube, in units of dy (0 if inside)
-    worst_time: float    # where it occurs (nan if passed)
+    points: int  # result points checked
+    failures: int  # points outside the tube
+    worst: float  # largest distance outside the tube, in units of dy (0 if inside)
+    worst_time: float  # where it occurs (nan if passed)
     dt: float
     dy: float
-    coverage: str = ""   # why the result does not cover the reference's time range ("" if it does)
+    coverage: str = ""  # why the result does not cover the reference's time range ("" if it does)
 
     def __str__(self):
         if self.passed:
@@ -42,8 +43,10 @@ class SignalReport:
         if self.coverage:
             text += f": {self.coverage}"
         if self.failures or not self.coverage:
-            text += (f"{';' if self.coverage else ''} at {self.failures} of {self.points} points; worst "
-                     f"{self.worst:.3g} dy outside at t = {self.worst_time:.6g} s")
+            text += (
+                f"{';' if self.coverage else ''} at {self.failures} of {self.points} points; worst "
+                f"{self.worst:.3g} dy outside at t = {self.worst_time:.6g} s"
+            )
         else:
             text += f"; inside the tube at its {self.points} points"
         return text + f" (dt = {self.dt:.3g} s, dy = {self.dy:.3g})"
@@ -59,7 +62,12 @@ class Report(dict):
 
     @property
     def passed(self):
-        return bool(self) and not self.missing and not self.coverage and all(r.passed for r in self.values())
+        return (
+            bool(self)
+            and not self.missing
+            and not self.coverage
+            and all(r.passed for r in self.values())
+        )
 
     def __str__(self):
         lines = [str(r) for r in self.values()]
@@ -113,8 +121,10 @@ def _coverage(t, t_ref, dt):
         return "the result has no rows"
     if t.min() <= t_ref.min() + dt and t.max() >= t_ref.max() - dt:
         return ""
-    return (f"result covers {t.min():.6g} .. {t.max():.6g} s, reference {t_ref.min():.6g} .. {t_ref.max():.6g} s "
-            f"(allowed gap dt = {dt:.3g} s)")
+    return (
+        f"result covers {t.min():.6g} .. {t.max():.6g} s, reference {t_ref.min():.6g} .. {t_ref.max():.6g} s "
+        f"(allowed gap dt = {dt:.3g} s)"
+    )
 
 
 def compare(result, reference, signals=None, tol=2e-3):
@@ -143,9 +153,16 @@ def compare(result, reference, signals=None, tol=2e-3):
         bad = ~(excess <= 0)  # NaN counts as outside
         worst_i = int(np.nanargmax(np.where(np.isnan(excess), np.inf, excess))) if bad.any() else -1
         report[name] = SignalReport(
-            name, not bad.any() and not coverage, int(keep.sum()), int(bad.sum()),
+            name,
+            not bad.any() and not coverage,
+            int(keep.sum()),
+            int(bad.sum()),
             float(excess[worst_i] / dy) if worst_i >= 0 else 0.0,
-            float(t[keep][worst_i]) if worst_i >= 0 else float("nan"), dt, dy, coverage)
+            float(t[keep][worst_i]) if worst_i >= 0 else float("nan"),
+            dt,
+            dy,
+            coverage,
+        )
     report.missing = tuple(missing)
     return report
 

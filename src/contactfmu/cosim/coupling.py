@@ -8,6 +8,7 @@ order of the System docstring, or libcosim's Jacobi order (all reads, then all w
 algorithm's stiff steps) it replaces the forces of the linearizable compliant elements by their
 linearly implicit values before they are summed into the bodies.
 """
+
 from typing import NamedTuple
 
 from fmpy.fmi2 import fmi2Real, fmi2ValueReference
@@ -77,17 +78,41 @@ class Exchange:
             forces = [f._replace(with_derivative=False) for f in forces]
         self.motion_readers, here = _readers([(m.source, vr) for m in motion for vr in (m.s, m.v)])
         self.motion_writers = _writers(
-            [slot for m in motion
-             for slot in ((m.target, m.target_s, [here[(m.source.name, m.s)]], m.offset),
-                          (m.target, m.target_v, [here[(m.source.name, m.v)]], 0.0))])
+            [
+                slot
+                for m in motion
+                for slot in (
+                    (m.target, m.target_s, [here[(m.source.name, m.s)]], m.offset),
+                    (m.target, m.target_v, [here[(m.source.name, m.v)]], 0.0),
+                )
+            ]
+        )
         self.motion_at = here
         self.signals, self.leading = [], []
         for link in plan.signals:
-            ia, va, ib, vb, with_der = link.source, link.output, link.target, link.input, link.with_derivative
+            ia, va, ib, vb, with_der = (
+                link.source,
+                link.output,
+                link.target,
+                link.input,
+                link.with_derivative,
+            )
             kind = va.type
             (r,), w = _readers([(ia, va.valueReference)], kind)
-            step = [r, *_writers([(ib, vb.valueReference, [w[(ia.name, va.valueReference)]],
-                                   0.0 if kind == "Real" else 0)], kind)]
+            step = [
+                r,
+                *_writers(
+                    [
+                        (
+                            ib,
+                            vb.valueReference,
+                            [w[(ia.name, va.valueReference)]],
+                            0.0 if kind == "Real" else 0,
+                        )
+                    ],
+                    kind,
+                ),
+            ]
             if with_der and lead:
                 (rd,), _ = _readers([(ia, va.valueReference)], derivative=True)
                 self.leading.append(_Lead(step[0], rd, step[1]))
@@ -95,24 +120,35 @@ class Exchange:
                 continue
             if with_der:
                 (rd,), wd = _readers([(ia, va.valueReference)], derivative=True)
-                step += [rd, *_writers([(ib, vb.valueReference, [wd[(ia.name, va.valueReference)]], 0.0)],
-                                       derivative=True)]
+                step += [
+                    rd,
+                    *_writers(
+                        [(ib, vb.valueReference, [wd[(ia.name, va.valueReference)]], 0.0)],
+                        derivative=True,
+                    ),
+                ]
             self.signals.append(step)
         extra = implicit.reads() if implicit else []
-        self.force_readers, here = _readers([source for f in forces for source in f.sources] + extra)
+        self.force_readers, here = _readers(
+            [source for f in forces for source in f.sources] + extra
+        )
         self.force_at = here
         self.accel_readers, here = _readers([(a.source, a.a) for a in accel])
-        self.accel_writers = _writers([(a.target, a.target_a, [here[(a.source.name, a.a)]], 0.0) for a in accel])
+        self.accel_writers = _writers(
+            [(a.target, a.target_a, [here[(a.source.name, a.a)]], 0.0) for a in accel]
+        )
         derived = [f for f in forces if f.with_derivative]
-        self.der_readers, here = _readers([source for f in derived for source in f.sources], derivative=True)
+        self.der_readers, here = _readers(
+            [source for f in derived for source in f.sources], derivative=True
+        )
         self.der_at = here
         # the composite coupling (composite=True) prescribes each coupled body's force, value and
         # derivative: a correction term in the slot of the body's first force input; the coupled
         # elements' own derivatives are not passed
         self.composite = implicit is not None and composite
         coupled = implicit.forces() if self.composite else set()
-        self.correction, self.correction_rate = {}, {}     # body name: [value]
-        value_term, rate_term = {}, {}                      # (body name, vr of its input): [(buffer, 0)]
+        self.correction, self.correction_rate = {}, {}  # body name: [value]
+        value_term, rate_term = {}, {}  # (body name, vr of its input): [(buffer, 0)]
         for f in forces:
             name = f.body.name
             if self.composite and name in implicit.bodies and name not in self.correction:
@@ -122,13 +158,31 @@ class Exchange:
                     self.correction_rate[name] = [0.0]
                     rate_term[(name, f.f)] = [(self.correction_rate[name], 0)]
         fat = self.force_at
-        self.force_writers = _writers([(f.body, f.f, [fat[(ti.name, tf)] for ti, tf in f.sources]
-                                        + value_term.get((f.body.name, f.f), []), 0.0)
-                                       for f in forces])
-        self.der_writers = _writers([(f.body, f.f, [here[(ti.name, tf)] for ti, tf in f.sources
-                                                    if (ti.name, tf) not in coupled]
-                                      + rate_term.get((f.body.name, f.f), []), 0.0)
-                                     for f in derived], derivative=True)
+        self.force_writers = _writers(
+            [
+                (
+                    f.body,
+                    f.f,
+                    [fat[(ti.name, tf)] for ti, tf in f.sources]
+                    + value_term.get((f.body.name, f.f), []),
+                    0.0,
+                )
+                for f in forces
+            ]
+        )
+        self.der_writers = _writers(
+            [
+                (
+                    f.body,
+                    f.f,
+                    [here[(ti.name, tf)] for ti, tf in f.sources if (ti.name, tf) not in coupled]
+                    + rate_term.get((f.body.name, f.f), []),
+                    0.0,
+                )
+                for f in derived
+            ],
+            derivative=True,
+        )
         self.implicit = implicit.bind(self) if implicit else None
 
     def gauss_seidel(self, t, h):
@@ -164,13 +218,23 @@ class Exchange:
 
     def read(self, t):
         """Jacobi, first half: read every connected output (values only)."""
-        for calls in (self.motion_readers, [s[0] for s in self.signals], self.force_readers, self.accel_readers):
+        for calls in (
+            self.motion_readers,
+            [s[0] for s in self.signals],
+            self.force_readers,
+            self.accel_readers,
+        ):
             for call in calls:
                 call(t)
 
     def write(self, t):
         """Jacobi, second half: set every connected input from what read() got."""
-        for calls in (self.motion_writers, [s[1] for s in self.signals], self.force_writers, self.accel_writers):
+        for calls in (
+            self.motion_writers,
+            [s[1] for s in self.signals],
+            self.force_writers,
+            self.accel_writers,
+        ):
             for call in calls:
                 call(t)
 
@@ -179,6 +243,7 @@ class CoupledEnd(NamedTuple):
     """A flange of an implicitly coupled element: the body there (its key, None if it does not move
     in the prediction) and the link that gives the flange its motion (system.MotionLink: the inertial
     flange of its node, the rod offset and the element's motion inputs)."""
+
     body: object
     motion: object
 
@@ -186,6 +251,7 @@ class CoupledEnd(NamedTuple):
 class CoupledElement(NamedTuple):
     """A compliant element of the ImplicitCoupling: its instance, the vrs of its forces flange_a.f,
     flange_b.f and interface outputs c, d, its two ends, and whether c, d depend on the inputs."""
+
     inst: object
     f_a: int
     f_b: int
@@ -199,6 +265,7 @@ class CoupledElement(NamedTuple):
 class CoupledBody(NamedTuple):
     """A body of the ImplicitCoupling: its instance, its inertia, and the (instance, vr) of every
     force term on it."""
+
     inst: object
     m: float
     terms: list
@@ -207,6 +274,7 @@ class CoupledBody(NamedTuple):
 class BoundEnd(NamedTuple):
     """A CoupledEnd bound to an exchange: its body's index (-1: none), the (buffer, index) slots of its
     node's s and v as the exchange read them, and the rod offset."""
+
     body: int
     s: tuple
     v: tuple
@@ -216,6 +284,7 @@ class BoundEnd(NamedTuple):
 class Probe(NamedTuple):
     """The calls that evaluate a nonlinear element at a predicted state: fmi2SetReal of its motion
     inputs (instance, function, component, value references, buffer) and a Reader of f, K, D."""
+
     inst: object
     set_real: object
     component: object
@@ -227,6 +296,7 @@ class Probe(NamedTuple):
 class BoundElement(NamedTuple):
     """A CoupledElement bound to an exchange: the (buffer, index) slots of its forces flange_a.f,
     flange_b.f and interface outputs c, d, its two BoundEnds and its Probe (None: linear)."""
+
     f_a: tuple
     f_b: tuple
     c: tuple
@@ -253,7 +323,12 @@ def implicit_coupling(system, plan):
     for link in plan.motion:
         si = link.source
         var = si.variables.get(conventions.INERTIA)
-        if si.name not in mass and var is not None and var.causality == "output" and var.type == "Real":
+        if (
+            si.name not in mass
+            and var is not None
+            and var.causality == "output"
+            and var.type == "Real"
+        ):
             m = si.call("fmi2GetReal", lambda: si.slave.getReal([var.valueReference]))[0]
             mass[si.name] = m if m > 0.0 else None
     elements, used, integrating = [], set(), system.integrating()
@@ -261,10 +336,16 @@ def implicit_coupling(system, plan):
     for inst in system.instances.values():
         if not all(n in inst.variables for n in names) or inst.name in integrating:
             continue  # no interface outputs, or an element that integrates its contact itself
-        links = [feed.get((inst.name, inst.var(inst.port(fl, "s")).valueReference)) for fl in ("flange_a", "flange_b")]
+        links = [
+            feed.get((inst.name, inst.var(inst.port(fl, "s")).valueReference))
+            for fl in ("flange_a", "flange_b")
+        ]
         if None in links:
             continue
-        end_a, end_b = (CoupledEnd(link.source.name if mass.get(link.source.name) else None, link) for link in links)
+        end_a, end_b = (
+            CoupledEnd(link.source.name if mass.get(link.source.name) else None, link)
+            for link in links
+        )
         used.update(end.body for end in (end_a, end_b) if end.body)
         depends = {u.variable.name: u.dependencies for u in inst.md.outputs}
         nonlinear = any(depends.get(n) for n in interface)
@@ -273,7 +354,9 @@ def implicit_coupling(system, plan):
     bodies = {}
     for link in plan.forces:
         if link.body.name in used:
-            body = bodies.setdefault(link.body.name, CoupledBody(link.body, mass[link.body.name], []))
+            body = bodies.setdefault(
+                link.body.name, CoupledBody(link.body, mass[link.body.name], [])
+            )
             body.terms.extend(link.sources)
     return ImplicitCoupling(elements, bodies)
 
@@ -294,7 +377,7 @@ class ImplicitCoupling:
     present values (g_e = f_e + h*K_e*w_e), then, for elements whose K or D depend on the inputs
     (declared in their ModelStructure), from the element itself evaluated at the predicted end
     state (inputs set, outputs read, inputs restored: the element must output the law of its
-    inputs, so an ElastoGap or TranslationalHardstop with m_a/m_b set stays explicit). Each
+    inputs, so an element that declares interface.integrates stays explicit). Each
     iteration is one symmetric positive definite linear system
 
         (M + sum_e c_e*b_e*b_e^T) y = N + sum_e b_e*g_e,
@@ -327,7 +410,7 @@ class ImplicitCoupling:
         # elements: [CoupledElement], bodies: {key: CoupledBody}
         self.elements = elements
         self.bodies = bodies
-        self.stage = 0   # composite coupling (Exchange lead=False): 1 trapezoidal, 2 three-point backward Euler
+        self.stage = 0  # composite coupling (Exchange lead=False): 1 trapezoidal, 2 three-point backward Euler
 
     def reads(self):
         return [(e.inst, vr) for e in self.elements for vr in (e.f_a, e.f_b, e.c, e.d)]
@@ -344,13 +427,18 @@ class ImplicitCoupling:
         self.body_terms = [[fat[(ti.name, tf)] for ti, tf in self.bodies[k].terms] for k in keys]
         # the rates of the other forces on each body (passed with the composite coupling's stages)
         coupled = self.forces()
-        self.body_rates = [[dat[(ti.name, tf)] for ti, tf in self.bodies[k].terms
-                            if exchange.composite and (ti.name, tf) in dat and (ti.name, tf) not in coupled]
-                           for k in keys]
+        self.body_rates = [
+            [
+                dat[(ti.name, tf)]
+                for ti, tf in self.bodies[k].terms
+                if exchange.composite and (ti.name, tf) in dat and (ti.name, tf) not in coupled
+            ]
+            for k in keys
+        ]
         self.correction = [exchange.correction.get(k) for k in keys]
         self.correction_rate = [exchange.correction_rate.get(k) for k in keys]
         self.rows = []
-        motion_of = {}   # body index: (s buffer, i), (v buffer, i) of its inertial flange
+        motion_of = {}  # body index: (s buffer, i), (v buffer, i) of its inertial flange
         for element in self.elements:
             inst = element.inst
             name = inst.name
@@ -366,12 +454,27 @@ class ImplicitCoupling:
             if element.nonlinear:
                 a, b = element.end_a.motion, element.end_b.motion
                 vrs = (fmi2ValueReference * 4)(a.target_s, a.target_v, b.target_s, b.target_v)
-                probe = Probe(inst, inst.slave._functions["fmi2SetReal"], inst.slave.component, vrs,
-                              (fmi2Real * 4)(), Reader(inst, [element.f_b, element.c, element.d]))
-            self.rows.append(BoundElement(fat[(name, element.f_a)], fat[(name, element.f_b)], fat[(name, element.c)],
-                                          fat[(name, element.d)], ends[0], ends[1], probe))
+                probe = Probe(
+                    inst,
+                    inst.slave._functions["fmi2SetReal"],
+                    inst.slave.component,
+                    vrs,
+                    (fmi2Real * 4)(),
+                    Reader(inst, [element.f_b, element.c, element.d]),
+                )
+            self.rows.append(
+                BoundElement(
+                    fat[(name, element.f_a)],
+                    fat[(name, element.f_b)],
+                    fat[(name, element.c)],
+                    fat[(name, element.d)],
+                    ends[0],
+                    ends[1],
+                    probe,
+                )
+            )
         self.body_motion = [motion_of.get(j) for j in range(len(keys))]
-        self.start = None   # motion of every end and body at the start of the composite step
+        self.start = None  # motion of every end and body at the start of the composite step
         return self
 
     def composite_ready(self):
@@ -404,24 +507,33 @@ class ImplicitCoupling:
 
     def _scheme(self, h):
         """(theta, beta_s, beta_v, alpha(end index, row end) -> (alpha_s, alpha_v))."""
-        if self.stage in (0, 1):       # backward Euler: forces held at the end values; trapezoidal:
-            theta = 1.0 if self.stage == 0 else 0.5      # held at their mean (Newmark's average acceleration)
+        if self.stage in (0, 1):  # backward Euler: forces held at the end values; trapezoidal:
+            theta = (
+                1.0 if self.stage == 0 else 0.5
+            )  # held at their mean (Newmark's average acceleration)
             return theta, 0.5 * h * h, h, lambda k, end: (h * _value(end.v), 0.0)
-        H = 2.0 * h                    # three-point backward Euler over the composite step [t0, t0 + H]
+        H = 2.0 * h  # three-point backward Euler over the composite step [t0, t0 + H]
         start = self.start
 
         def alpha(k, end):
             s0, v0 = start[k]
             s1, v1 = _value(end.s), _value(end.v)
             return (H * (4.0 * v1 - v0) / 3.0 - s0 + s1) / 3.0, (v1 - v0) / 3.0
+
         return 1.0, H * H / 9.0, H / 3.0, alpha
 
     def __call__(self, t, h):
         # the rate of the other forces' acceleration of each body (composite stages; else zero)
-        self.raw_rate = [_total(terms) for terms in self.body_rates]   # d/dt of the other input terms
+        self.raw_rate = [
+            _total(terms) for terms in self.body_rates
+        ]  # d/dt of the other input terms
         self.rate = [-r / m for r, m in zip(self.raw_rate, self.mass)]
-        if self.stage == 1:            # remember where the composite step starts
-            self.start = [(_value(end.s), _value(end.v)) for row in self.rows for end in (row.end_a, row.end_b)]
+        if self.stage == 1:  # remember where the composite step starts
+            self.start = [
+                (_value(end.s), _value(end.v))
+                for row in self.rows
+                for end in (row.end_a, row.end_b)
+            ]
             self.start_body = [(bs[i_s], bv[i_v]) for (bs, i_s), (bv, i_v) in self.body_motion]
         theta, beta_s, beta_v, alpha = self._scheme(h)
         self.alphas = []
@@ -436,7 +548,7 @@ class ImplicitCoupling:
             c.append(theta * (kk * beta_s + d * beta_v))
             g.append(f + theta * (kk * (asb - asa) + d * (avb - ava)))
         # forces of everything else on each body: its present total minus the coupled elements' share
-        self.total = [_total(terms) for terms in self.body_terms]        # every input term, as set
+        self.total = [_total(terms) for terms in self.body_terms]  # every input term, as set
         self.others = [-total for total in self.total]
         for row, f in zip(self.rows, f_now):
             p, q = row.end_a.body, row.end_b.body
@@ -444,7 +556,7 @@ class ImplicitCoupling:
                 self.others[p] -= f
             if q >= 0:
                 self.others[q] += f
-        if self.stage:                 # the others at the middle (trapezoidal) or the end of the step
+        if self.stage:  # the others at the middle (trapezoidal) or the end of the step
             for j, m in enumerate(self.mass):
                 self.others[j] += (0.5 if self.stage == 1 else 1.0) * h * m * self.rate[j]
         y = self._solve(g, c)
@@ -458,7 +570,10 @@ class ImplicitCoupling:
                 f, kk, d = self._probe(e, row, y, beta_s, beta_v, t)
                 f = f_now[e] + theta * (f - f_now[e])
                 ce = theta * (kk * beta_s + d * beta_v)
-                if abs(f - (g[e] + c[e] * dy)) > self.RTOL * (abs(f) + abs(g[e])) + 1e-300 or ce != c[e]:
+                if (
+                    abs(f - (g[e] + c[e] * dy)) > self.RTOL * (abs(f) + abs(g[e])) + 1e-300
+                    or ce != c[e]
+                ):
                     converged = False
                 g[e], c[e] = f - ce * dy, ce
             if converged:
@@ -474,7 +589,7 @@ class ImplicitCoupling:
             f = g[e] + c[e] * self._dy(row, y)
             fb[ib] = f
             fa[ia] = -f
-        if self.stage == 1:            # the others held at their mean too: no ramp of their own
+        if self.stage == 1:  # the others held at their mean too: no ramp of their own
             for corr, corr_rate, raw in zip(self.correction, self.correction_rate, self.raw_rate):
                 corr[0] = 0.5 * h * raw
                 corr_rate[0] = -raw
@@ -488,8 +603,8 @@ class ImplicitCoupling:
             s1, v1 = bs[i_s], bv[i_v]
             v2 = (H * y[j] - v0 + 4.0 * v1) / 3.0
             s2 = (H * v2 - s0 + 4.0 * s1) / 3.0
-            mean = (v2 - v1) / h                        # mean acceleration over the stage
-            second = (s2 - s1 - h * v1) / (h * h)       # position: h^2*(p0/3 + p1/6)
+            mean = (v2 - v1) / h  # mean acceleration over the stage
+            second = (s2 - s1 - h * v1) / (h * h)  # position: h^2*(p0/3 + p1/6)
             p0 = 6.0 * second - 2.0 * mean
             p1 = 4.0 * mean - 6.0 * second
             self.correction[j][0] = -m * p0 - self.total[j]

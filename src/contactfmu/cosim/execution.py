@@ -7,6 +7,7 @@ are instantiated and initialized around the algorithm's ``initialize``; then, un
 time (or the stop time), the algorithm takes a step of its choice, never past the next recording
 time, and the observers are told of it; the FMUs are terminated and freed.
 """
+
 import numpy as np
 
 from .algorithms import Run
@@ -28,7 +29,9 @@ class Execution:
         """Simulate from start_time to stop_time; the Result (with ``steps``: the algorithm's records)."""
         system, algorithm = self.system, self.algorithm
         if not stop_time > start_time:
-            raise CosimError(f"stop_time {stop_time!r} must be greater than start_time {start_time!r}")
+            raise CosimError(
+                f"stop_time {stop_time!r} must be greater than start_time {start_time!r}"
+            )
         times = algorithm.setup(system, start_time, stop_time, output_interval)
         plan = system.plan(derivatives=algorithm.derivatives)
         drive = DrivenInputs(system, self.inputs, plan)

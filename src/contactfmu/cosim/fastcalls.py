@@ -8,9 +8,15 @@ so it binds them once: a :class:`Reader` fills one buffer per instance and varia
 instance. The FMI functions are fmpy's own ctypes bindings (``FMU2Slave._functions``); only
 the wrapper is bypassed, so the status of every call is checked here.
 """
+
 from fmpy.fmi2 import fmi2Boolean, fmi2Integer, fmi2Real, fmi2ValueReference
 
-_TYPES = {"Real": fmi2Real, "Integer": fmi2Integer, "Enumeration": fmi2Integer, "Boolean": fmi2Boolean}
+_TYPES = {
+    "Real": fmi2Real,
+    "Integer": fmi2Integer,
+    "Enumeration": fmi2Integer,
+    "Boolean": fmi2Boolean,
+}
 _STATUS = {2: "discard", 3: "error", 4: "fatal", 5: "pending"}
 
 
@@ -22,7 +28,9 @@ def check(inst, name, status, t):
 
 def _function(inst, kind, direction, derivative):
     if derivative:
-        name = "fmi2GetRealOutputDerivatives" if direction == "Get" else "fmi2SetRealInputDerivatives"
+        name = (
+            "fmi2GetRealOutputDerivatives" if direction == "Get" else "fmi2SetRealInputDerivatives"
+        )
     else:
         name = f"fmi2{direction}{'Integer' if kind == 'Enumeration' else kind}"
     return name, inst.slave._functions[name]

@@ -8,6 +8,7 @@ whole nanoseconds.
 
 libcosimpy is an optional dependency (``pip install libcosimpy``, in the ``test`` extra).
 """
+
 import math
 import os
 import tempfile
@@ -37,21 +38,30 @@ def default_experiment(ssp_path):
     """(start, stop, step) of an SSP package's DefaultExperiment and OSP step annotation."""
     with zipfile.ZipFile(ssp_path) as z:
         root = ElementTree.fromstring(z.read("SystemStructure.ssd"))
-    ns = {"ssd": "http://ssp-standard.org/SSP1/SystemStructureDescription",
-          "osp": "http://opensimulationplatform.com/SSP/OSPAnnotations"}
+    ns = {
+        "ssd": "http://ssp-standard.org/SSP1/SystemStructureDescription",
+        "osp": "http://opensimulationplatform.com/SSP/OSPAnnotations",
+    }
     exp = root.find("ssd:DefaultExperiment", ns)
     algo = None if exp is None else exp.find(".//osp:FixedStepAlgorithm", ns)
     if algo is None:
-        raise CosimError(f"{ssp_path}: no osp:FixedStepAlgorithm step size in the DefaultExperiment "
-                         f"(libcosim cannot run an SSP without one)")
-    return (float(exp.get("startTime", 0.0)), float(exp.get("stopTime", "nan")),
-            float(algo.get("baseStepSize")))
+        raise CosimError(
+            f"{ssp_path}: no osp:FixedStepAlgorithm step size in the DefaultExperiment "
+            f"(libcosim cannot run an SSP without one)"
+        )
+    return (
+        float(exp.get("startTime", 0.0)),
+        float(exp.get("stopTime", "nan")),
+        float(algo.get("baseStepSize")),
+    )
 
 
 def _ns(x, what):
     n = round(x * NANO)
     if n <= 0 or abs(n - x * NANO) > 1e-6 * max(1.0, abs(x * NANO)):
-        raise CosimError(f"{what} {x!r} s is not a whole number of nanoseconds (libcosim's time unit)")
+        raise CosimError(
+            f"{what} {x!r} s is not a whole number of nanoseconds (libcosim's time unit)"
+        )
     return n
 
 
@@ -68,8 +78,10 @@ def run_ssp(ssp_path, outputs, stop_time=None, inputs=None, log_level="error"):
     start, stop, step = default_experiment(ssp_path)
     stop = stop if stop_time is None else stop_time
     if not math.isfinite(stop) or stop <= start:
-        raise CosimError(f"stop time {stop!r} s must be finite and after the start time {start!r} s")
-    _ns(step, "step")            # libcosim counts time in whole nanoseconds
+        raise CosimError(
+            f"stop time {stop!r} s must be finite and after the start time {start!r} s"
+        )
+    _ns(step, "step")  # libcosim counts time in whole nanoseconds
     n_steps = int(round((stop - start) / step))
     log_output_level(getattr(CosimLogLevel, log_level.upper()))
     ex = CosimExecution.from_ssp_file(ssp_path)
@@ -81,8 +93,10 @@ def run_ssp(ssp_path, outputs, stop_time=None, inputs=None, log_level="error"):
     def lookup(ref):
         inst, _, var = ref.partition(".")
         if inst not in index:
-            raise CosimError(f"{ref}: no instance {inst!r} in {os.path.basename(ssp_path)} "
-                             f"(has {', '.join(index)})")
+            raise CosimError(
+                f"{ref}: no instance {inst!r} in {os.path.basename(ssp_path)} "
+                f"(has {', '.join(index)})"
+            )
         if var not in refs[index[inst]]:
             raise CosimError(f"{ref}: {inst} has no variable {var!r}")
         return index[inst], refs[index[inst]][var][0]
@@ -103,7 +117,11 @@ def run_ssp(ssp_path, outputs, stop_time=None, inputs=None, log_level="error"):
     groups = {}
     for k, ((i, vr), kind) in enumerate(zip(cols, kinds)):
         groups.setdefault((i, kind), []).append((k, vr))
-    readers = {0: observer.last_real_values, 1: observer.last_integer_values, 3: observer.last_boolean_values}
+    readers = {
+        0: observer.last_real_values,
+        1: observer.last_integer_values,
+        3: observer.last_boolean_values,
+    }
     rows = []
 
     def record(t):
@@ -116,12 +134,12 @@ def run_ssp(ssp_path, outputs, stop_time=None, inputs=None, log_level="error"):
 
     for n in range(1, n_steps + 1):
         t_prev = start + (n - 1) * step
-        if drive and n > 1:          # the inputs held over the step from t_prev
+        if drive and n > 1:  # the inputs held over the step from t_prev
             for (i, vr), fn in drive:
                 manipulator.slave_real_values(i, [vr], [float(fn(t_prev))])
-        if not ex.step(1):           # the first step initializes, then steps
+        if not ex.step(1):  # the first step initializes, then steps
             raise CosimError(f"libcosim failed in the step from t = {t_prev:.9g} s ({ssp_path})")
-        record(start + n * step)     # outputs read after the step
+        record(start + n * step)  # outputs read after the step
     del ex
     return Result(["time"] + list(outputs), np.array(rows, dtype=float))
 
@@ -139,9 +157,13 @@ def _run_bulk(ex, CosimObserver, cols, outputs, start, step, n_steps, ssp_path):
     data = np.empty((n_steps, len(cols) + 1))
     data[:, 0] = start + step * np.arange(1, n_steps + 1)
     for k, (i, vr) in enumerate(cols):
-        times, steps, values = observer.time_series_real_samples(i, vr, from_step=1, sample_count=n_steps)
+        times, steps, values = observer.time_series_real_samples(
+            i, vr, from_step=1, sample_count=n_steps
+        )
         if len(values) != n_steps or list(steps[:1]) != [1]:
-            raise CosimError(f"libcosim returned {len(values)} samples of {outputs[k]} for {n_steps} steps")
+            raise CosimError(
+                f"libcosim returned {len(values)} samples of {outputs[k]} for {n_steps} steps"
+            )
         data[:, k + 1] = values
         if k == 0:
             data[:, 0] = np.asarray(times, dtype=float) / NANO

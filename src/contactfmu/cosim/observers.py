@@ -1,6 +1,7 @@
 """The observers of a run (as libcosim's observers): told by the execution when the system is
 initialized, after every step and when the run ends. :class:`Recorder` records the outputs at the
 recording times; :class:`ProgressBar` and :class:`ProgressFunction` report the progress."""
+
 import sys
 import time
 from collections import defaultdict
@@ -29,13 +30,19 @@ class Recorder(Observer):
 
     def __init__(self, system, outputs):
         if outputs is None:
-            outputs = [f"{i.name}.{v.name}" for i in system.instances.values() for v in i.md.modelVariables
-                       if v.causality == "output"]
+            outputs = [
+                f"{i.name}.{v.name}"
+                for i in system.instances.values()
+                for v in i.md.modelVariables
+                if v.causality == "output"
+            ]
         self.groups = defaultdict(lambda: defaultdict(list))
         for col, ref in enumerate(outputs):
             inst, name = system.resolve(ref)
             var = inst.var(name)
-            kind = "Real" if var.type == "Real" else "Boolean" if var.type == "Boolean" else "Integer"
+            kind = (
+                "Real" if var.type == "Real" else "Boolean" if var.type == "Boolean" else "Integer"
+            )
             self.groups[inst.name][kind].append((col, var.valueReference))
         self.system = system
         self.names = list(outputs)
@@ -45,8 +52,13 @@ class Recorder(Observer):
         self.calls = []
         for name, kinds in self.groups.items():
             for kind, cols in kinds.items():
-                self.calls.append((Reader(self.system.instances[name], [vr for _, vr in cols], kind),
-                                   [col + 1 for col, _ in cols], kind == "Real"))
+                self.calls.append(
+                    (
+                        Reader(self.system.instances[name], [vr for _, vr in cols], kind),
+                        [col + 1 for col, _ in cols],
+                        kind == "Real",
+                    )
+                )
         self.width = 1 + sum(len(c[1]) for c in self.calls)
 
     def read(self, t):

@@ -1,6 +1,7 @@
 """Results: a time column and named signals, as a numpy structured array and as CSV in the
 FMI cross-check format (first column "time", quoted names, one row per time point; duplicated
 time stamps mark events)."""
+
 import csv
 import math
 
@@ -18,9 +19,14 @@ class Result:
             raise ValueError("the first column must be 'time'")
         self.names = list(names)
         self.values = values
-        self.steps = None  # adaptive runs: every attempted step (cosim.algorithms.adaptive.StepRecord)
-        self.data = np.rec.fromarrays(values.T, dtype=[(n, "f8") for n in names]) if len(values) else \
-            np.zeros(0, dtype=[(n, "f8") for n in names])
+        self.steps = (
+            None  # adaptive runs: every attempted step (cosim.algorithms.adaptive.StepRecord)
+        )
+        self.data = (
+            np.rec.fromarrays(values.T, dtype=[(n, "f8") for n in names])
+            if len(values)
+            else np.zeros(0, dtype=[(n, "f8") for n in names])
+        )
 
     def __getitem__(self, name):
         try:
@@ -39,8 +45,10 @@ class Result:
         """A Result with the columns `names` (after time), optionally renamed."""
         rename = rename or {}
         cols = [self.names.index(n) for n in names]
-        return Result(["time"] + [rename.get(n, n) for n in names],
-                      np.column_stack([self.values[:, 0]] + [self.values[:, c] for c in cols]))
+        return Result(
+            ["time"] + [rename.get(n, n) for n in names],
+            np.column_stack([self.values[:, 0]] + [self.values[:, c] for c in cols]),
+        )
 
     def to_csv(self, path):
         """Write the cross-check CSV to `path` (its folder is created if missing); returns path."""
@@ -74,24 +82,34 @@ def read_csv(path, finite=False):
             reader = csv.reader(fh)
             header = [h.strip() for h in next(reader, [])]
             if not header:
-                raise CsvError(path, "empty file" if reader.line_num == 0 else
-                               "line 1 is empty (expected a header line starting with \"time\")")
+                raise CsvError(
+                    path,
+                    "empty file"
+                    if reader.line_num == 0
+                    else 'line 1 is empty (expected a header line starting with "time")',
+                )
             if header[0].lower() != "time":
                 raise CsvError(path, f"first column is {header[0]!r}, expected 'time'")
             for row in reader:
                 if not row:
                     continue
                 if len(row) != len(header):
-                    raise CsvError(path, f"line {reader.line_num}: {len(row)} values, the header has "
-                                         f"{len(header)} columns")
+                    raise CsvError(
+                        path,
+                        f"line {reader.line_num}: {len(row)} values, the header has "
+                        f"{len(header)} columns",
+                    )
                 try:
                     values = [float(x) for x in row]
                 except ValueError:
                     values = None
                 if values is None or finite and not all(map(math.isfinite, values)):
                     k = next(k for k, x in enumerate(row) if not _is_number(x, finite))
-                    raise CsvError(path, f"line {reader.line_num}, column {header[k]!r}: {row[k].strip()!r} is "
-                                         f"{'not finite' if values else 'not a number'}")
+                    raise CsvError(
+                        path,
+                        f"line {reader.line_num}, column {header[k]!r}: {row[k].strip()!r} is "
+                        f"{'not finite' if values else 'not a number'}",
+                    )
                 rows.append(values)
     except UnicodeDecodeError:
         raise CsvError(path, "not a text file") from None

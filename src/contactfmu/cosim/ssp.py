@@ -21,6 +21,7 @@ Importers with a plain fixed-step master run it with values held over each step;
 project's master (``System.simulate``) adds first-order hold, and ``scheme="jacobi"`` reproduces
 libcosim's algorithm exactly (see ``contactfmu.cosim.libcosim``).
 """
+
 import math
 import os
 import zipfile
@@ -43,8 +44,11 @@ _SI = ("kg", "m", "s", "A", "K", "mol", "cd", "rad")
 def _base_units(md):
     """{unit name: {SI base unit: exponent (str), the non-zero ones}} of a model description's
     UnitDefinitions."""
-    return {u.name: {k: str(getattr(u.baseUnit, k)) for k in _SI if getattr(u.baseUnit, k)}
-            for u in md.unitDefinitions if u.baseUnit is not None}
+    return {
+        u.name: {k: str(getattr(u.baseUnit, k)) for k in _SI if getattr(u.baseUnit, k)}
+        for u in md.unitDefinitions
+        if u.baseUnit is not None
+    }
 
 
 def _num(x):
@@ -61,14 +65,15 @@ def connections(system):
                 f"{si.name}.{sf} carries {len(targets)} compliant elements "
                 f"({', '.join(f'{ti.name}.{tf}' for ti, tf, _ in targets)}); an SSP input takes one connection "
                 f"and an inertial flange has {FORCE_INPUTS_PER_FLANGE} force inputs (.f, .f2 .. "
-                f".f{FORCE_INPUTS_PER_FLANGE}): connect further elements through a rod to another flange of the body")
+                f".f{FORCE_INPUTS_PER_FLANGE}): connect further elements through a rod to another flange of the body"
+            )
         for k, (ti, tf, off) in enumerate(targets):
             out.append((f"{si.name}.{si.port(sf, 's')}", f"{ti.name}.{ti.port(tf, 's')}", off))
             out.append((f"{si.name}.{si.port(sf, 'v')}", f"{ti.name}.{ti.port(tf, 'v')}", 0.0))
             if system.passes_acceleration(si, sf, ti, tf):
                 out.append((f"{si.name}.{si.port(sf, 'a')}", f"{ti.name}.{ti.port(tf, 'a')}", 0.0))
             force_in = si.port(sf, "f") + ("" if k == 0 else str(k + 1))
-            si.var(force_in)   # an FMU without the numbered inputs fails here, by name
+            si.var(force_in)  # an FMU without the numbered inputs fails here, by name
             out.append((f"{ti.name}.{ti.port(tf, 'f')}", f"{si.name}.{force_in}", 0.0))
     for a, b in system.signals:
         out.append((a, b, 0.0))
@@ -88,25 +93,43 @@ def system_structure(system, stop_time, step, start_time=0.0, name="contactfmu",
         for ref in (a, b):
             inst, var = system.resolve(ref)
             used.setdefault(inst.name, set()).add(var)
-    units = {}   # unit name -> its SI base-unit exponents, as the FMU declares them
+    units = {}  # unit name -> its SI base-unit exponents, as the FMU declares them
 
-    root = Element("ssd:SystemStructureDescription",
-                   {f"xmlns:{k}": v for k, v in NS.items()} | {"name": name, "version": "1.0"})
-    sysel = SubElement(root, "ssd:System", name=name,
-                       description="Exported by contactfmu from a contactfmu.cosim.System")
+    root = Element(
+        "ssd:SystemStructureDescription",
+        {f"xmlns:{k}": v for k, v in NS.items()} | {"name": name, "version": "1.0"},
+    )
+    sysel = SubElement(
+        root,
+        "ssd:System",
+        name=name,
+        description="Exported by contactfmu from a contactfmu.cosim.System",
+    )
     elements = SubElement(sysel, "ssd:Elements")
     for inst in system.instances.values():
         source = (sources or {}).get(inst.name, "resources/" + os.path.basename(inst.path))
-        comp = SubElement(elements, "ssd:Component", name=inst.name, source=source,
-                          type="application/x-fmu-sharedlibrary")
-        names = [v.name for v in inst.md.modelVariables
-                 if v.name in used.get(inst.name, ()) or v.name in inst.values]
+        comp = SubElement(
+            elements,
+            "ssd:Component",
+            name=inst.name,
+            source=source,
+            type="application/x-fmu-sharedlibrary",
+        )
+        names = [
+            v.name
+            for v in inst.md.modelVariables
+            if v.name in used.get(inst.name, ()) or v.name in inst.values
+        ]
         if names:
             conn_el = SubElement(comp, "ssd:Connectors")
             declared = _base_units(inst.md)
             for vname in names:
                 var = inst.variables[vname]
-                kind = var.causality if var.causality in ("input", "output", "parameter") else "parameter"
+                kind = (
+                    var.causality
+                    if var.causality in ("input", "output", "parameter")
+                    else "parameter"
+                )
                 c = SubElement(conn_el, "ssd:Connector", name=vname, kind=kind)
                 attrs = {}
                 if var.type == "Real" and var.unit and var.unit in declared and var.unit != "1":
@@ -133,8 +156,14 @@ def system_structure(system, stop_time, step, start_time=0.0, name="contactfmu",
         for a, b, off in conns:
             ia, va = a.split(".", 1)
             ib, vb = b.split(".", 1)
-            c = SubElement(conn_root, "ssd:Connection", startElement=ia, startConnector=va,
-                           endElement=ib, endConnector=vb)
+            c = SubElement(
+                conn_root,
+                "ssd:Connection",
+                startElement=ia,
+                startConnector=va,
+                endElement=ib,
+                endConnector=vb,
+            )
             if off:
                 SubElement(c, "ssc:LinearTransformation", factor="1.0", offset=_num(off))
     if units:
@@ -142,11 +171,17 @@ def system_structure(system, stop_time, step, start_time=0.0, name="contactfmu",
         for u in sorted(units):
             unit = SubElement(units_el, "ssc:Unit", name=u)
             SubElement(unit, "ssc:BaseUnit", units[u])
-    exp = SubElement(root, "ssd:DefaultExperiment", startTime=_num(start_time), stopTime=_num(stop_time))
-    ann = SubElement(SubElement(exp, "ssd:Annotations"), "ssc:Annotation", type="com.opensimulationplatform")
+    exp = SubElement(
+        root, "ssd:DefaultExperiment", startTime=_num(start_time), stopTime=_num(stop_time)
+    )
+    ann = SubElement(
+        SubElement(exp, "ssd:Annotations"), "ssc:Annotation", type="com.opensimulationplatform"
+    )
     SubElement(SubElement(ann, "osp:Algorithm"), "osp:FixedStepAlgorithm", baseStepSize=_num(step))
     _indent(root)
-    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode").encode("utf-8")
+    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + tostring(root, encoding="unicode").encode(
+        "utf-8"
+    )
 
 
 def export_ssp(system, path, stop_time, step, start_time=0.0, name=None):

@@ -39,6 +39,7 @@ right after its step (an output that depends directly on inputs still reflects t
 inputs), and all connections are copied at once. Values only (no derivatives); the forces of a
 node are summed, which equals connecting them to the numbered inputs .f, .f2 .. .f4 one by one.
 """
+
 import math
 import os
 import shutil
@@ -52,10 +53,9 @@ from .algorithms import select
 from .errors import CosimError
 from .execution import Execution
 
-
-_LOGS = {}          # FMI instance name -> list of (status, message) of the running system
+LOGS = {}  # FMI instance name -> list of (status, message) of the running system
 _CALLBACKS = []
-_EXTRACTED = {}     # (FMU path, mtime, size) -> its unzip directory, for the life of the process
+_EXTRACTED = {}  # (FMU path, mtime, size) -> its unzip directory, for the life of the process
 _EXTRACT_ROOT = []  # the folder of those directories (created on first use)
 
 
@@ -74,11 +74,13 @@ def _unzipped(path):
 
             _EXTRACT_ROOT.append(tempfile.mkdtemp(prefix="contactfmu_"))
             atexit.register(shutil.rmtree, _EXTRACT_ROOT[0], True)
-        _EXTRACTED[key] = extract(path, unzipdir=os.path.join(_EXTRACT_ROOT[0], str(len(_EXTRACTED))))
+        _EXTRACTED[key] = extract(
+            path, unzipdir=os.path.join(_EXTRACT_ROOT[0], str(len(_EXTRACTED)))
+        )
     return _EXTRACTED[key]
 
 
-def _callbacks():
+def callbacks():
     """One fmi2CallbackFunctions for all instances. fmpy's logger proxy (which formats the
     variadic message) keeps a single process-wide callback, so messages are dispatched by the
     instance name the FMU reports."""
@@ -86,9 +88,10 @@ def _callbacks():
     from fmpy.logging import addLoggerProxy
 
     if not _CALLBACKS:
+
         def logger(env, name, status, category, message):
             key = name.decode("utf-8", "replace") if name else ""
-            _LOGS.setdefault(key, []).append((status, message.decode("utf-8", "replace")))
+            LOGS.setdefault(key, []).append((status, message.decode("utf-8", "replace")))
 
         _CALLBACKS.extend([logger, fmi2CallbackLoggerTYPE(logger)])
     # registered anew for every run: another user of fmpy may have taken the proxy's slot since
@@ -99,10 +102,9 @@ def _callbacks():
     return cb
 
 
-
-
 class MotionLink(NamedTuple):
     """An inertial flange's position and velocity to a compliant flange (s_target = s + offset)."""
+
     source: "Instance"
     s: int
     v: int
@@ -114,6 +116,7 @@ class MotionLink(NamedTuple):
 
 class AccelLink(NamedTuple):
     """An inertial flange's acceleration to a compliant flange."""
+
     source: "Instance"
     a: int
     target: "Instance"
@@ -123,6 +126,7 @@ class AccelLink(NamedTuple):
 class ForceLink(NamedTuple):
     """The forces of the compliant elements on a node, summed into the inertial flange's force input;
     with_derivative: their first derivatives are passed too."""
+
     body: "Instance"
     f: int
     sources: list
@@ -131,6 +135,7 @@ class ForceLink(NamedTuple):
 
 class SignalLink(NamedTuple):
     """An output signal to an input (e.g. sine.y -> force.f)."""
+
     source: "Instance"
     output: object
     target: "Instance"
@@ -140,6 +145,7 @@ class SignalLink(NamedTuple):
 
 class Plan(NamedTuple):
     """The exchange of a communication point (System.plan), in causal order."""
+
     motion: list
     signals: list
     forces: list
@@ -169,10 +175,15 @@ class Instance:
         self.values = dict(values)
         for key in self.values:
             var = self.var(key)
-            if var.causality not in ("parameter", "input") and var.initial not in ("exact", "approx"):
+            if var.causality not in ("parameter", "input") and var.initial not in (
+                "exact",
+                "approx",
+            ):
                 hint = f"; set {key}_start" if f"{key}_start" in self.variables else ""
-                raise CosimError(f"{name}.{key} cannot be set: it is a {var.causality} computed by the FMU "
-                                 f"(initial = {var.initial}){hint}")
+                raise CosimError(
+                    f"{name}.{key} cannot be set: it is a {var.causality} computed by the FMU "
+                    f"(initial = {var.initial}){hint}"
+                )
         self.log = []
         self.slave = None
         self.unzipdir = None
@@ -181,8 +192,10 @@ class Instance:
         try:
             return self.variables[name]
         except KeyError:
-            raise CosimError(f"{self.name} ({self.md.modelName}) has no variable {name!r}; "
-                             f"it has: {', '.join(self.variables)}") from None
+            raise CosimError(
+                f"{self.name} ({self.md.modelName}) has no variable {name!r}; "
+                f"it has: {', '.join(self.variables)}"
+            ) from None
 
     def port(self, flange, what):
         """Name of a flange's position ('s'), velocity ('v'), acceleration ('a') or force ('f')
@@ -191,7 +204,10 @@ class Instance:
 
     def flange_role(self, flange):
         """'motion' for an inertial flange (s out, f in), 'force' for a compliant one, or None."""
-        s, f = self.variables.get(self.port(flange, "s")), self.variables.get(self.port(flange, "f"))
+        s, f = (
+            self.variables.get(self.port(flange, "s")),
+            self.variables.get(self.port(flange, "f")),
+        )
         if s is None or f is None:
             return None
         if s.causality == "output" and f.causality == "input":
@@ -209,9 +225,13 @@ class Instance:
 
     def fail(self, what, exc, t=None):
         at = "" if t is None else f" at t = {t:.9g} s"
-        log = "\n".join(f"  [{status}] {msg}" for status, msg in self.log[-20:]) or "  (no messages)"
-        return CosimError(f"{self.name} ({os.path.basename(self.path)}): {what} failed{at}: {exc}\n"
-                          f"FMU log:\n{log}")
+        log = (
+            "\n".join(f"  [{status}] {msg}" for status, msg in self.log[-20:]) or "  (no messages)"
+        )
+        return CosimError(
+            f"{self.name} ({os.path.basename(self.path)}): {what} failed{at}: {exc}\n"
+            f"FMU log:\n{log}"
+        )
 
 
 class System:
@@ -229,8 +249,8 @@ class System:
     def __init__(self, interpolate_inputs=True):
         self.interpolate_inputs = interpolate_inputs
         self.instances = {}
-        self.flange_edges = []   # (flange a, flange b, rod length: s_b = s_a + L)
-        self.signals = []        # (source "inst.var", target "inst.var")
+        self.flange_edges = []  # (flange a, flange b, rod length: s_b = s_a + L)
+        self.signals = []  # (source "inst.var", target "inst.var")
 
     # ---- building --------------------------------------------------------------------------
 
@@ -247,8 +267,10 @@ class System:
         """(instance, the rest of the name) of "instance.flange" or "instance.variable"."""
         inst, _, rest = ref.partition(".")
         if inst not in self.instances or not rest:
-            raise CosimError(f"{ref!r}: expected 'instance.flange' or 'instance.variable' with an instance "
-                             f"of this system ({', '.join(self.instances) or 'none yet'})")
+            raise CosimError(
+                f"{ref!r}: expected 'instance.flange' or 'instance.variable' with an instance "
+                f"of this system ({', '.join(self.instances) or 'none yet'})"
+            )
         return self.instances[inst], rest
 
     def connect(self, a, b, rod=0.0):
@@ -260,16 +282,20 @@ class System:
         if ra is None and rb is None and na in ia.variables and nb in ib.variables:
             va, vb = ia.var(na), ib.var(nb)
             if va.causality != "output" or vb.causality != "input":
-                raise CosimError(f"signal connection {a} -> {b} needs an output and an input "
-                                 f"(got {va.causality} -> {vb.causality})")
+                raise CosimError(
+                    f"signal connection {a} -> {b} needs an output and an input "
+                    f"(got {va.causality} -> {vb.causality})"
+                )
             if rod:
                 raise CosimError(f"signal connection {a} -> {b} cannot have a rod")
             self.signals.append((a, b))
             return
         for ref, inst, fl, role in ((a, ia, na, ra), (b, ib, nb, rb)):
             if role is None:
-                raise CosimError(f"{ref} is not a flange of {inst.name} ({inst.md.modelName}) and "
-                                 f"not a variable to connect to {b if ref == a else a}")
+                raise CosimError(
+                    f"{ref} is not a flange of {inst.name} ({inst.md.modelName}) and "
+                    f"not a variable to connect to {b if ref == a else a}"
+                )
         if not math.isfinite(rod):
             raise CosimError(f"rod length {rod!r} of {a} -- {b} must be finite")
         self.flange_edges.append((a, b, float(rod)))
@@ -299,15 +325,21 @@ class System:
                         seen.add(y)
                         stack.append(y)
                     elif abs(pos[y] - pos[x] - L) > 1e-12 * (1 + abs(L)):
-                        raise CosimError(f"rods around {x} -- {y} form a loop with inconsistent lengths")
+                        raise CosimError(
+                            f"rods around {x} -- {y} form a loop with inconsistent lengths"
+                        )
             motion = [f for f in pos if self._role(f) == "motion"]
             if len(motion) > 1:
                 raise CosimError(
                     f"{' and '.join(motion)} would be rigidly connected: both are inertial elements "
-                    f"(Mass, Fixed, MassWithStopAndFriction), which output motion. A compliant element "
-                    f"(Spring, SpringDamper, Damper, ElastoGap, ...) is needed between them.")
+                    f"(their flanges output motion and take the force as input). A compliant element "
+                    f"(one that takes the motion of its flanges and outputs the force) is needed "
+                    f"between them."
+                )
             source = motion[0] if motion else None
-            nodes.append((source, {f: p - (pos[source] if source else 0.0) for f, p in pos.items()}))
+            nodes.append(
+                (source, {f: p - (pos[source] if source else 0.0) for f, p in pos.items()})
+            )
         return nodes
 
     def _role(self, ref):
@@ -320,17 +352,22 @@ class System:
         """Instantiate every FMU (fmpy's FMU2Slave), set up its experiment, set its values."""
         from fmpy.fmi2 import FMU2Slave
 
-        cb = _callbacks()
+        cb = callbacks()
         for inst in self.instances.values():
             inst.unzipdir = _unzipped(inst.path)
             inst.log = []
-            _LOGS[inst.name] = inst.log
-            inst.slave = FMU2Slave(guid=inst.md.guid, unzipDirectory=inst.unzipdir,
-                                   modelIdentifier=inst.md.coSimulation.modelIdentifier,
-                                   instanceName=inst.name)
+            LOGS[inst.name] = inst.log
+            inst.slave = FMU2Slave(
+                guid=inst.md.guid,
+                unzipDirectory=inst.unzipdir,
+                modelIdentifier=inst.md.coSimulation.modelIdentifier,
+                instanceName=inst.name,
+            )
             inst.call("instantiate", lambda: inst.slave.instantiate(callbacks=cb, loggingOn=False))
-            inst.call("setupExperiment",
-                       lambda: inst.slave.setupExperiment(startTime=start_time, stopTime=stop_time))
+            inst.call(
+                "setupExperiment",
+                lambda: inst.slave.setupExperiment(startTime=start_time, stopTime=stop_time),
+            )
             for name, value in inst.values.items():
                 self._set_any(inst, name, value)
 
@@ -340,9 +377,13 @@ class System:
         if var.type == "Real":
             inst.call(f"setting {name} = {value!r}", lambda: inst.slave.setReal(vr, [float(value)]))
         elif var.type in ("Integer", "Enumeration"):
-            inst.call(f"setting {name} = {value!r}", lambda: inst.slave.setInteger(vr, [int(value)]))
+            inst.call(
+                f"setting {name} = {value!r}", lambda: inst.slave.setInteger(vr, [int(value)])
+            )
         elif var.type == "Boolean":
-            inst.call(f"setting {name} = {value!r}", lambda: inst.slave.setBoolean(vr, [bool(value)]))
+            inst.call(
+                f"setting {name} = {value!r}", lambda: inst.slave.setBoolean(vr, [bool(value)])
+            )
         else:
             raise CosimError(f"{inst.name}.{name}: type {var.type} is not supported")
 
@@ -353,11 +394,15 @@ class System:
         links = []
         for source, members in self._nodes():
             if source is None:
-                raise CosimError(f"flanges {', '.join(sorted(members))} are connected only to compliant "
-                                 f"elements: every node needs one inertial element (Mass, Fixed, ...) "
-                                 f"that gives its motion")
+                raise CosimError(
+                    f"flanges {', '.join(sorted(members))} are connected only to compliant "
+                    f"elements: every node needs one inertial element (Mass, Fixed, ...) "
+                    f"that gives its motion"
+                )
             si, sf = self.resolve(source)
-            links.append((si, sf, [(*self.resolve(t), off) for t, off in members.items() if t != source]))
+            links.append(
+                (si, sf, [(*self.resolve(t), off) for t, off in members.items() if t != source])
+            )
         return links
 
     @staticmethod
@@ -371,16 +416,33 @@ class System:
         motion, forces, accel = [], [], []
         for si, sf, targets in self.node_links():
             for ti, tf, off in targets:
-                motion.append(MotionLink(si, si.var(si.port(sf, "s")).valueReference,
-                                         si.var(si.port(sf, "v")).valueReference, ti,
-                                         ti.var(ti.port(tf, "s")).valueReference,
-                                         ti.var(ti.port(tf, "v")).valueReference, off))
+                motion.append(
+                    MotionLink(
+                        si,
+                        si.var(si.port(sf, "s")).valueReference,
+                        si.var(si.port(sf, "v")).valueReference,
+                        ti,
+                        ti.var(ti.port(tf, "s")).valueReference,
+                        ti.var(ti.port(tf, "v")).valueReference,
+                        off,
+                    )
+                )
                 if self.passes_acceleration(si, sf, ti, tf):
-                    accel.append(AccelLink(si, si.var(si.port(sf, "a")).valueReference, ti,
-                                           ti.var(ti.port(tf, "a")).valueReference))
+                    accel.append(
+                        AccelLink(
+                            si,
+                            si.var(si.port(sf, "a")).valueReference,
+                            ti,
+                            ti.var(ti.port(tf, "a")).valueReference,
+                        )
+                    )
             srcs = [(ti, ti.var(ti.port(tf, "f")).valueReference) for ti, tf, _ in targets]
-            with_der = (derivatives and self.interpolate_inputs and si.interpolates
-                        and all(ti.derivatives for ti, _ in srcs))
+            with_der = (
+                derivatives
+                and self.interpolate_inputs
+                and si.interpolates
+                and all(ti.derivatives for ti, _ in srcs)
+            )
             forces.append(ForceLink(si, si.var(si.port(sf, "f")).valueReference, srcs, with_der))
         signals = []
         for a, b in self.signals:
@@ -389,8 +451,13 @@ class System:
             va, vb = ia.var(na), ib.var(nb)
             if va.type != vb.type:
                 raise CosimError(f"signal {a} ({va.type}) -> {b} ({vb.type}): types differ")
-            with_der = (derivatives and self.interpolate_inputs and va.type == "Real" and ia.derivatives
-                        and ib.interpolates)
+            with_der = (
+                derivatives
+                and self.interpolate_inputs
+                and va.type == "Real"
+                and ia.derivatives
+                and ib.interpolates
+            )
             signals.append(SignalLink(ia, va, ib, vb, with_der))
         return Plan(motion, signals, forces, accel)
 
@@ -401,12 +468,25 @@ class System:
         for inst in self.instances.values():
             var = inst.variables.get(conventions.INTEGRATES)
             if var is not None and var.causality == "output" and var.type == "Boolean":
-                if inst.call("fmi2GetBoolean", lambda: inst.slave.getBoolean([var.valueReference]))[0]:
+                if inst.call("fmi2GetBoolean", lambda: inst.slave.getBoolean([var.valueReference]))[
+                    0
+                ]:
                     names.add(inst.name)
         return names
 
-    def simulate(self, stop_time, step=None, start_time=0.0, output_interval=None, outputs=None, progress=None,
-                 scheme=None, inputs=None, rtol=None, atol=None):
+    def simulate(
+        self,
+        stop_time,
+        step=None,
+        start_time=0.0,
+        output_interval=None,
+        outputs=None,
+        progress=None,
+        scheme=None,
+        inputs=None,
+        rtol=None,
+        atol=None,
+    ):
         """Run the co-simulation; returns a Result (time + recorded outputs).
 
         step: fixed communication step [s]; without it (or with scheme="adaptive", where it is the
@@ -425,7 +505,8 @@ class System:
         before the step)."""
         algorithm = select(scheme, step, rtol, atol)
         return Execution(self, algorithm, inputs=inputs, outputs=outputs, progress=progress).run(
-            start_time, stop_time, output_interval)
+            start_time, stop_time, output_interval
+        )
 
     def enter_initialization(self, t):
         for inst in self.instances.values():

@@ -12,7 +12,7 @@
  *
  *  - one rule for the status of every call: fmi2Error if the Python slave logged a message of
  *    status fmi2Error (or worse) during the call, else pythonfmu's status. The slave logs every
- *    failure it refuses or suffers (see the slave base, _base.py); the shim counts the error
+ *    failure it refuses or suffers (see the slave base, fmi/slave.py); the shim counts the error
  *    messages passing its logger, so this costs nothing on the path of a call that succeeds;
  *  - fmi2DeSerializeFMUstate returns fmi2Error (and no state) for bytes that are not a state of
  *    this FMU: the slave decodes them into a state marked invalid, which serializes as a NUL

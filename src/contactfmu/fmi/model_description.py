@@ -3,6 +3,7 @@ start values, min/max, the variability of every Integer/Boolean variable, a Defa
 and a ModelStructure with output dependencies and InitialUnknowns (which pythonfmu leaves out).
 
 Generic: names no component and no physical domain. Only the standard library is imported."""
+
 import uuid
 from xml.etree.ElementTree import Element, SubElement
 
@@ -13,22 +14,35 @@ def model_description(slave):
     """The fmiModelDescription element of `slave` (an instance of a fmi.slave.Slave subclass)."""
     table = slave.variable_table()
     attrib = {
-        "fmiVersion": "2.0", "modelName": slave.modelName, "guid": "{" + str(uuid.uuid4()) + "}",
-        "description": " ".join(slave.description.split()), "author": slave.author,
-        "version": slave.version, "license": slave.license, "generationTool": "contactfmu (pythonfmu)",
-        "variableNamingConvention": "structured", "numberOfEventIndicators": "0",
+        "fmiVersion": "2.0",
+        "modelName": slave.modelName,
+        "guid": "{" + str(uuid.uuid4()) + "}",
+        "description": " ".join(slave.description.split()),
+        "author": slave.author,
+        "version": slave.version,
+        "license": slave.license,
+        "generationTool": "contactfmu (pythonfmu)",
+        "variableNamingConvention": "structured",
+        "numberOfEventIndicators": "0",
     }
     root = Element("fmiModelDescription", attrib)
-    SubElement(root, "CoSimulation", {
-        "modelIdentifier": slave.modelName, "needsExecutionTool": "true",
-        "canHandleVariableCommunicationStepSize": "true",
-        "canInterpolateInputs": "true" if slave.INPUT_DERIVATIVES else "false",
-        "maxOutputDerivativeOrder": "1" if any(v.derivative for v in table) else "0",
-        "canRunAsynchronuously": "false",
-        "canBeInstantiatedOnlyOncePerProcess": "false", "canNotUseMemoryManagementFunctions": "true",
-        "canGetAndSetFMUstate": "true", "canSerializeFMUstate": "true",
-        "providesDirectionalDerivative": "false",
-    })
+    SubElement(
+        root,
+        "CoSimulation",
+        {
+            "modelIdentifier": slave.modelName,
+            "needsExecutionTool": "true",
+            "canHandleVariableCommunicationStepSize": "true",
+            "canInterpolateInputs": "true" if slave.INPUT_DERIVATIVES else "false",
+            "maxOutputDerivativeOrder": "1" if any(v.derivative for v in table) else "0",
+            "canRunAsynchronuously": "false",
+            "canBeInstantiatedOnlyOncePerProcess": "false",
+            "canNotUseMemoryManagementFunctions": "true",
+            "canGetAndSetFMUstate": "true",
+            "canSerializeFMUstate": "true",
+            "providesDirectionalDerivative": "false",
+        },
+    )
     units = sorted({v.unit for v in table if v.unit})
     if units:
         unit_defs = SubElement(root, "UnitDefinitions")
@@ -40,13 +54,29 @@ def model_description(slave):
         SubElement(cats, "Category", {"name": name, "description": text})
     de = getattr(slave, "default_experiment", None)
     if de is not None:
-        SubElement(root, "DefaultExperiment", {k: repr(float(v)) for k, v in (
-            ("startTime", de.start_time), ("stopTime", de.stop_time),
-            ("stepSize", de.step_size), ("tolerance", de.tolerance)) if v is not None})
+        SubElement(
+            root,
+            "DefaultExperiment",
+            {
+                k: repr(float(v))
+                for k, v in (
+                    ("startTime", de.start_time),
+                    ("stopTime", de.stop_time),
+                    ("stepSize", de.step_size),
+                    ("tolerance", de.tolerance),
+                )
+                if v is not None
+            },
+        )
     mv = SubElement(root, "ModelVariables")
     for var in table:
-        a = {"name": var.name, "valueReference": str(var.vr), "description": var.description,
-             "causality": var.causality, "variability": var.variability}
+        a = {
+            "name": var.name,
+            "valueReference": str(var.vr),
+            "description": var.description,
+            "causality": var.causality,
+            "variability": var.variability,
+        }
         if var.initial:
             a["initial"] = var.initial
         sv = SubElement(mv, "ScalarVariable", a)
@@ -65,14 +95,21 @@ def model_description(slave):
     outs = SubElement(ms, "Outputs")
     outputs = [v for v in table if v.causality == "output"]
     for var in outputs:
-        SubElement(outs, "Unknown", {"index": str(var.vr + 1),
-                                     "dependencies": " ".join(str(index[d]) for d in var.depends)})
+        SubElement(
+            outs,
+            "Unknown",
+            {
+                "index": str(var.vr + 1),
+                "dependencies": " ".join(str(index[d]) for d in var.depends),
+            },
+        )
     initial = [v for v in outputs if v.initial != "exact"]
     if initial:
         knowns = [v.vr + 1 for v in table if v.initial == "exact"]
         iu = SubElement(ms, "InitialUnknowns")
         for var in initial:
             deps = sorted(set(knowns) | {index[d] for d in var.depends})
-            SubElement(iu, "Unknown", {"index": str(var.vr + 1), "dependencies": " ".join(map(str, deps))})
+            SubElement(
+                iu, "Unknown", {"index": str(var.vr + 1), "dependencies": " ".join(map(str, deps))}
+            )
     return root
-

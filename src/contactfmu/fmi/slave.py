@@ -6,15 +6,15 @@ A slave declares its FMI variables as a table (``VARIABLES``) of :class:`Var` ro
 * a complete FMI 2.0 model description (``to_xml``): units, descriptions, start values,
   min/max, the variability of every Integer/Boolean variable, a DefaultExperiment, and a
   ModelStructure with output dependencies and InitialUnknowns, which pythonfmu leaves out;
-* fast getters and setters by value reference (attribute ``flange_a.s`` -> ``flange_a_s``);
+* fast getters and setters by value reference (a variable ``a.b`` lives in the attribute ``a_b``);
 * parameter checks when initialization ends: a value outside the declared range, or refused
   by the slave's ``check()``, ends initialization with fmi2Error and a logged message that
   names the parameter, its value and the valid range. FMI has no exclusive minimum: a parameter
   declared ``min_exclusive`` says "must be > min" in its description and the message gives the
   range as (min, inf);
 * parameters are checked before anything uses them: while they are invalid, outputs are not
-  computed (a getter during initialization returns them unchanged instead of dividing by a zero
-  mass), and fmi2ExitInitializationMode reports them;
+  computed (a getter during initialization returns them unchanged instead of dividing by an invalid
+  parameter), and fmi2ExitInitializationMode reports them;
 * outputs must be finite: every Real output and published derivative when initialization ends
   and after each doStep, and every Real value a getter delivers (computed from the inputs just
   set, for feed-through). A non-finite one, or an arithmetic error (OverflowError,
@@ -56,6 +56,7 @@ Generic: names no component and no physical domain (the translational vocabulary
 components/translational.py). Only the Python standard library and pythonfmu are imported: this
 file runs inside the FMU.
 """
+
 import json
 import math
 import operator
@@ -88,7 +89,6 @@ def _tuple_getter(names):
     return lambda obj: ()
 
 
-
 class Slave(Fmi2Slave):
     """Base class: subclasses set VARIABLES, description, default_experiment and implement
     ``step(t, h)``; optionally ``check()`` (extra parameter rules), ``initialize(t0)`` and
@@ -103,10 +103,12 @@ class Slave(Fmi2Slave):
     version = "0.1.0"
     license = "BSD-3-Clause"
     model_name = None  # defaults to the class name; also the FMU file name and modelIdentifier
-    INPUT_DERIVATIVES = False  # True: uses first derivatives of its Real inputs (canInterpolateInputs)
-    STEP_USES_OUTPUTS = True   # False: step() reads inputs and state only, so doStep need not bring
+    INPUT_DERIVATIVES = (
+        False  # True: uses first derivatives of its Real inputs (canInterpolateInputs)
+    )
+    STEP_USES_OUTPUTS = True  # False: step() reads inputs and state only, so doStep need not bring
     #                            the outputs up to date first (one compute_outputs per step saved)
-    RECORDED_READ = None       # (attribute, outputs): a get of one of the outputs (attribute names)
+    RECORDED_READ = None  # (attribute, outputs): a get of one of the outputs (attribute names)
     #                            records the attribute's value as the importer read it (self._delivered)
 
     log_categories = {
@@ -126,10 +128,17 @@ class Slave(Fmi2Slave):
         self._infra = set(self.__dict__) | {"_infra"}
         # all model values live in plain attributes; everything set from here on is state
         for var in table:
-            setattr(self, var.attr, var.start if var.start is not None else
-                    {"Real": 0.0, "Integer": 0, "Boolean": False}[var.type])
+            setattr(
+                self,
+                var.attr,
+                var.start
+                if var.start is not None
+                else {"Real": 0.0, "Integer": 0, "Boolean": False}[var.type],
+            )
         for var in table:
-            if var.derivative or (self.INPUT_DERIVATIVES and var.causality == "input" and var.type == "Real"):
+            if var.derivative or (
+                self.INPUT_DERIVATIVES and var.causality == "input" and var.type == "Real"
+            ):
                 setattr(self, "der_" + var.attr, 0.0)
         self.time = 0.0
         self._good = self._checked_values(self)  # outputs that passed the finiteness check last
@@ -137,7 +146,9 @@ class Slave(Fmi2Slave):
         self._failed = ""  # the failure that put the instance in error state ("" = none)
         self._stale = True  # inputs changed since compute_outputs
         self._fresh = True  # inputs set since the last doStep (Gauss-Seidel); False: they are one step old (Jacobi)
-        self._delivered = None  # RECORDED_READ's value as the importer last read it, None before any read
+        self._delivered = (
+            None  # RECORDED_READ's value as the importer last read it, None before any read
+        )
         self._initialized = False
 
     # ---- variable table --------------------------------------------------------------------
@@ -160,13 +171,20 @@ class Slave(Fmi2Slave):
         cls._outputs = [v for v in table if v.causality == "output"]
         real_outputs = [v for v in table if v.causality == "output" and v.type == "Real"]
         # Real outputs and published derivatives: (attribute, FMI name), checked to be finite
-        cls._checked = [(v.attr, v.name) for v in real_outputs] + \
-                       [("der_" + v.attr, f"der({v.name})") for v in real_outputs if v.derivative]
-        cls._real_inputs = [(v.attr, v.name) for v in table if v.causality == "input" and v.type == "Real"]
+        cls._checked = [(v.attr, v.name) for v in real_outputs] + [
+            ("der_" + v.attr, f"der({v.name})") for v in real_outputs if v.derivative
+        ]
+        cls._real_inputs = [
+            (v.attr, v.name) for v in table if v.causality == "input" and v.type == "Real"
+        ]
         # value reference -> attribute a getter reads (published output derivatives at vr + DERIVATIVE_VR)
-        cls._get_attrs = {kind: {v.vr: v.attr for v in table if v.type == kind}
-                          for kind in ("Real", "Integer", "Boolean")}
-        cls._get_attrs["Real"].update({v.vr + DERIVATIVE_VR: "der_" + v.attr for v in real_outputs if v.derivative})
+        cls._get_attrs = {
+            kind: {v.vr: v.attr for v in table if v.type == kind}
+            for kind in ("Real", "Integer", "Boolean")
+        }
+        cls._get_attrs["Real"].update(
+            {v.vr + DERIVATIVE_VR: "der_" + v.attr for v in real_outputs if v.derivative}
+        )
         cls._fast_get = {}  # (kind, vrs) -> attrgetter of those variables, or False (full path)
         # kind -> (before, after initialization) -> vrs -> (attributes set, input derivatives reset), or
         # False (a value reference is refused: _set_checked says why)
@@ -174,7 +192,9 @@ class Slave(Fmi2Slave):
         cls._step_uses_outputs = cls.STEP_USES_OUTPUTS and cls.step is not Slave.step
         # the value references whose read is recorded (RECORDED_READ)
         recorded = cls.RECORDED_READ[1] if cls.RECORDED_READ else ()
-        cls._held_vrs = frozenset(v.vr for v in table if v.causality == "output" and v.attr in recorded)
+        cls._held_vrs = frozenset(
+            v.vr for v in table if v.causality == "output" and v.attr in recorded
+        )
         cls._held_reads = {}  # (kind, vrs) -> whether a get of them is recorded
         cls._checked_values = staticmethod(_tuple_getter([attr for attr, _ in cls._checked]))
         return table
@@ -225,8 +245,10 @@ class Slave(Fmi2Slave):
         self._refuse(message)
 
     def _crash(self, where):
-        self._error(f"{self.modelName} ({self.instance_name}): internal error in {where}: "
-                    + traceback.format_exc(limit=4).strip().replace("\n", " | "))
+        self._error(
+            f"{self.modelName} ({self.instance_name}): internal error in {where}: "
+            + traceback.format_exc(limit=4).strip().replace("\n", " | ")
+        )
 
     def _outputs_failed(self, call, exc=None):
         """The outputs for the present inputs are not finite, or computing them raised ``exc``
@@ -238,11 +260,16 @@ class Slave(Fmi2Slave):
         initialization mode) the call is only refused: the parameters and inputs may still
         change, and fmi2ExitInitializationMode computes the outputs anew."""
         if exc is None:
-            bad = [(name, x) for (attr, name), x in zip(self._checked, self._checked_values(self))
-                   if not _isfinite(x)]
+            bad = [
+                (name, x)
+                for (attr, name), x in zip(self._checked, self._checked_values(self))
+                if not _isfinite(x)
+            ]
             if not bad:
                 return False
-            what = f"non-finite output{'s' if len(bad) > 1 else ''} " + ", ".join(f"{n} = {x!r}" for n, x in bad)
+            what = f"non-finite output{'s' if len(bad) > 1 else ''} " + ", ".join(
+                f"{n} = {x!r}" for n, x in bad
+            )
         else:
             what = "the outputs cannot be computed"
         for (attr, _), x in zip(self._checked, self._good):
@@ -254,16 +281,24 @@ class Slave(Fmi2Slave):
         if exc is not None:
             message += ": " + _describe(exc)
         if self._real_inputs:
-            message += ", from the inputs " + ", ".join(f"{name} = {getattr(self, attr)!r}"
-                                                         for attr, name in self._real_inputs)
+            message += ", from the inputs " + ", ".join(
+                f"{name} = {getattr(self, attr)!r}" for attr, name in self._real_inputs
+            )
         if self._params and (not self._real_inputs or not self._initialized or initializing):
-            message += (" and" if self._real_inputs else ",") + " with the parameters " + ", ".join(
-                f"{v.name} = {getattr(self, v.attr)!r}{v.unit_text()}" for v in self._params)
+            message += (
+                (" and" if self._real_inputs else ",")
+                + " with the parameters "
+                + ", ".join(
+                    f"{v.name} = {getattr(self, v.attr)!r}{v.unit_text()}" for v in self._params
+                )
+            )
         if initializing:
             message += "; initialization failed."
         else:
-            message += ("; the outputs keep their values from the last successful fmi2DoStep (the start values "
-                        "before it).")
+            message += (
+                "; the outputs keep their values from the last successful fmi2DoStep (the start values "
+                "before it)."
+            )
         try:
             hint = self.remedy(self._step_size)
         except Exception:
@@ -276,11 +311,15 @@ class Slave(Fmi2Slave):
     def setup_experiment(self, start_time, stop_time=None, tolerance=None):
         try:
             if self._initialized:
-                self._refuse(f"fmi2SetupExperiment refused: {self.modelName} is initialized (time {self.time!r} s "
-                             f"kept; fmi2Reset first)")
+                self._refuse(
+                    f"fmi2SetupExperiment refused: {self.modelName} is initialized (time {self.time!r} s "
+                    f"kept; fmi2Reset first)"
+                )
             elif not _isfinite(start_time):
-                self._refuse(f"fmi2SetupExperiment refused: startTime = {start_time!r} s is not finite (time "
-                             f"{self.time!r} s kept)")
+                self._refuse(
+                    f"fmi2SetupExperiment refused: startTime = {start_time!r} s is not finite (time "
+                    f"{self.time!r} s kept)"
+                )
             else:
                 self.time = float(start_time)
         except Exception:
@@ -297,22 +336,32 @@ class Slave(Fmi2Slave):
             value = getattr(self, var.attr)
             if var.type == "Real" and not math.isfinite(value):
                 bad.append((var, value, "must be a finite number"))
-            elif var.min is not None and (value < var.min or (var.min_exclusive and value == var.min)):
+            elif var.min is not None and (
+                value < var.min or (var.min_exclusive and value == var.min)
+            ):
                 bad.append((var, value, f"valid range {var.valid_range()}"))
             elif var.max is not None and value > var.max:
                 bad.append((var, value, f"valid range {var.valid_range()}"))
         if not bad:
             by_name = {v.name: v for v in self._params}
             for name, value, rule in self.check():
-                bad.append((by_name.get(name) or Var(name, "Real", "", "", None, None, ""), value, rule))
+                bad.append(
+                    (by_name.get(name) or Var(name, "Real", "", "", None, None, ""), value, rule)
+                )
         return bad
 
     def exit_initialization_mode(self):
         call = "fmi2ExitInitializationMode"
         try:
             if self._failed or self._initialized:
-                self._refuse(f"{call} refused: " + (f"the instance is in error state ({self._failed})" if self._failed
-                                                    else f"{self.modelName} is initialized already"))
+                self._refuse(
+                    f"{call} refused: "
+                    + (
+                        f"the instance is in error state ({self._failed})"
+                        if self._failed
+                        else f"{self.modelName} is initialized already"
+                    )
+                )
                 return
             bad = self._invalid_parameters()
             for var, value, rule in bad:
@@ -335,8 +384,8 @@ class Slave(Fmi2Slave):
 
     def _compute(self, call):
         """compute_outputs() for the present inputs (feed-through), unless a parameter is invalid
-        before initialization ends: then the outputs keep their values (nothing divides by a zero
-        mass) and fmi2ExitInitializationMode reports the parameter. An arithmetic error is a
+        before initialization ends: then the outputs keep their values (nothing divides by an invalid
+        parameter) and fmi2ExitInitializationMode reports the parameter. An arithmetic error is a
         failure of the call (False returned, see _outputs_failed)."""
         if self._initialized or not self._invalid_parameters():
             try:
@@ -362,8 +411,15 @@ class Slave(Fmi2Slave):
         try:
             t = self.time
             end = current_time + step_size
-            if (self._failed or not self._initialized or not (step_size > 0.0 and end < _INF)
-                    or (current_time != t and not abs(current_time - t) <= TIME_TOLERANCE * max(1.0, abs(t)))):
+            if (
+                self._failed
+                or not self._initialized
+                or not (step_size > 0.0 and end < _INF)
+                or (
+                    current_time != t
+                    and not abs(current_time - t) <= TIME_TOLERANCE * max(1.0, abs(t))
+                )
+            ):
                 self._refuse("doStep refused: " + self._step_refusal(current_time, step_size))
                 return False
             self._step_size = step_size
@@ -371,7 +427,7 @@ class Slave(Fmi2Slave):
                 return False
             self.step(current_time, step_size)
             self.time = end
-            self._fresh = False     # the inputs held now describe the step's start
+            self._fresh = False  # the inputs held now describe the step's start
             self.compute_outputs()  # _finish, inlined on the hot path
             self._stale = False
             values = self._checked_values(self)
@@ -391,16 +447,20 @@ class Slave(Fmi2Slave):
         t = self.time
         tolerance = TIME_TOLERANCE * max(1.0, abs(t))
         if self._failed:
-            return (f"the instance is in error state ({self._failed}); fmi2SetFMUstate (to an earlier state) or "
-                    f"fmi2Reset recover it")
+            return (
+                f"the instance is in error state ({self._failed}); fmi2SetFMUstate (to an earlier state) or "
+                f"fmi2Reset recover it"
+            )
         if not self._initialized:
             return f"{self.modelName} is not initialized (fmi2ExitInitializationMode has not succeeded)"
         if not (step_size > 0.0 and _isfinite(step_size)):
             return f"invalid communication step size {step_size!r} s: it must be finite and > 0"
         if not abs(current_time - t) <= tolerance:
-            return (f"currentCommunicationPoint = {current_time!r} s is not the time of {self.modelName}, "
-                    f"{t!r} s (the start time or the end of its last step; tolerance {tolerance:.3g} s); a master "
-                    f"continues from there, or restores an earlier state with fmi2SetFMUstate first")
+            return (
+                f"currentCommunicationPoint = {current_time!r} s is not the time of {self.modelName}, "
+                f"{t!r} s (the start time or the end of its last step; tolerance {tolerance:.3g} s); a master "
+                f"continues from there, or restores an earlier state with fmi2SetFMUstate first"
+            )
         return f"the end of the step, {current_time!r} + {step_size!r} s, is not a finite time"
 
     def terminate(self):
@@ -428,9 +488,16 @@ class Slave(Fmi2Slave):
         fast = self._fast_get.get(key)
         if fast is None:  # first request of these variables: plain model variables only?
             attrs = self._get_attrs[kind]
-            fast = bool(vrs) and all(vr in attrs for vr in vrs) and (
-                len(vrs), operator.attrgetter(*(attrs[vr] for vr in vrs)), kind == "Real",
-                "fmi2GetRealOutputDerivatives" if max(vrs) >= DERIVATIVE_VR else call)
+            fast = (
+                bool(vrs)
+                and all(vr in attrs for vr in vrs)
+                and (
+                    len(vrs),
+                    operator.attrgetter(*(attrs[vr] for vr in vrs)),
+                    kind == "Real",
+                    "fmi2GetRealOutputDerivatives" if max(vrs) >= DERIVATIVE_VR else call,
+                )
+            )
             self._fast_get[key] = fast
         if fast:
             n, getter, real, label = fast
@@ -467,15 +534,20 @@ class Slave(Fmi2Slave):
     def _not_gettable(self, vr, kind, call):
         if kind == "Real" and vr >= DERIVATIVE_VR:
             var = self._by_vr.get(vr - DERIVATIVE_VR)
-            return (f"fmi2GetRealOutputDerivatives refused: {var.name if var else vr - DERIVATIVE_VR} has no "
-                    f"derivative; available for: {', '.join(v.name for v in self.variable_table() if v.derivative)}")
+            return (
+                f"fmi2GetRealOutputDerivatives refused: {var.name if var else vr - DERIVATIVE_VR} has no "
+                f"derivative; available for: {', '.join(v.name for v in self.variable_table() if v.derivative)}"
+            )
         return f"{call} refused: {self._not_a(vr, kind)}"
 
     def _not_a(self, vr, kind):
         var = self._by_vr.get(vr)
         if var is None:
             return f"value reference {vr} is not a variable of {self.modelName}"
-        return f"{var.name} (value reference {vr}) is {article(var.type)} variable of {self.modelName}, not {article(kind)} one"
+        return (
+            f"{var.name} (value reference {vr}) is {article(var.type)} variable of {self.modelName}, "
+            f"not {article(kind)} one"
+        )
 
     def get_real(self, vrs):
         try:
@@ -528,7 +600,9 @@ class Slave(Fmi2Slave):
         False if one of them is refused (the call then takes _set_checked, which logs why)."""
         targets = [self._settable(vr, kind) for vr in vrs]
         plan = all(isinstance(t, tuple) for t in targets) and (
-            tuple(t[0] for t in targets), tuple(t[1] for t in targets if t[1]))
+            tuple(t[0] for t in targets),
+            tuple(t[1] for t in targets if t[1]),
+        )
         self._set_plans[kind][self._initialized][tuple(vrs)] = plan
         return plan
 
@@ -538,24 +612,38 @@ class Slave(Fmi2Slave):
         var = self._by_vr.get(vr)
         if var is None and kind == "Real" and vr >= DERIVATIVE_VR:
             var = self._by_vr.get(vr - DERIVATIVE_VR)
-            if self.INPUT_DERIVATIVES and var is not None and var.causality == "input" and var.type == "Real":
+            if (
+                self.INPUT_DERIVATIVES
+                and var is not None
+                and var.causality == "input"
+                and var.type == "Real"
+            ):
                 return "der_" + var.attr, None, f"the derivative of input {var.name}"
-            return (f"value reference {vr - DERIVATIVE_VR} is not a Real input of {self.modelName} that takes "
-                    f"derivatives")
+            return (
+                f"value reference {vr - DERIVATIVE_VR} is not a Real input of {self.modelName} that takes "
+                f"derivatives"
+            )
         if var is None or var.type != kind:
             return self._not_a(vr, kind)
         if var.causality == "output" and (var.initial != "exact" or self._initialized):
-            return f"{var.name} is an output and cannot be set" + (" after initialization" if var.initial == "exact"
-                                                                    else "")
+            return f"{var.name} is an output and cannot be set" + (
+                " after initialization" if var.initial == "exact" else ""
+            )
         if var.causality == "parameter" and self._initialized:
             return f"parameter {var.name} is fixed after initialization (value {getattr(self, var.attr)!r} kept)"
-        reset = "der_" + var.attr if self.INPUT_DERIVATIVES and var.causality == "input" and kind == "Real" else None
+        reset = (
+            "der_" + var.attr
+            if self.INPUT_DERIVATIVES and var.causality == "input" and kind == "Real"
+            else None
+        )
         return var.attr, reset, f"{var.causality} {var.name}"
 
     def _set_checked(self, vrs, values, kind, convert, call):
         updates, refused = [], []
         for vr, value in zip(vrs, values):
-            label = "fmi2SetRealInputDerivatives" if kind == "Real" and vr >= DERIVATIVE_VR else call
+            label = (
+                "fmi2SetRealInputDerivatives" if kind == "Real" and vr >= DERIVATIVE_VR else call
+            )
             target = self._settable(vr, kind)
             if isinstance(target, str):
                 refused.append(f"{label} refused: {target}")
@@ -563,8 +651,10 @@ class Slave(Fmi2Slave):
             attr, reset, what = target
             value = convert(value)
             if kind == "Real" and not _isfinite(value):
-                refused.append(f"{label} refused: non-finite value {value!r} for {what}; previous value "
-                               f"{getattr(self, attr)!r} kept")
+                refused.append(
+                    f"{label} refused: non-finite value {value!r} for {what}; previous value "
+                    f"{getattr(self, attr)!r} kept"
+                )
                 continue
             updates.append((attr, reset, value))
         if refused:
@@ -610,9 +700,16 @@ class Slave(Fmi2Slave):
         """Every attribute the slave set (not pythonfmu's, not the base's infrastructure),
         encoded exactly (state.encode), with the model and build it belongs to."""
         try:
-            return {"format": state_codec.STATE_FORMAT, "model": self.modelName, "build": self._build(),
-                    "values": {k: state_codec.encode(v, self._build()) for k, v in self.__dict__.items()
-                               if k not in self._infra}}
+            return {
+                "format": state_codec.STATE_FORMAT,
+                "model": self.modelName,
+                "build": self._build(),
+                "values": {
+                    k: state_codec.encode(v, self._build())
+                    for k, v in self.__dict__.items()
+                    if k not in self._infra
+                },
+            }
         except Exception as exc:
             reason = f"fmi2GetFMUstate: the state of {self.modelName} cannot be captured: {exc}"
             self._refuse(reason)
@@ -623,8 +720,11 @@ class Slave(Fmi2Slave):
         """Why ``state`` is not a state of this FMU, or None."""
         if isinstance(state, dict) and "__invalid__" in state:
             return str(state["__invalid__"])
-        if not (isinstance(state, dict) and state.get("format") == state_codec.STATE_FORMAT
-                and isinstance(state.get("values"), dict)):
+        if not (
+            isinstance(state, dict)
+            and state.get("format") == state_codec.STATE_FORMAT
+            and isinstance(state.get("values"), dict)
+        ):
             return "not an FMU state of a contactfmu FMU"
         model = cls.model_name or cls.__name__
         if state.get("model") != model:
@@ -641,7 +741,9 @@ class Slave(Fmi2Slave):
             problem = self._state_problem(state)
             if problem is None:
                 try:
-                    values = {k: state_codec.decode(v, self._build()) for k, v in state["values"].items()}
+                    values = {
+                        k: state_codec.decode(v, self._build()) for k, v in state["values"].items()
+                    }
                     if any(k in self._infra or not isinstance(k, str) for k in values):
                         raise ValueError("it sets attributes that are not state")
                 except Exception as exc:
@@ -664,7 +766,12 @@ class Slave(Fmi2Slave):
                 return b"\0" + str(state["__invalid__"]).encode("utf-8", "replace")
             return json.dumps(state).encode("utf-8")
         except Exception as exc:  # cannot log here: no instance
-            return b"\0" + f"fmi2SerializeFMUstate: the FMU state cannot be serialized: {exc}".encode("utf-8")
+            return (
+                b"\0"
+                + f"fmi2SerializeFMUstate: the FMU state cannot be serialized: {exc}".encode(
+                    "utf-8"
+                )
+            )
 
     @classmethod
     def _fmu_state_from_bytes(cls, data):
@@ -674,7 +781,9 @@ class Slave(Fmi2Slave):
             state = json.loads(bytes(data).decode("utf-8"))
             problem = cls._state_problem(state)
         except Exception as exc:
-            problem = f"not a serialized FMU state of a contactfmu FMU ({type(exc).__name__}: {exc})"
+            problem = (
+                f"not a serialized FMU state of a contactfmu FMU ({type(exc).__name__}: {exc})"
+            )
         if problem:
             return {"__invalid__": f"fmi2DeSerializeFMUstate refused: {problem}"}
         return state
@@ -686,8 +795,11 @@ class Slave(Fmi2Slave):
 
 
 def _describe(exc):
-    """'OverflowError: math range error (in elastogap.py:42, force)': an error and where it arose."""
+    """'OverflowError: math range error (in law.py:42, force)': an error and where it arose."""
     frames = traceback.extract_tb(exc.__traceback__)
-    where = f" (in {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}, {frames[-1].name})" if frames else ""
+    where = (
+        f" (in {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}, {frames[-1].name})"
+        if frames
+        else ""
+    )
     return f"{type(exc).__name__}: {exc}{where}"
-

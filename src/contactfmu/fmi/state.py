@@ -4,6 +4,7 @@ restores a fully working instance, also into another instance or process.
 
 Generic: names no component and no physical domain. Only the standard library is imported
 (this module runs inside the FMUs)."""
+
 import sys
 
 STATE_FORMAT = "contactfmu FMU state 2"
@@ -12,7 +13,7 @@ STATE_FORMAT = "contactfmu FMU state 2"
 def encode(value, build):
     """JSON-able copy of an attribute value that decode turns back into an equal value of the
     same types: None, bool, int, float (inf, nan, -0.0 too), str, list, tuple, dict, and objects
-    of classes in package ``build`` (the slave's: physics parameters, couplers), rebuilt from
+    of classes in package ``build`` (the slave's own objects), rebuilt from
     their class and attributes."""
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
@@ -28,8 +29,10 @@ def encode(value, build):
     attrs = getattr(value, "__dict__", None)
     if attrs is None:
         attrs = {name: getattr(value, name) for name in _slots(cls) if hasattr(value, name)}
-    return {"__object__": f"{cls.__module__}:{cls.__qualname__}",
-            "attrs": {k: encode(v, build) for k, v in attrs.items()}}
+    return {
+        "__object__": f"{cls.__module__}:{cls.__qualname__}",
+        "attrs": {k: encode(v, build) for k, v in attrs.items()},
+    }
 
 
 def _slots(cls):

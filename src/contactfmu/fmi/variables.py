@@ -6,10 +6,21 @@ Generic: names no component and no physical domain. Only the standard library is
 
 # Units with their SI base-unit exponents (FMI 2.0 UnitDefinitions).
 UNITS = {
-    "m": {"m": 1}, "m/s": {"m": 1, "s": -1}, "m/s2": {"m": 1, "s": -2},
-    "N": {"kg": 1, "m": 1, "s": -2}, "N/m": {"kg": 1, "s": -2}, "N.s/m": {"kg": 1, "s": -1},
-    "kg": {"kg": 1}, "s": {"s": 1}, "Hz": {"s": -1}, "rad": {"rad": 1}, "W": {"kg": 1, "m": 2, "s": -3},
-    "K": {"K": 1}, "J": {"kg": 1, "m": 2, "s": -2}, "N.s": {"kg": 1, "m": 1, "s": -1}, "s/m": {"m": -1, "s": 1},
+    "m": {"m": 1},
+    "m/s": {"m": 1, "s": -1},
+    "m/s2": {"m": 1, "s": -2},
+    "N": {"kg": 1, "m": 1, "s": -2},
+    "N/m": {"kg": 1, "s": -2},
+    "N.s/m": {"kg": 1, "s": -1},
+    "kg": {"kg": 1},
+    "s": {"s": 1},
+    "Hz": {"s": -1},
+    "rad": {"rad": 1},
+    "W": {"kg": 1, "m": 2, "s": -3},
+    "K": {"K": 1},
+    "J": {"kg": 1, "m": 2, "s": -2},
+    "N.s": {"kg": 1, "m": 1, "s": -1},
+    "s/m": {"m": -1, "s": 1},
     "1": {},
 }
 
@@ -17,11 +28,40 @@ UNITS = {
 class Var:
     """One row of a slave's variable table."""
 
-    __slots__ = ("name", "attr", "type", "causality", "variability", "start", "unit", "description",
-                 "min", "max", "min_exclusive", "initial", "depends", "vr", "derivative")
+    __slots__ = (
+        "name",
+        "attr",
+        "type",
+        "causality",
+        "variability",
+        "start",
+        "unit",
+        "description",
+        "min",
+        "max",
+        "min_exclusive",
+        "initial",
+        "depends",
+        "vr",
+        "derivative",
+    )
 
-    def __init__(self, name, type_, causality, variability, start, unit, description,
-                 min_=None, max_=None, min_exclusive=False, initial=None, depends=(), derivative=False):
+    def __init__(
+        self,
+        name,
+        type_,
+        causality,
+        variability,
+        start,
+        unit,
+        description,
+        min_=None,
+        max_=None,
+        min_exclusive=False,
+        initial=None,
+        depends=(),
+        derivative=False,
+    ):
         self.name = name
         self.derivative = derivative
         self.attr = name.replace(".", "_")
@@ -41,8 +81,13 @@ class Var:
     def valid_range(self):
         lo = "-inf" if self.min is None else repr(self.min)
         hi = "inf" if self.max is None else repr(self.max)
-        return ("(" if self.min_exclusive or self.min is None else "[") + lo + ", " + hi + \
-               (")" if self.max is None else "]")
+        return (
+            ("(" if self.min_exclusive or self.min is None else "[")
+            + lo
+            + ", "
+            + hi
+            + (")" if self.max is None else "]")
+        )
 
     def unit_text(self):
         return "" if self.unit in (None, "1") else " " + self.unit
@@ -58,13 +103,33 @@ def parameter(name, start, unit, description, min=None, max=None, min_exclusive=
     description says "must be > min" (the check refuses min itself)."""
     if min_exclusive and "must be >" not in description:
         description += f" (must be > {min:g})"
-    return Var(name, _kind(start), "parameter", "fixed", start, unit, description, min, max, min_exclusive, "exact")
+    return Var(
+        name,
+        _kind(start),
+        "parameter",
+        "fixed",
+        start,
+        unit,
+        description,
+        min,
+        max,
+        min_exclusive,
+        "exact",
+    )
 
 
 def inp(name, start, unit, description):
     """An input (continuous for Real, discrete for Integer/Boolean)."""
     kind = _kind(start)
-    return Var(name, kind, "input", "continuous" if kind == "Real" else "discrete", start, unit, description)
+    return Var(
+        name,
+        kind,
+        "input",
+        "continuous" if kind == "Real" else "discrete",
+        start,
+        unit,
+        description,
+    )
 
 
 def out(name, unit, description, depends=(), start=None, kind="Real", derivative=False):
@@ -75,8 +140,18 @@ def out(name, unit, description, depends=(), start=None, kind="Real", derivative
     initial = "exact" if start is not None else "calculated"
     if derivative:
         description += " (first derivative available)"
-    return Var(name, kind, "output", variability, start, unit, description, initial=initial, depends=depends,
-               derivative=derivative)
+    return Var(
+        name,
+        kind,
+        "output",
+        variability,
+        start,
+        unit,
+        description,
+        initial=initial,
+        depends=depends,
+        derivative=derivative,
+    )
 
 
 def fmt(value):
@@ -89,4 +164,3 @@ def fmt(value):
 
 def article(kind):
     return ("an " if kind[0] in "AEIOU" else "a ") + kind
-

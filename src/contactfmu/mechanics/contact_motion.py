@@ -19,6 +19,7 @@ step that follows brings the bodies exactly to a target state two steps ahead.
 
 Standard library only: this module runs inside the FMUs.
 """
+
 import itertools
 import math
 import struct
@@ -50,30 +51,48 @@ def phi2(z):
 class Piece:
     """mu*x'' = mu*g - c*(x - xe) - d*x' from (x0, w0) at t = 0."""
 
-    __slots__ = ("x0", "w0", "g", "c", "d", "xe", "mu", "kind", "xp", "s2", "w02", "r1", "r2", "dr", "om", "k",
-                 "winf", "growing")
+    __slots__ = (
+        "x0",
+        "w0",
+        "g",
+        "c",
+        "d",
+        "xe",
+        "mu",
+        "kind",
+        "xp",
+        "s2",
+        "w02",
+        "r1",
+        "r2",
+        "dr",
+        "om",
+        "k",
+        "winf",
+        "growing",
+    )
 
     def __init__(self, x0, w0, mu, g, c=0.0, d=0.0, xe=0.0):
         self.x0, self.w0, self.mu, self.g, self.c, self.d, self.xe = x0, w0, mu, g, c, d, xe
         self.growing = d < 0.0
         if c > 0.0:
-            self.xp = xe + mu * g / c          # equilibrium under the held acceleration g
-            self.s2 = d / mu                   # 2*sigma
-            self.w02 = c / mu                  # omega0^2
+            self.xp = xe + mu * g / c  # equilibrium under the held acceleration g
+            self.s2 = d / mu  # 2*sigma
+            self.w02 = c / mu  # omega0^2
             sigma = 0.5 * self.s2
             disc = sigma * sigma - self.w02
-            if disc > 0.0:                     # overdamped: r1 fast, r2 slow (stable forms)
+            if disc > 0.0:  # overdamped: r1 fast, r2 slow (stable forms)
                 root = math.sqrt(disc)
                 self.kind = "over"
                 self.r1 = -sigma - root
                 self.r2 = self.w02 / self.r1
-                self.dr = -2.0 * root          # r1 - r2
+                self.dr = -2.0 * root  # r1 - r2
             elif disc < 0.0:
                 self.kind = "under"
                 self.om = math.sqrt(-disc)
             else:
                 self.kind = "critical"
-        elif d != 0.0:                         # (d < 0: a falling friction characteristic's band)
+        elif d != 0.0:  # (d < 0: a falling friction characteristic's band)
             self.kind = "damper"
             self.k = d / mu
             self.winf = g / self.k
@@ -133,9 +152,9 @@ class Piece:
     def turning_points(self, alpha, beta, horizon):
         """Times in (0, horizon) where d/dt(alpha*x + beta*w) = 0, ascending."""
         a0 = self.acceleration(self.x0, self.w0)
-        j0 = -(self.c * self.w0 + self.d * a0) / self.mu       # da/dt
-        f1 = alpha * self.w0 + beta * a0                       # first derivative at 0
-        f2 = alpha * a0 + beta * j0                            # second derivative at 0
+        j0 = -(self.c * self.w0 + self.d * a0) / self.mu  # da/dt
+        f1 = alpha * self.w0 + beta * a0  # first derivative at 0
+        f2 = alpha * a0 + beta * j0  # second derivative at 0
         kind, times = self.kind, []
         if kind == "free":
             if f2 != 0.0:
@@ -145,7 +164,7 @@ class Piece:
             den = (alpha - beta * self.k) * (self.w0 - self.winf)
             if den != 0.0:
                 ratio = -alpha * self.winf / den
-                if ratio > 0.0:                # (k < 0: a growing exponential, ratio > 1)
+                if ratio > 0.0:  # (k < 0: a growing exponential, ratio > 1)
                     times.append(-math.log(ratio) / self.k)
         elif kind == "over":
             # f' = P exp(r1 t) + Q exp(r2 t)
@@ -208,11 +227,12 @@ def first_crossing(piece, alpha, beta, level, inside, horizon):
     leaves the region where that expression is >= 0 (inside = +1) or <= 0 (inside = -1); None if it
     stays. The returned time is the earliest computed instant strictly outside (the crossing to
     to within one float)."""
+
     def outside(t):
         _work[0] += 1
         x, w = piece.state(t)
         value = (alpha * x if alpha else 0.0) + (beta * w if beta else 0.0) - level
-        return not inside * value >= 0.0      # nan (a motion that overflowed) counts as outside
+        return not inside * value >= 0.0  # nan (a motion that overflowed) counts as outside
 
     lo = 0.0
     for hi in itertools.chain(piece.turning_points(alpha, beta, horizon), (horizon,)):
@@ -310,13 +330,13 @@ def couple(x, w, mu, g, h, shadow, predict, stiff, state=None):
     return (0.0 if abs(g - a) <= noise + _EPS4 * abs(g) else mu * (g - a)), shadow
 
 
-_EPS4 = 4.0 * 2.0 ** -52
+_EPS4 = 4.0 * 2.0**-52
 
 
-MAX_SEGMENTS = 10000     # segments simulated one by one (cycle skipping keeps a rattle far below this)
-MAX_WORK = 1_000_000     # motion evaluations of the event location (first_crossing) per prediction:
-                         # about 0.5 s of CPU; a prediction that needs more is an EventStorm
-_work = [0]              # motion evaluations by first_crossing so far (in this process)
+MAX_SEGMENTS = 10000  # segments simulated one by one (cycle skipping keeps a rattle far below this)
+MAX_WORK = 1_000_000  # motion evaluations of the event location (first_crossing) per prediction:
+# about 0.5 s of CPU; a prediction that needs more is an EventStorm
+_work = [0]  # motion evaluations by first_crossing so far (in this process)
 
 
 def work():
@@ -328,11 +348,17 @@ def work():
 def bound_work(start, what):
     """Raise EventStorm if more than MAX_WORK motion evaluations were spent since work() was start."""
     if _work[0] - start > MAX_WORK:
-        raise EventStorm(f"{what} did not finish: more than {MAX_WORK} motion evaluations to locate its events")
-EXACT_CHANGES = 2000     # contact changes simulated exactly before a rattle under g != 0 is followed by its envelope
-ENVELOPE_STEP = 0.02     # largest relative change of the rattle's speed per envelope skip (g != 0)
-_UNDAMPED = 1e-12        # a cycle's speed ratio this close to 1 is 1 (an undamped law, measured to rounding)
-_SAME = 1e-8             # two cycles agree: their ratio, contact time and flight measure to this relative tolerance
+        raise EventStorm(
+            f"{what} did not finish: more than {MAX_WORK} motion evaluations to locate its events"
+        )
+
+
+EXACT_CHANGES = 2000  # contact changes simulated exactly before a rattle under g != 0 is followed by its envelope
+ENVELOPE_STEP = 0.02  # largest relative change of the rattle's speed per envelope skip (g != 0)
+_UNDAMPED = (
+    1e-12  # a cycle's speed ratio this close to 1 is 1 (an undamped law, measured to rounding)
+)
+_SAME = 1e-8  # two cycles agree: their ratio, contact time and flight measure to this relative tolerance
 
 
 def follow(x, w, mu, g, times, classify, law, exact=False):
@@ -358,13 +384,13 @@ def follow(x, w, mu, g, times, classify, law, exact=False):
       as change the speed by at most ENVELOPE_STEP, then measured again. An approximation (of
       the phase of a storm of thousands of contacts), bounded in time.
     exact=True: event by event throughout (the reference the tests compare the skipping with)."""
-    if not math.isfinite(x + w + g):   # overflowed inputs: non-finite results, reported by the FMU
+    if not math.isfinite(x + w + g):  # overflowed inputs: non-finite results, reported by the FMU
         return [(math.nan, math.nan)] * len(times), 0.0, 0
     out, onset, changes, t, k = [], None, 0, 0.0, 0
     region = classify(x, w)
-    history = []                       # regions of the segments, in order
-    records = []                       # exits from contacts: (key, t, x, w, changes, len(history), contact, free)
-    contact_time = free_time = 0.0     # summed durations of transmitting / non-transmitting segments
+    history = []  # regions of the segments, in order
+    records = []  # exits from contacts: (key, t, x, w, changes, len(history), contact, free)
+    contact_time = free_time = 0.0  # summed durations of transmitting / non-transmitting segments
     start = work()
     for _ in range(MAX_SEGMENTS):
         bound_work(start, f"contact prediction over {times[-1]} s")
@@ -394,7 +420,9 @@ def follow(x, w, mu, g, times, classify, law, exact=False):
         if exact or not transmits or law(region)[4] or not math.isfinite(x + w):
             continue
         # left a contact: a point of the cycle map
-        records.append(((previous, region, w > 0.0), t, x, w, changes, len(history), contact_time, free_time))
+        records.append(
+            ((previous, region, w > 0.0), t, x, w, changes, len(history), contact_time, free_time)
+        )
         skip = _cycles(records, history, g, times[k] - t, changes)
         if skip is not None:
             dt, factor, more = skip
@@ -402,8 +430,10 @@ def follow(x, w, mu, g, times, classify, law, exact=False):
             w *= factor
             changes += more
             records = [records[-1][:1] + (t, x, w, changes) + records[-1][5:]]
-    raise EventStorm(f"contact prediction did not finish: more than {MAX_SEGMENTS} contact changes "
-                       f"within {times[-1]} s")
+    raise EventStorm(
+        f"contact prediction did not finish: more than {MAX_SEGMENTS} contact changes "
+        f"within {times[-1]} s"
+    )
 
 
 def _cycles(records, history, g, span, changes):
@@ -416,8 +446,8 @@ def _cycles(records, history, g, span, changes):
     if len(same) < 3:
         return None
     r0, r1, r2 = same
-    if history[r0[5]:r1[5]] != history[r1[5]:r2[5]]:
-        return None                                        # not the same sequence of regions
+    if history[r0[5] : r1[5]] != history[r1[5] : r2[5]]:
+        return None  # not the same sequence of regions
     u0, u1, u2 = abs(r0[3]), abs(r1[3]), abs(r2[3])
     if not (u0 > 0.0 and u1 > 0.0 and u2 > 0.0):
         return None
@@ -428,7 +458,10 @@ def _cycles(records, history, g, span, changes):
     f0, f1 = r1[7] - r0[7], r2[7] - r1[7]
     rho0, rho1 = u1 / u0, u2 / u1
     # undamped (d = 0): the speed returns to rounding; exactly periodic
-    rho0, rho1 = (1.0 if abs(rho0 - 1.0) <= _UNDAMPED else rho0), (1.0 if abs(rho1 - 1.0) <= _UNDAMPED else rho1)
+    rho0, rho1 = (
+        (1.0 if abs(rho0 - 1.0) <= _UNDAMPED else rho0),
+        (1.0 if abs(rho1 - 1.0) <= _UNDAMPED else rho1),
+    )
     if g == 0.0:
         if not (_close(rho0, rho1) and _close(c0, c1) and _close(f0 * u0, f1 * u1)):
             return None
@@ -446,17 +479,19 @@ def _skip_exact(u, rho, contact, q, span, cycle_changes):
     """g = 0: from an exit at speed u, cycle j (j = 0, 1, ...) takes contact + q/(u*rho^j) and
     leaves at u*rho^(j+1). The largest number m of cycles with the duration S(m + 1) <= span."""
     if not 0.0 < rho <= 1.0:
-        return None                                        # (a passive law never gains speed)
+        return None  # (a passive law never gains speed)
 
     def duration(m):
         if rho == 1.0:
             return m * (contact + q / u)
-        return m * contact + q / u * _expm1(-m * math.log(rho)) / _expm1(-math.log(rho))   # 1/rho - 1 without cancellation
+        return m * contact + q / u * _expm1(-m * math.log(rho)) / _expm1(
+            -math.log(rho)
+        )  # 1/rho - 1 without cancellation
 
     m = _largest(lambda m: duration(m + 1) <= span)
     if m < 1:
         return None
-    return duration(m), rho ** m, m * cycle_changes
+    return duration(m), rho**m, m * cycle_changes
 
 
 def _skip_envelope(u, rho0, rho1, tau0, tau1, span, cycle_changes):
@@ -470,10 +505,10 @@ def _skip_envelope(u, rho0, rho1, tau0, tau1, span, cycle_changes):
     if rho1 == 1.0:
         if rho0 != 1.0 or not _close(tau0, tau1):
             return None
-        q = 1.0                                            # undamped: a periodic motion
+        q = 1.0  # undamped: a periodic motion
     else:
         if abs(rho1 - rho0) > 0.1 * abs(1.0 - rho1) or rho0 == 1.0:
-            return None                                    # the ratio drifts: not a smooth envelope yet
+            return None  # the ratio drifts: not a smooth envelope yet
         q = rho1 ** (math.log(tau1 / tau0) / math.log(rho0))
 
     def duration(m):
@@ -486,7 +521,7 @@ def _skip_envelope(u, rho0, rho1, tau0, tau1, span, cycle_changes):
         m = min(m, max(1, int(math.log1p(ENVELOPE_STEP) / abs(math.log(rho1)))))
     if m < 1:
         return None
-    return duration(m), rho1 ** m, m * cycle_changes
+    return duration(m), rho1**m, m * cycle_changes
 
 
 def _expm1(z):
@@ -498,7 +533,7 @@ def _largest(ok):
     if not ok(1):
         return 0
     lo, hi = 1, 2
-    while hi < 2 ** 62 and ok(hi):
+    while hi < 2**62 and ok(hi):
         lo, hi = hi, hi * 2
     if ok(hi):
         return hi
@@ -562,7 +597,9 @@ class Coupler:
         def law(x0, w0, state, times):
             return predict(x0, w0, g, state, times)
 
-        shadow, self.moved = advance_shadow(tuple(self.shadow) if self.shadow is not None else None, h, law)
+        shadow, self.moved = advance_shadow(
+            tuple(self.shadow) if self.shadow is not None else None, h, law
+        )
         state = self.state
         if state is not None:
             # the shadow's state after the step, else the held state settled at the present motion

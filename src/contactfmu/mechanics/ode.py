@@ -9,6 +9,7 @@ the FMUs, where scipy is not available).
 
 The tests compare it with scipy.integrate.solve_ivp (events, tight tolerances).
 """
+
 import math
 
 # Dormand-Prince 5(4) tableau
@@ -106,8 +107,19 @@ def _finite(values):
     return math.isfinite(sum(values))
 
 
-def integrate(rhs, t0, y0, t_end, events=(), rtol=1e-10, atol=1e-12, h=None, max_step=math.inf,
-              t_tol=1e-13, budget=None):
+def integrate(
+    rhs,
+    t0,
+    y0,
+    t_end,
+    events=(),
+    rtol=1e-10,
+    atol=1e-12,
+    h=None,
+    max_step=math.inf,
+    t_tol=1e-13,
+    budget=None,
+):
     """Integrate y' = rhs(t, y) from t0 to t_end, stopping at the first event.
 
     Returns (t, y, event, h_next): the end time (t_end or the event time), the state there, the
@@ -138,14 +150,17 @@ def integrate(rhs, t0, y0, t_end, events=(), rtol=1e-10, atol=1e-12, h=None, max
     # a directional event exactly at 0 at t0 counts as on the side it crosses from: it triggers as
     # soon as the function is past 0 (e.g. a breakaway whose velocity turns back at once), and
     # not if it moves away from the crossing (an event just handled does not trigger again)
-    g_prev = [(-_TINY * e.direction if g == 0.0 else g) for e, g in ((e, e.g(t, y)) for e in events)]
+    g_prev = [
+        (-_TINY * e.direction if g == 0.0 else g) for e, g in ((e, e.g(t, y)) for e in events)
+    ]
     n = len(y)
     while t < t_end:
         if budget is not None:
             if budget[0] <= 0:
                 raise StepBudgetExceeded(
                     f"the integration did not reach t = {t_end!r} s: step budget used up at t = {t!r} s with the "
-                    f"state {y!r} and its derivative {f!r} (too stiff for the explicit integrator at rtol = {rtol!r})")
+                    f"state {y!r} and its derivative {f!r} (too stiff for the explicit integrator at rtol = {rtol!r})"
+                )
             budget[0] -= 1
         last = False
         if t + h >= t_end or t_end - (t + h) < 1e-12 * max(1.0, abs(t_end)):
@@ -157,9 +172,9 @@ def integrate(rhs, t0, y0, t_end, events=(), rtol=1e-10, atol=1e-12, h=None, max
             sc = atol + rtol * max(abs(y[j]), abs(y_new[j]))
             err = max(err, abs(e_vec[j]) / sc)
         if not (_finite(e_vec) and _finite(y_new)):
-            err = math.inf                       # (max() would drop a nan)
-        if not err <= 1.0 and h > h_min:        # too large, or not finite (nan: not <= 1)
-            h = max(h * (max(0.2, 0.9 * err ** -0.2) if math.isfinite(err) else 0.2), h_min)
+            err = math.inf  # (max() would drop a nan)
+        if not err <= 1.0 and h > h_min:  # too large, or not finite (nan: not <= 1)
+            h = max(h * (max(0.2, 0.9 * err**-0.2) if math.isfinite(err) else 0.2), h_min)
             continue
         if not (_finite(y_new) and _finite(k[6])):  # overflow even over the shortest step
             return t + h, y_new if not _finite(y_new) else [v * math.nan for v in y_new], None, h
@@ -182,7 +197,7 @@ def integrate(rhs, t0, y0, t_end, events=(), rtol=1e-10, atol=1e-12, h=None, max
                         lo = mid
                 if hit is None or hi < hit[0]:
                     hit = (hi, e)
-        h_next = h * min(5.0, max(0.2, 0.9 * err ** -0.2)) if err > 0 else 5.0 * h
+        h_next = h * min(5.0, max(0.2, 0.9 * err**-0.2)) if err > 0 else 5.0 * h
         h_next = min(max(h_next, h_min), max_step)
         if hit is not None:
             te, ev = hit

@@ -14,5 +14,4 @@ def acceleration(m, force):
 def advance(s, v, a, h, jerk=0.0):
     """Motion after h under the acceleration a + jerk*t: exact for a force that is held
     (jerk = 0) or varies linearly over the step (jerk = dF/dt / m)."""
-    return (s + h * (v + h * (0.5 * a + h * jerk / 6.0)),
-            v + h * (a + 0.5 * h * jerk))
+    return (s + h * (v + h * (0.5 * a + h * jerk / 6.0)), v + h * (a + 0.5 * h * jerk))

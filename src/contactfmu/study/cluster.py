@@ -7,6 +7,7 @@ becomes a row with status "lost"). The FMUs travel in a worker plugin: the sched
 hands it to every worker that joins, also one that replaces a dead worker, and its setup provides the
 files once per worker process (execute.provide).
 """
+
 import logging
 import os
 import uuid
@@ -32,8 +33,13 @@ class FmuPlugin(WorkerPlugin):
 def local_cluster(workers):
     """A LocalCluster of `workers` worker processes with one thread each (one FMU set per process); its
     scheduler's HTTP server (dashboard) on a free port of 127.0.0.1, never a fixed or outside one."""
-    return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
-                        silence_logs=logging.ERROR)
+    return LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address="127.0.0.1:0",
+        silence_logs=logging.ERROR,
+    )
 
 
 def run_all(job, runs, files, on_row, workers=None, scheduler=None, client=None):
@@ -47,7 +53,9 @@ def run_all(job, runs, files, on_row, workers=None, scheduler=None, client=None)
                 try:
                     client = own_client = Client(scheduler)
                 except (OSError, TimeoutError) as exc:
-                    raise StudyError(f"cannot connect to the dask scheduler at {scheduler!r}: {exc}") from None
+                    raise StudyError(
+                        f"cannot connect to the dask scheduler at {scheduler!r}: {exc}"
+                    ) from None
             else:
                 n = max(1, min(workers or os.cpu_count() or 1, len(runs)))
                 own_cluster = local_cluster(n)
@@ -56,8 +64,12 @@ def run_all(job, runs, files, on_row, workers=None, scheduler=None, client=None)
         client.register_plugin(FmuPlugin(files), name=plugin)
         try:
             token = uuid.uuid4().hex[:8]
-            futures = {client.submit(execute, job, run, key=f"contactfmu-run-{run.run_id}-{token}", pure=False): run
-                       for run in runs}
+            futures = {
+                client.submit(
+                    execute, job, run, key=f"contactfmu-run-{run.run_id}-{token}", pure=False
+                ): run
+                for run in runs
+            }
             try:
                 for future in as_completed(futures):
                     run = futures[future]
@@ -65,8 +77,12 @@ def run_all(job, runs, files, on_row, workers=None, scheduler=None, client=None)
                         row = future.result()
                     else:
                         exc = future.exception()
-                        row = {"run_id": run.run_id, "status": "lost", "worker": "",
-                               "error": f"{type(exc).__name__}: {exc}"}
+                        row = {
+                            "run_id": run.run_id,
+                            "status": "lost",
+                            "worker": "",
+                            "error": f"{type(exc).__name__}: {exc}",
+                        }
                     future.release()
                     on_row(run, row)
             except BaseException:

@@ -7,6 +7,7 @@ bytes that came from the client are written once into the process's cache folder
 local directory) and that copy is used for every run; the master (cosim.system) extracts each FMU
 file once per process. Nothing here imports dask: the serial path runs the same code.
 """
+
 import hashlib
 import math
 import os
@@ -18,9 +19,9 @@ from typing import NamedTuple
 
 from .runs import StudyError
 
-_PROVIDED = {}   # FMU sha256 -> path of a file with that content, for this process
-_HASHES = {}     # (real path, mtime_ns, size) -> sha256
-_MODELS = {}     # sha256 of a model source -> its build_system function, for this process
+_PROVIDED = {}  # FMU sha256 -> path of a file with that content, for this process
+_HASHES = {}  # (real path, mtime_ns, size) -> sha256
+_MODELS = {}  # sha256 of a model source -> its build_system function, for this process
 WORKER = f"{socket.gethostname()}/{os.getpid()}"
 
 
@@ -40,6 +41,7 @@ def sha256_file(path):
 class FmuFile(NamedTuple):
     """An FMU of the study: its name in the model (fmu["Mass"]), content hash, the client's path and,
     when it travels to workers, its bytes."""
+
     name: str
     sha: str
     path: str
@@ -59,7 +61,9 @@ def provide(files, cache):
         except OSError:
             pass
         if f.data is None:
-            raise StudyError(f"FMU {f.name}: {f.path} is not readable here and its content was not sent")
+            raise StudyError(
+                f"FMU {f.name}: {f.path} is not readable here and its content was not sent"
+            )
         if hashlib.sha256(f.data).hexdigest() != f.sha:
             raise StudyError(f"FMU {f.name}: the content received does not match its hash {f.sha}")
         target = Path(cache) / f.sha / f"{f.name}.fmu"
@@ -67,7 +71,7 @@ def provide(files, cache):
             target.parent.mkdir(parents=True, exist_ok=True)
             part = target.with_name(f"{target.name}.{os.getpid()}.part")
             part.write_bytes(f.data)
-            os.replace(part, target)        # atomic: a process never sees a half-written FMU
+            os.replace(part, target)  # atomic: a process never sees a half-written FMU
         _PROVIDED[f.sha] = str(target)
     return {f.sha: _PROVIDED[f.sha] for f in files}
 
@@ -85,7 +89,9 @@ class ExampleModel:
         self.sha = hashlib.sha256(self.source.encode()).hexdigest()
         self.name = Path(path).stem
         if "def build_system(" not in self.source:
-            raise StudyError(f"model {path}: the example has no build_system(fmu) function to study")
+            raise StudyError(
+                f"model {path}: the example has no build_system(fmu) function to study"
+            )
 
     def build_function(self):
         if self.sha not in _MODELS:
@@ -105,6 +111,7 @@ class ExampleModel:
 class Job(NamedTuple):
     """What every run of a study shares: the model, its FMUs {name: sha}, metrics, outputs to record,
     stop time, simulate() options, and whether to return the trajectory."""
+
     model: object
     fmus: dict
     metrics: list
@@ -134,14 +141,21 @@ def execute(job, run):
     it, "trajectory": (names, values). An exception of the FMUs, the master or a metric is the row's
     error, never raised."""
     t0 = time.perf_counter()
-    row = {"run_id": run.run_id, **{m.name: math.nan for m in job.metrics}, "status": "ok", "error": "",
-           "worker": WORKER}
+    row = {
+        "run_id": run.run_id,
+        **{m.name: math.nan for m in job.metrics},
+        "status": "ok",
+        "error": "",
+        "worker": WORKER,
+    }
     try:
         fmu = {}
         for name, sha in job.fmus.items():
             if sha not in _PROVIDED:
-                raise StudyError(f"FMU {name} ({sha[:12]}) is not available in this process (the study "
-                                 f"provides it to every worker before the runs start)")
+                raise StudyError(
+                    f"FMU {name} ({sha[:12]}) is not available in this process (the study "
+                    f"provides it to every worker before the runs start)"
+                )
             fmu[name] = _PROVIDED[sha]
         system = job.model(fmu)
         apply(system, run.params)

@@ -6,6 +6,7 @@ recorded; without them the run records every output); ``signal("max", "mass.s")`
 tube comparison against a reference result. Besides the metrics every row has the run's wall time
 and status.
 """
+
 import numpy as np
 
 from .runs import StudyError
@@ -72,8 +73,12 @@ class Metric:
     def identity(self):
         """What identifies the metric in the study's description (name, function, signals)."""
         fn = getattr(self.fn, "__qualname__", type(self.fn).__name__)
-        return {"name": self.name, "function": f"{getattr(self.fn, '__module__', '')}.{fn}",
-                "signals": self.signals, "unit": self.unit}
+        return {
+            "name": self.name,
+            "function": f"{getattr(self.fn, '__module__', '')}.{fn}",
+            "signals": self.signals,
+            "unit": self.unit,
+        }
 
     def __repr__(self):
         return f"Metric({self.name!r})"
@@ -96,7 +101,9 @@ class SignalMetric(Metric):
         if kind not in KINDS:
             raise StudyError(f"metric kind {kind!r}: valid are {', '.join(KINDS)}")
         if not isinstance(signal, str) or "." not in signal:
-            raise StudyError(f"metric {kind}:{signal}: the signal is 'instance.variable', e.g. mass.s")
+            raise StudyError(
+                f"metric {kind}:{signal}: the signal is 'instance.variable', e.g. mass.s"
+            )
         self.kind, self.signal = kind, signal
         super().__init__(name or f"{kind}({signal})", _Statistic(kind, signal), [signal], unit)
 
@@ -127,8 +134,10 @@ def tube(reference, signals, tol=2e-3, name="tube"):
         raise StudyError("tube metric: name the signals to compare")
     missing = [s for s in signals if s not in reference]
     if missing:
-        raise StudyError(f"tube metric: {', '.join(missing)} not in the reference (it has "
-                         f"{', '.join(reference.names[1:])})")
+        raise StudyError(
+            f"tube metric: {', '.join(missing)} not in the reference (it has "
+            f"{', '.join(reference.names[1:])})"
+        )
     return Metric(name, _Tube(reference, signals, tol), signals, unit="1 = passed")
 
 
@@ -136,8 +145,10 @@ def parse_metric(text):
     """KIND:SIGNAL (command line --metric), e.g. max:mass.s."""
     kind, sep, name = text.partition(":")
     if not sep or kind not in KINDS or "." not in name:
-        raise StudyError(f"--metric {text!r}: expected KIND:instance.variable with KIND one of "
-                         f"{', '.join(KINDS)} (e.g. max:mass.s)")
+        raise StudyError(
+            f"--metric {text!r}: expected KIND:instance.variable with KIND one of "
+            f"{', '.join(KINDS)} (e.g. max:mass.s)"
+        )
     return SignalMetric(kind, name)
 
 
@@ -149,4 +160,6 @@ def as_metric(m):
         return parse_metric(m)
     if callable(m):
         return Metric(getattr(m, "__name__", "metric"), m)
-    raise StudyError(f"metric {m!r}: give a Metric, 'KIND:instance.variable' or a function of a Result")
+    raise StudyError(
+        f"metric {m!r}: give a Metric, 'KIND:instance.variable' or a function of a Result"
+    )

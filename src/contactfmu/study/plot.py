@@ -2,6 +2,7 @@
 over a two-parameter grid, histograms of the metrics otherwise (samples, lists, larger grids).
 Axes are labelled with the quantities' units (from the FMUs' model descriptions); runs that failed
 are named in the title (and grey in heat maps)."""
+
 import numpy as np
 
 from .. import examples
@@ -20,14 +21,20 @@ def is_geometric(values):
     if v[-1] / v[0] >= 20:
         return True
     ratios, steps = v[1:] / v[:-1], np.diff(v)
-    return bool(len(v) >= 3 and np.allclose(ratios, ratios[0], rtol=1e-9) and not np.allclose(steps, steps[0], rtol=1e-9))
+    return bool(
+        len(v) >= 3
+        and np.allclose(ratios, ratios[0], rtol=1e-9)
+        and not np.allclose(steps, steps[0], rtol=1e-9)
+    )
 
 
 def describe(study):
     """'<n> runs of <model>, 0 to <stop> s, <options>' for titles."""
     model = getattr(study.model, "name", None) or getattr(study.model, "__name__", "the model")
     stop = f", 0 to {study.stop_time:g} s" if study.stop_time is not None else ""
-    options = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in study.options.items())
+    options = ", ".join(
+        f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in study.options.items()
+    )
     return f"{len(study.runs)} runs of {model}{stop}{', ' + options if options else ''}"
 
 
@@ -39,7 +46,7 @@ def cell_edges(centers, log):
     else:
         mid = (c[1:] + c[:-1]) / 2
         e = np.concatenate([[c[0] - (mid[0] - c[0])], mid, [c[-1] + (c[-1] - mid[-1])]])
-    return 10 ** e if log else e
+    return 10**e if log else e
 
 
 def _failed(frame):
@@ -47,7 +54,11 @@ def _failed(frame):
     if not len(bad):
         return ""
     counts = bad["status"].value_counts()
-    return "; " + ", ".join(f"{n} run{'s' * (n != 1)} {s}" for s, n in counts.items()) + " (no metric values)"
+    return (
+        "; "
+        + ", ".join(f"{n} run{'s' * (n != 1)} {s}" for s, n in counts.items())
+        + " (no metric values)"
+    )
 
 
 def plot(frame, study, path, title=None):
@@ -67,8 +78,10 @@ def plot(frame, study, path, title=None):
 
 
 def _curves(frame, study, metrics):
-    (name, values), = study.runs.axes.items()
-    fig, axes = examples.figure(len(metrics), 1, figsize=(8, 1.2 + 2.4 * len(metrics)), sharex=True, squeeze=False)
+    ((name, values),) = study.runs.axes.items()
+    fig, axes = examples.figure(
+        len(metrics), 1, figsize=(8, 1.2 + 2.4 * len(metrics)), sharex=True, squeeze=False
+    )
     ok = frame["status"] == "ok"
     for ax, (metric, unit) in zip(axes[:, 0], metrics):
         ax.plot(frame.loc[ok, name], frame.loc[ok, metric], "o-", lw=1.4, ms=4)
@@ -82,7 +95,9 @@ def _curves(frame, study, metrics):
 
 def _heat_maps(frame, study, metrics):
     (nx, vx), (ny, vy) = study.runs.axes.items()
-    fig, axes = examples.figure(1, len(metrics), figsize=(1.0 + 5.0 * len(metrics), 4.6), squeeze=False)
+    fig, axes = examples.figure(
+        1, len(metrics), figsize=(1.0 + 5.0 * len(metrics), 4.6), squeeze=False
+    )
     logx, logy = is_geometric(vx), is_geometric(vy)
     index = {(x, y): k for k, (x, y) in enumerate(zip(frame[nx], frame[ny]))}
     for ax, (metric, unit) in zip(axes[0], metrics):
@@ -94,7 +109,13 @@ def _heat_maps(frame, study, metrics):
                     z[i, j] = frame[metric].iloc[k]
         cmap = examples.pyplot().get_cmap("viridis").copy()
         cmap.set_bad("lightgrey")
-        mesh = ax.pcolormesh(cell_edges(vx, logx), cell_edges(vy, logy), np.ma.masked_invalid(z), cmap=cmap, shading="flat")
+        mesh = ax.pcolormesh(
+            cell_edges(vx, logx),
+            cell_edges(vy, logy),
+            np.ma.masked_invalid(z),
+            cmap=cmap,
+            shading="flat",
+        )
         fig.colorbar(mesh, ax=ax, label=label(metric, unit))
         ax.set_xscale("log" if logx else "linear")
         ax.set_yscale("log" if logy else "linear")
@@ -104,12 +125,19 @@ def _heat_maps(frame, study, metrics):
 
 
 def _histograms(frame, study, metrics):
-    fig, axes = examples.figure(1, len(metrics), figsize=(1.0 + 4.2 * len(metrics), 4.0), squeeze=False)
+    fig, axes = examples.figure(
+        1, len(metrics), figsize=(1.0 + 4.2 * len(metrics), 4.0), squeeze=False
+    )
     ok = frame["status"] == "ok"
     for ax, (metric, unit) in zip(axes[0], metrics):
         values = frame.loc[ok, metric].to_numpy(dtype=float)
         values = values[np.isfinite(values)]
-        ax.hist(values, bins=max(5, min(30, int(np.sqrt(len(values))) + 1)), color="C0", edgecolor="white")
+        ax.hist(
+            values,
+            bins=max(5, min(30, int(np.sqrt(len(values))) + 1)),
+            color="C0",
+            edgecolor="white",
+        )
         ax.set_xlabel(label(metric, unit))
         ax.set_ylabel("runs")
         ax.grid(True, alpha=0.3)

@@ -6,6 +6,7 @@ instance of the model (``"spring.c"``, ``"mass.s_start"``), a name without a dot
 of ``System.simulate`` (``"step"``, ``"rtol"``, ``"stop_time"``, ...). Each run has an id, a hash
 of its values, by which a resumed study recognizes the runs already in its output file.
 """
+
 import hashlib
 import itertools
 import json
@@ -16,8 +17,13 @@ import numpy as np
 
 # System.simulate's options a run may set (by a name without a dot)
 OPTIONS = ("stop_time", "step", "start_time", "output_interval", "scheme", "rtol", "atol")
-METHODS = ("random", "lhs", "sobol", "halton")   # samples(): Monte Carlo and scipy.stats.qmc
-METHOD_NAMES = {"random": "Monte Carlo", "lhs": "Latin hypercube", "sobol": "Sobol", "halton": "Halton"}
+METHODS = ("random", "lhs", "sobol", "halton")  # samples(): Monte Carlo and scipy.stats.qmc
+METHOD_NAMES = {
+    "random": "Monte Carlo",
+    "lhs": "Latin hypercube",
+    "sobol": "Sobol",
+    "halton": "Halton",
+}
 
 
 class StudyError(ValueError):
@@ -32,11 +38,15 @@ def is_option(name):
 
 def _check_name(name):
     if not isinstance(name, str) or not name:
-        raise StudyError(f"run value name {name!r}: expected 'instance.variable' (a parameter or start value) "
-                         f"or one of the simulate() options {', '.join(OPTIONS)}")
+        raise StudyError(
+            f"run value name {name!r}: expected 'instance.variable' (a parameter or start value) "
+            f"or one of the simulate() options {', '.join(OPTIONS)}"
+        )
     if is_option(name) and name not in OPTIONS:
-        raise StudyError(f"{name!r} is neither 'instance.variable' (a parameter or start value) nor a "
-                         f"simulate() option; the options are: {', '.join(OPTIONS)}")
+        raise StudyError(
+            f"{name!r} is neither 'instance.variable' (a parameter or start value) nor a "
+            f"simulate() option; the options are: {', '.join(OPTIONS)}"
+        )
     if not is_option(name) and (name.startswith(".") or name.endswith(".")):
         raise StudyError(f"{name!r}: expected 'instance.variable', e.g. 'spring.c'")
 
@@ -45,7 +55,9 @@ def _value(name, value):
     """A run value as stored: a float (bools and integers too), or a string for the option scheme."""
     if name == "scheme":
         if not isinstance(value, str):
-            raise StudyError(f"scheme = {value!r}: the scheme is a name (gauss-seidel, jacobi, implicit, adaptive)")
+            raise StudyError(
+                f"scheme = {value!r}: the scheme is a name (gauss-seidel, jacobi, implicit, adaptive)"
+            )
         return value
     if isinstance(value, (bool, np.bool_)):
         return float(value)
@@ -59,7 +71,9 @@ def _value(name, value):
 
 def run_id(values):
     """Hash of a run's values (names sorted, numbers as their shortest exact repr): 16 hex digits."""
-    text = json.dumps(sorted((k, v if isinstance(v, str) else repr(float(v))) for k, v in values.items()))
+    text = json.dumps(
+        sorted((k, v if isinstance(v, str) else repr(float(v))) for k, v in values.items())
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -105,8 +119,10 @@ class Runs(list):
         seen = {}
         for k, r in enumerate(self):
             if r.run_id in seen:
-                raise StudyError(f"runs {seen[r.run_id]} and {k} are the same run ({r.values}): each run must "
-                                 f"differ from every other in at least one value")
+                raise StudyError(
+                    f"runs {seen[r.run_id]} and {k} are the same run ({r.values}): each run must "
+                    f"differ from every other in at least one value"
+                )
             seen[r.run_id] = k
 
     @property
@@ -129,7 +145,9 @@ def _with_options(values, options):
     extra = options(dict(values)) if callable(options) else dict(options or {})
     clash = sorted(set(extra) & set(values))
     if clash:
-        raise StudyError(f"options {', '.join(clash)} are also varied by the runs: give each name once")
+        raise StudyError(
+            f"options {', '.join(clash)} are also varied by the runs: give each name once"
+        )
     return {**values, **extra}
 
 
@@ -148,7 +166,10 @@ def grid(axes, options=None):
         clean[name] = [_value(name, v) for v in values]
         if len(set(map(repr, clean[name]))) != len(clean[name]):
             raise StudyError(f"grid axis {name!r} repeats a value: {values}")
-    runs = [Run(_with_options(dict(zip(clean, combo)), options)) for combo in itertools.product(*clean.values())]
+    runs = [
+        Run(_with_options(dict(zip(clean, combo)), options))
+        for combo in itertools.product(*clean.values())
+    ]
     return Runs(runs, "grid", axes=clean)
 
 
@@ -156,7 +177,9 @@ def _range(name, spec):
     """(lo, hi, log) of a sampling range (lo, hi) or (lo, hi, "log")."""
     spec = tuple(spec)
     log = len(spec) == 3 and spec[2] in ("log", True)
-    if len(spec) not in (2, 3) or (len(spec) == 3 and spec[2] not in ("log", "linear", True, False)):
+    if len(spec) not in (2, 3) or (
+        len(spec) == 3 and spec[2] not in ("log", "linear", True, False)
+    ):
         raise StudyError(f"range of {name!r}: {spec!r}; give (lo, hi) or (lo, hi, 'log')")
     lo, hi = (_value(name, x) for x in spec[:2])
     if not lo < hi:
@@ -179,9 +202,9 @@ def unit_samples(n, d, method="random", seed=0):
         return rng.random((n, d))
     engine = {"lhs": qmc.LatinHypercube, "sobol": qmc.Sobol, "halton": qmc.Halton}[method]
     try:
-        sampler = engine(d, rng=rng)          # scipy >= 1.15
+        sampler = engine(d, rng=rng)  # scipy >= 1.15
     except TypeError:
-        sampler = engine(d, seed=rng)         # older scipy
+        sampler = engine(d, seed=rng)  # older scipy
     if method == "sobol" and n & (n - 1) == 0:
         return sampler.random_base2(int(math.log2(n)))
     return sampler.random(n)
@@ -199,8 +222,15 @@ def samples(n, ranges, method="random", seed=0, options=None):
     u = unit_samples(n, len(clean), method, seed)
     columns = []
     for k, (lo, hi, log) in enumerate(clean.values()):
-        columns.append(np.exp(np.log(lo) + u[:, k] * (np.log(hi) - np.log(lo))) if log else lo + u[:, k] * (hi - lo))
-    runs = [Run(_with_options({name: float(col[i]) for name, col in zip(clean, columns)}, options)) for i in range(n)]
+        columns.append(
+            np.exp(np.log(lo) + u[:, k] * (np.log(hi) - np.log(lo)))
+            if log
+            else lo + u[:, k] * (hi - lo)
+        )
+    runs = [
+        Run(_with_options({name: float(col[i]) for name, col in zip(clean, columns)}, options))
+        for i in range(n)
+    ]
     return Runs(runs, "samples", ranges=clean, method=method, seed=seed)
 
 
@@ -226,6 +256,7 @@ def as_runs(runs):
 
 
 # ---- command line specifications ---------------------------------------------------------------
+
 
 def _number(text, spec):
     try:
@@ -261,8 +292,10 @@ def parse_grid(spec):
         except ValueError:
             n = 0
         if n < 1 or (n == 1 and lo != hi):
-            raise StudyError(f"--grid {spec!r}: the number of values {parts[2]!r} must be an integer >= 2 "
-                             f"(1 if lo = hi)")
+            raise StudyError(
+                f"--grid {spec!r}: the number of values {parts[2]!r} must be an integer >= 2 "
+                f"(1 if lo = hi)"
+            )
         if len(parts) == 4 and parts[3] == "log":
             if not (lo > 0 and hi > 0):
                 raise StudyError(f"--grid {spec!r}: a geometric (log) grid needs lo, hi > 0")

@@ -7,6 +7,7 @@ file at the end. ``<name>.json`` describes the study (model, FMU hashes, stop ti
 metrics, runs); a resumed study must match it. Numbers are written as their shortest exact
 representation (repr) and read back exactly.
 """
+
 import csv
 import json
 import math
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from .runs import StudyError
 
-STRINGS = ("run_id", "status", "error", "worker")     # the text columns (all others are numbers)
+STRINGS = ("run_id", "status", "error", "worker")  # the text columns (all others are numbers)
 FORMATS = (".csv", ".parquet")
 
 
@@ -33,16 +34,24 @@ class Table:
     def __init__(self, path, columns):
         self.path = Path(path)
         if self.path.suffix not in FORMATS:
-            raise StudyError(f"output file {path}: the table is written as .csv or .parquet, not "
-                             f"{self.path.suffix or 'a file without suffix'!r}")
+            raise StudyError(
+                f"output file {path}: the table is written as .csv or .parquet, not "
+                f"{self.path.suffix or 'a file without suffix'!r}"
+            )
         if self.path.suffix == ".parquet":
             try:
                 import pyarrow  # noqa: F401
             except ImportError:
-                raise StudyError(f"output file {path}: writing Parquet needs pyarrow (python -m pip install "
-                                 f"pyarrow); or write .csv") from None
+                raise StudyError(
+                    f"output file {path}: writing Parquet needs pyarrow (python -m pip install "
+                    f"pyarrow); or write .csv"
+                ) from None
         self.columns = list(columns)
-        self.journal = self.path if self.path.suffix == ".csv" else self.path.with_name(self.path.name + ".partial.csv")
+        self.journal = (
+            self.path
+            if self.path.suffix == ".csv"
+            else self.path.with_name(self.path.name + ".partial.csv")
+        )
         self.meta = self.path.with_suffix(".json")
         self._fh = None
 
@@ -58,8 +67,13 @@ class Table:
 
         exact = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
         try:
-            df = pd.read_csv(path, keep_default_na=False, na_values=["nan"], dtype={c: str for c in STRINGS},
-                             **exact)    # pandas 3 reads floats exactly by default (and deprecates the option)
+            df = pd.read_csv(
+                path,
+                keep_default_na=False,
+                na_values=["nan"],
+                dtype={c: str for c in STRINGS},
+                **exact,
+            )  # pandas 3 reads floats exactly by default (and deprecates the option)
         except pd.errors.EmptyDataError:
             return None
         except (pd.errors.ParserError, UnicodeDecodeError) as exc:
@@ -83,9 +97,11 @@ class Table:
             return None
         for p, source in zip(parts, (self.path, self.journal)):
             if list(p.columns) != self.columns:
-                raise StudyError(f"{source} holds a table with other columns ({', '.join(map(str, p.columns))}) "
-                                 f"than this study ({', '.join(self.columns)}): write to another file or start "
-                                 f"afresh (resume=False, --fresh)")
+                raise StudyError(
+                    f"{source} holds a table with other columns ({', '.join(map(str, p.columns))}) "
+                    f"than this study ({', '.join(self.columns)}): write to another file or start "
+                    f"afresh (resume=False, --fresh)"
+                )
         df = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
         for c in STRINGS:
             df[c] = df[c].fillna("").astype(str)

@@ -8,32 +8,45 @@ contactfmu.monolithic, with tests/elastogap_written_out.py:
       f_d = clamp(d*v_rel, f_c, -f_c), f = f_c + f_d, lossPower = f_d*v_rel;
 * the closed-form restitution of a linear (n = 1) ElastoGap impact, `restitution()`.
 """
-from fmu_helpers import Slave
 
 import numpy as np
 import pytest
+from elastogap_written_out import elastogap_force, law_derivatives, restitution
+from fmu_helpers import Slave
 from scipy.integrate import solve_ivp
 
 from contactfmu.cosim import System
-from elastogap_written_out import elastogap_force, law_derivatives, restitution
 
-
-E_1KG = restitution(1.0, 1e5, 20.0)[0]   # 0.9090084469..., docs/contacts.md "ElastoGap in co-simulation": "reference 0.909008"
+E_1KG = restitution(1.0, 1e5, 20.0)[
+    0
+]  # 0.9090084469..., docs/contacts.md "ElastoGap in co-simulation": "reference 0.909008"
 
 
 def test_closed_form_restitution_agrees_with_a_scipy_solution_of_the_written_out_law():
     """The derivation of `restitution()` (phases and their ends) against solve_ivp (DOP853, rtol
     1e-12) of mu*x'' = -f(x, x') with `elastogap_force`, for three reduced masses. Measured difference at most
-    5.7e-12 (the ODE solver's error); tolerance 6e-11. Also the figures of docs/contacts.md "ElastoGap in co-simulation": 0.909008 and
+    5.7e-12 (the ODE solver's error); tolerance 6e-11. Also the figures of docs/contacts.md
+    "ElastoGap in co-simulation": 0.909008 and
     9.94 ms."""
+
     def rebound(mu, k, d):
         def rhs(t, y):
             return [y[1], -elastogap_force(y[0], y[1], k, d)[0] / mu]
-        out = lambda t, y: y[0] - 1e-3          # noqa: E731 -- 1 mm out of contact again
+
+        out = lambda t, y: y[0] - 1e-3  # noqa: E731 -- 1 mm out of contact again
         out.terminal, out.direction = True, 1
-        sol = solve_ivp(rhs, (0.0, 1.0), [0.0, -1.0], method="DOP853", rtol=1e-12, atol=1e-15, max_step=1e-5,
-                        events=out)
+        sol = solve_ivp(
+            rhs,
+            (0.0, 1.0),
+            [0.0, -1.0],
+            method="DOP853",
+            rtol=1e-12,
+            atol=1e-15,
+            max_step=1e-5,
+            events=out,
+        )
         return sol.y[1, -1]
+
     for mu in (1.0, 2.0 / 3.0, 2.0):
         assert restitution(mu, 1e5, 20.0)[0] == pytest.approx(rebound(mu, 1e5, 20.0), rel=6e-11)
     assert E_1KG == pytest.approx(0.909008, abs=5e-7)
@@ -41,6 +54,7 @@ def test_closed_form_restitution_agrees_with_a_scipy_solution_of_the_written_out
 
 
 # ---- m_a: the inertia at flange_a ---------------------------------------------------------------
+
 
 def mass_on_flange_a(fmu_dir, h, m, **gap):
     """A mass on flange_a moving at +1 m/s into the ElastoGap whose flange_b is fixed (s_rel =
@@ -85,10 +99,14 @@ def test_two_masses_colliding_rebound_with_the_reduced_mass_restitution(fmu_dir,
     r = s.simulate(0.04, h, outputs=["a.v", "b.v"])
     assert r["b.v"][-1] - r["a.v"][-1] == pytest.approx(1.5 * e, rel=1e-13)
     assert np.max(np.abs(2.0 * r["a.v"] + 1.0 * r["b.v"])) <= 1e-12
-    assert abs(e / restitution(1.0, 1e5, 20.0)[0] - 1) > 0.02 and abs(e / restitution(2.0, 1e5, 20.0)[0] - 1) > 0.02
+    assert (
+        abs(e / restitution(1.0, 1e5, 20.0)[0] - 1) > 0.02
+        and abs(e / restitution(2.0, 1e5, 20.0)[0] - 1) > 0.02
+    )
 
 
 # ---- m_b mode: f is the held force, f_c/f_d/lossPower the law at the inputs ---------------------
+
 
 @pytest.mark.parametrize("h", [1e-4, 1e-3])
 def test_with_inertia_f_is_the_held_force_and_f_c_f_d_loss_power_the_law_at_the_inputs(fmu_dir, h):
@@ -112,7 +130,7 @@ def test_with_inertia_f_is_the_held_force_and_f_c_f_d_loss_power_the_law_at_the_
     assert np.array_equal(g["s_rel"], r["mass.s"]) and np.array_equal(g["v_rel"], r["mass.v"])
     expected = np.array([elastogap_force(x, v, c, d)[1:] for x, v in zip(r["mass.s"], r["mass.v"])])
     in_contact = expected[:, 0] < 0.0
-    assert in_contact.sum() >= 8                                      # the impact is sampled
+    assert in_contact.sum() >= 8  # the impact is sampled
     for col, name in enumerate(("f_c", "f_d", "lossPower")):
         assert g[name] == pytest.approx(expected[:, col], rel=1e-13, abs=1e-300), name
     assert np.all(g["f_c"] + g["f_d"] <= 0.0)
@@ -127,8 +145,14 @@ BASE, V_BASE = 0.3, -0.2
 
 def at(s, s_rel, v_rel):
     """flange_a away from the origin and moving: only the relative motion may matter."""
-    s.set(flange_a__s=BASE, flange_a__v=V_BASE, flange_a__a=0.0, flange_b__s=BASE + s_rel,
-          flange_b__v=V_BASE + v_rel, flange_b__a=0.0)
+    s.set(
+        flange_a__s=BASE,
+        flange_a__v=V_BASE,
+        flange_a__a=0.0,
+        flange_b__s=BASE + s_rel,
+        flange_b__v=V_BASE + v_rel,
+        flange_b__a=0.0,
+    )
     return s
 
 
@@ -140,15 +164,15 @@ def seen(s_rel, v_rel):
 
 INTERFACE_CASES = [  # (params, s_rel, v_rel, region)
     (dict(c=1e4, d=20.0), 0.01, -1.0, "free"),
-    (dict(c=1e4, d=20.0), -0.01, 1.0, "linear"),                 # |d*v| = 20 < |f_c| = 100
+    (dict(c=1e4, d=20.0), -0.01, 1.0, "linear"),  # |d*v| = 20 < |f_c| = 100
     (dict(c=1e4, d=20.0), -0.01, -1.0, "linear"),
-    (dict(c=1e4, d=20.0), -0.01, -10.0, "approach bound"),       # d*v = -200 < f_c = -100
-    (dict(c=1e4, d=20.0), -0.01, 10.0, "separation bound"),      # d*v = 200 > -f_c = 100
+    (dict(c=1e4, d=20.0), -0.01, -10.0, "approach bound"),  # d*v = -200 < f_c = -100
+    (dict(c=1e4, d=20.0), -0.01, 10.0, "separation bound"),  # d*v = 200 > -f_c = 100
     (dict(c=1e6, d=50.0, n=1.5, s_rel0=0.01), 0.012, 0.3, "free"),
-    (dict(c=1e6, d=50.0, n=1.5, s_rel0=0.01), 0.006, -0.5, "linear"),       # f_c = -253 N
+    (dict(c=1e6, d=50.0, n=1.5, s_rel0=0.01), 0.006, -0.5, "linear"),  # f_c = -253 N
     (dict(c=1e6, d=50.0, n=1.5, s_rel0=0.01), 0.006, -8.0, "approach bound"),
     (dict(c=1e6, d=50.0, n=1.5, s_rel0=0.01), 0.006, 8.0, "separation bound"),
-    (dict(c=10.0, d=5.0, s_ref=2e-3, f_ref=80.0), -1e-3, 0.5, "linear"),    # k = f_ref/s_ref = 4e4
+    (dict(c=10.0, d=5.0, s_ref=2e-3, f_ref=80.0), -1e-3, 0.5, "linear"),  # k = f_ref/s_ref = 4e4
     (dict(c=10.0, d=5.0, s_ref=2e-3, f_ref=80.0), -1e-3, -9.0, "approach bound"),
 ]
 
@@ -167,11 +191,15 @@ def test_interface_outputs_are_the_derivatives_of_the_law(fmu_dir, params, s_rel
         got = s.get("interface.c", "interface.d")
         hand = law_derivatives(s_rel, v_rel, **params)
         assert got == pytest.approx(list(hand), rel=1e-13, abs=1e-300)
-        expected_nonzero = {"free": (False, False), "linear": (True, True), "approach bound": (True, False),
-                            "separation bound": (False, False)}[region]
+        expected_nonzero = {
+            "free": (False, False),
+            "linear": (True, True),
+            "approach bound": (True, False),
+            "separation bound": (False, False),
+        }[region]
         assert (got[0] != 0.0, got[1] != 0.0) == expected_nonzero
         ds, dv = 1e-7 * abs(s_rel), 1e-7 * abs(v_rel)
-        f = lambda x, v: elastogap_force(x, v, **params)[0]    # noqa: E731
+        f = lambda x, v: elastogap_force(x, v, **params)[0]  # noqa: E731
         fd_c = (f(s_rel + ds, v_rel) - f(s_rel - ds, v_rel)) / (2 * ds)
         fd_d = (f(s_rel, v_rel + dv) - f(s_rel, v_rel - dv)) / (2 * dv)
         assert got == pytest.approx([fd_c, fd_d], rel=1e-7, abs=1e-7)
@@ -188,13 +216,14 @@ def test_interface_outputs_are_zero_with_m_a_or_m_b(fmu_dir):
         try:
             for v_rel in (-10.0, -1.0, 1.0):
                 at(s, -0.01, v_rel)
-                assert s.get("f_c") == pytest.approx(-100.0)           # in contact
+                assert s.get("f_c") == pytest.approx(-100.0)  # in contact
                 assert s.get("interface.c", "interface.d") == [0.0, 0.0]
         finally:
             s.close()
 
 
 # ---- n != 1 with s_rel0 != 0, f_ref with n = 1 ---------------------------------------------------
+
 
 @pytest.mark.parametrize("s_rel", [0.02, 0.01, 0.00999, 0.009, 0.005, 0.0, -0.01])
 @pytest.mark.parametrize("v_rel", [-30.0, -0.2, 0.0, 0.1, 30.0])
@@ -211,7 +240,9 @@ def test_hertzian_exponent_with_a_shifted_contact_point(fmu_dir, s_rel, v_rel):
         f, f_c, f_d, loss = elastogap_force(s_rel, v_rel, c, d, s_rel0=0.01, n=1.5)
         if s_rel < 0.01:
             assert f_c == -c * (0.01 - s_rel) ** 1.5 and f_c < 0.0
-        assert s.get("f", "f_c", "f_d", "lossPower") == pytest.approx([f, f_c, f_d, loss], rel=1e-13, abs=1e-300)
+        assert s.get("f", "f_c", "f_d", "lossPower") == pytest.approx(
+            [f, f_c, f_d, loss], rel=1e-13, abs=1e-300
+        )
         assert s.fmu.getBoolean(s.vr(["contact"]))[0] == (s_rel < 0.01)
         assert s.get("lossPower") >= 0.0 and s.get("f") <= 0.0
     finally:
@@ -231,7 +262,9 @@ def test_f_ref_sets_the_stiffness_of_the_linear_law(fmu_dir):
         for pen in (1e-4, 1e-3, 4e-3):
             for v_rel in (-5.0, -0.5, 0.5, 5.0):
                 got = at(s, s_rel0 - pen, v_rel).get("f", "f_c", "f_d", "lossPower")
-                expected = elastogap_force(*seen(s_rel0 - pen, v_rel), c, d, s_rel0=s_rel0, s_ref=s_ref, f_ref=f_ref)
+                expected = elastogap_force(
+                    *seen(s_rel0 - pen, v_rel), c, d, s_rel0=s_rel0, s_ref=s_ref, f_ref=f_ref
+                )
                 assert expected[1] == pytest.approx(-f_ref * pen / s_ref, rel=1e-11)
                 assert got == pytest.approx(list(expected), rel=1e-13, abs=1e-300)
     finally:
@@ -255,8 +288,19 @@ def test_f_ref_sets_the_stiffness_of_the_inertia_aware_impact(fmu_dir):
 
 # ---- FMU state round trip with the shadow contact motion active ----------------------------------
 
-OUTPUTS = ["f", "flange_a.f", "flange_b.f", "f_c", "f_d", "lossPower", "s_rel", "v_rel", "interface.c",
-           "interface.d", "heatPort.Q_flow"]
+OUTPUTS = [
+    "f",
+    "flange_a.f",
+    "flange_b.f",
+    "f_c",
+    "f_d",
+    "lossPower",
+    "s_rel",
+    "v_rel",
+    "interface.c",
+    "interface.d",
+    "heatPort.Q_flow",
+]
 
 
 def drive(s, x, v, t0, h, k, m=1.0):
@@ -283,24 +327,24 @@ def test_state_round_trip_mid_impact_with_the_shadow_active_is_bit_identical(fmu
     run bit for bit, and that run rebounds at the closed-form e = 0.909008 (rel 1e-12)."""
     h = 1e-3
     s = Slave(fmu_dir / "ElastoGap.fmu").init(c=1e5, d=20.0, m_b=1.0)
-    before, x, v = drive(s, 1.234567e-3, -1.0, 0.0, h, 6)          # contact from 1.23 ms
-    assert before[-1][-1] and before[-3][-1]                          # in contact at the save point
+    before, x, v = drive(s, 1.234567e-3, -1.0, 0.0, h, 6)  # contact from 1.23 ms
+    assert before[-1][-1] and before[-3][-1]  # in contact at the save point
     state = s.fmu.getFMUstate()
     blob = s.fmu.serializeFMUstate(state)
     t0 = 6 * h
     first, x_end, v_end = drive(s, x, v, t0, h, 30)
-    assert v_end == pytest.approx(E_1KG, rel=1e-12)                   # the shadow gives the law's rebound
-    assert any(r[0] != r[3] + r[4] for r in first[:5])                # held force != law: shadow governs
+    assert v_end == pytest.approx(E_1KG, rel=1e-12)  # the shadow gives the law's rebound
+    assert any(r[0] != r[3] + r[4] for r in first[:5])  # held force != law: shadow governs
     s.fmu.setFMUstate(state)
     assert drive(s, x, v, t0, h, 30) == (first, x_end, v_end)
     s.close()
 
-    fresh = Slave(fmu_dir / "ElastoGap.fmu")                          # instantiated only
+    fresh = Slave(fmu_dir / "ElastoGap.fmu")  # instantiated only
     fresh.fmu.setFMUstate(fresh.fmu.deSerializeFMUstate(blob))
     assert drive(fresh, x, v, t0, h, 30) == (first, x_end, v_end)
     fresh.close()
 
-    other = Slave(fmu_dir / "ElastoGap.fmu").init(c=1.0, d=0.0)       # other parameters, no shadow
+    other = Slave(fmu_dir / "ElastoGap.fmu").init(c=1.0, d=0.0)  # other parameters, no shadow
     other.fmu.setFMUstate(other.fmu.deSerializeFMUstate(blob))
     assert drive(other, x, v, t0, h, 30) == (first, x_end, v_end)
     other.close()

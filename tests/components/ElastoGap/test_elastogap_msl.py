@@ -2,6 +2,7 @@
 FMUs pass the Dymola reference results (src/contactfmu/refdata/README.md) within csv-compare's
 tube, and the demo shows the three documented curves.
 """
+
 import subprocess
 import sys
 from pathlib import Path
@@ -11,13 +12,23 @@ import numpy as np
 from contactfmu.cosim import compare, read_csv
 from contactfmu.examples import REFDATA
 
-
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_msl_elastogap_example_passes_the_reference_tube(fmu_dir, tmp_path):
-    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "msl_elastogap.py"), "--out", str(tmp_path),
-                           "--fmus", str(fmu_dir)], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "examples" / "msl_elastogap.py"),
+            "--out",
+            str(tmp_path),
+            "--fmus",
+            str(fmu_dir),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     signals = ["elastoGap1.v_rel", "elastoGap2.s_rel", "springDamper1.v_rel", "springDamper2.s_rel"]
     result = read_csv(tmp_path / "ElastoGap.csv")
@@ -28,16 +39,27 @@ def test_msl_elastogap_example_passes_the_reference_tube(fmu_dir, tmp_path):
 
 
 def test_demo_shows_the_three_documented_curves(fmu_dir, tmp_path):
-    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "elastogap_demo.py"), "--out", str(tmp_path),
-                           "--fmus", str(fmu_dir)], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "examples" / "elastogap_demo.py"),
+            "--out",
+            str(tmp_path),
+            "--fmus",
+            str(fmu_dir),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     res = read_csv(tmp_path / "ElastoGapDemo.csv")
     f1, f2, f3, fmu = (res[n] for n in res.names[1:])
-    assert f1.max() > 1.0                                   # 1: pulls at the end of contact
+    assert f1.max() > 1.0  # 1: pulls at the end of contact
     first = np.argmax(f2 < 0)
-    assert f2[first] < -100.0 and f2[first - 1] == 0.0       # 2: jumps at contact start
-    assert f3.max() <= 0.0 and abs(f3[np.argmax(f3 < 0)]) < 1.0   # 3: never pulls, starts from 0
-    assert np.max(np.abs(fmu - f3)) < 0.01 * np.max(np.abs(f3))    # the FMU reproduces curve 3
+    assert f2[first] < -100.0 and f2[first - 1] == 0.0  # 2: jumps at contact start
+    assert f3.max() <= 0.0 and abs(f3[np.argmax(f3 < 0)]) < 1.0  # 3: never pulls, starts from 0
+    assert np.max(np.abs(fmu - f3)) < 0.01 * np.max(np.abs(f3))  # the FMU reproduces curve 3
     assert (tmp_path / "ElastoGapDemo.png").stat().st_size > 10000
 
 
@@ -46,15 +68,37 @@ def test_msl_preload_from_fmus_passes_the_msl_reference_by_default(fmu_dir, tmp_
     whole 100 s: the six comparison signals inside the 2e-3 tube of the MSL reference result
     (Dymola, refdata/PreLoad) on the experiment's 0.05 s grid, and the seven states inside the tube
     of the project's monolithic scipy model (--check). About 5 s of wall time."""
-    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "msl_preload.py"), "--out", str(tmp_path),
-                           "--fmus", str(fmu_dir), "--check"], capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "examples" / "msl_preload.py"),
+            "--out",
+            str(tmp_path),
+            "--fmus",
+            str(fmu_dir),
+            "--check",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "tube vs Dymola reference (2e-3): PASSED (6 of 6 passed)" in proc.stdout
-    assert "tube vs the project's monolithic reference (scipy, --check): PASSED (7 of 7 passed)" in proc.stdout
+    assert (
+        "tube vs the project's monolithic reference (scipy, --check): PASSED (7 of 7 passed)"
+        in proc.stdout
+    )
     result = read_csv(tmp_path / "PreLoad.csv")
-    assert result.names[1:] == ["friction.v_rel", "innerContactA.s_rel", "innerContactB.s_rel",
-                                "outerContactA.v_rel", "outerContactB.s_rel", "outerContactB.v_rel",
-                                "spool.s", "force.f"]
+    assert result.names[1:] == [
+        "friction.v_rel",
+        "innerContactA.s_rel",
+        "innerContactB.s_rel",
+        "outerContactA.v_rel",
+        "outerContactB.s_rel",
+        "outerContactB.v_rel",
+        "spool.s",
+        "force.f",
+    ]
     # the preload characteristic: the preload holds the spool (both inner contacts closed,
     # s_rel < s_rel0 = 1 mm) while the drive force is small, and a larger force opens one of them
     # (the transition measured at 28.6 .. 29.0 N, with the damper's hysteresis)

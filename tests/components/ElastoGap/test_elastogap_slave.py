@@ -3,12 +3,13 @@ the force law, its derivative and interface outputs, the heat port, the coupling
 check, and a Mass coupled to it rebounding as the law says; expected values from the MSL 4.1
 Translational.Components.ElastoGap documentation written out here.
 """
+
 import math
 
 import pytest
+from slave_driver import REL, Driver, bounce, compliant_signs, d_end
 
 from contactfmu.components.ElastoGap.slave import ElastoGap
-from slave_driver import REL, Driver, compliant_signs, d_end, bounce
 
 
 def _elastogap(s_rel, v_rel, c, dd, s0, n, s_ref, f_ref):
@@ -22,17 +23,20 @@ def _elastogap(s_rel, v_rel, c, dd, s0, n, s_ref, f_ref):
     return f_c + f_d, f_c, f_d, True
 
 
-@pytest.mark.parametrize("s_rel, v_rel, n, s_ref, f_ref", [
-    (-0.02, -0.5, 1.0, 1.0, 0.0),    # contact, approaching, damper bounded to f_c
-    (-0.02, -0.01, 1.0, 1.0, 0.0),   # contact, damper unbounded
-    (-0.02, 0.01, 1.0, 1.0, 0.0),    # contact, separating slowly
-    (-0.02, 3.0, 1.0, 1.0, 0.0),     # contact, fast separation: f = 0
-    (-0.02, -0.01, 1.5, 0.1, 0.0),   # Hertzian exponent, reference compression
-    (-0.02, -0.01, 1.5, 0.1, 7.0),   # explicit f_ref
-    (-0.02, -0.001, 1.0, 1.0, 0.5),  # explicit f_ref below 1 N
-    (0.03, -1.0, 1.0, 1.0, 0.0),     # no contact
-    (0.01, 1.0, 1.5, 1.0, 0.0),      # s_rel = s_rel0: no contact
-])
+@pytest.mark.parametrize(
+    "s_rel, v_rel, n, s_ref, f_ref",
+    [
+        (-0.02, -0.5, 1.0, 1.0, 0.0),  # contact, approaching, damper bounded to f_c
+        (-0.02, -0.01, 1.0, 1.0, 0.0),  # contact, damper unbounded
+        (-0.02, 0.01, 1.0, 1.0, 0.0),  # contact, separating slowly
+        (-0.02, 3.0, 1.0, 1.0, 0.0),  # contact, fast separation: f = 0
+        (-0.02, -0.01, 1.5, 0.1, 0.0),  # Hertzian exponent, reference compression
+        (-0.02, -0.01, 1.5, 0.1, 7.0),  # explicit f_ref
+        (-0.02, -0.001, 1.0, 1.0, 0.5),  # explicit f_ref below 1 N
+        (0.03, -1.0, 1.0, 1.0, 0.0),  # no contact
+        (0.01, 1.0, 1.5, 1.0, 0.0),  # s_rel = s_rel0: no contact
+    ],
+)
 def test_elastogap_law(s_rel, v_rel, n, s_ref, f_ref):
     c, dd, s0 = 1000.0, 20.0, 0.01
     d = Driver(ElastoGap, c=c, d=dd, s_rel0=s0, n=n, s_ref=s_ref, f_ref=f_ref, useHeatPort=True)
@@ -60,7 +64,9 @@ def test_elastogap_derivative_and_interface_with_exponent_and_reference(v_rel):
     c, dd, s0, n, s_ref, f_ref = 1000.0, 20.0, 0.01, 1.5, 0.1, 7.0
     d = Driver(ElastoGap, c=c, d=dd, s_rel0=s0, n=n, s_ref=s_ref, f_ref=f_ref)
     s_rel, a_rel = -0.03, 2.0
-    d.inputs(flange_a__s=0.0, flange_b__s=s_rel, flange_a__v=0.0, flange_b__v=v_rel, flange_b__a=a_rel)
+    d.inputs(
+        flange_a__s=0.0, flange_b__s=s_rel, flange_a__v=0.0, flange_b__v=v_rel, flange_b__a=a_rel
+    )
     delta = s0 - s_rel
     k = n * f_ref / s_ref * (delta / s_ref) ** (n - 1.0)
     f_c = -f_ref * (delta / s_ref) ** n
@@ -78,8 +84,14 @@ def test_elastogap_derivative_and_interface_with_exponent_and_reference(v_rel):
 def test_elastogap_heat_port_off_and_derivative():
     c, dd = 1000.0, 20.0
     d = Driver(ElastoGap, c=c, d=dd)
-    d.inputs(flange_a__s=0.0, flange_b__s=-0.02, flange_a__v=0.0, flange_b__v=-0.01,
-             flange_a__a=1.0, flange_b__a=-2.0)
+    d.inputs(
+        flange_a__s=0.0,
+        flange_b__s=-0.02,
+        flange_a__v=0.0,
+        flange_b__v=-0.01,
+        flange_a__a=1.0,
+        flange_b__a=-2.0,
+    )
     assert d.get("heatPort.Q_flow") == 0.0 and d.get("lossPower") > 0.0
     # unbounded damper, n = 1: df/dt = c*v_rel + d*a_rel
     assert d.der("f") == pytest.approx(c * -0.01 + dd * -3.0, rel=REL)
@@ -93,8 +105,10 @@ def test_elastogap_heat_port_off_and_derivative():
 def test_elastogap_coupling_needs_n_1_and_says_so():
     d = Driver(ElastoGap, m_a=1.0, n=1.5)
     assert "the inertia-aware coupling (m_a or m_b > 0) needs n = 1" in d.errors()[0]
-    assert d.errors()[0] == ("Invalid parameter n = 1.5: the inertia-aware coupling (m_a or m_b > 0) needs n = 1 "
-                             "(a piecewise linear law it solves in closed form); set m_a = m_b = 0 for n != 1")
+    assert d.errors()[0] == (
+        "Invalid parameter n = 1.5: the inertia-aware coupling (m_a or m_b > 0) needs n = 1 "
+        "(a piecewise linear law it solves in closed form); set m_a = m_b = 0 for n != 1"
+    )
 
 
 @pytest.mark.parametrize("h", [1e-3, 5e-3])
@@ -102,10 +116,14 @@ def test_elastogap_coupling_needs_n_1_and_says_so():
 def test_elastogap_coupling_gives_the_laws_rebound(h, jacobi):
     """ElastoGap without damping (d = 0, n = 1), c = 1e4 N/m, 1 kg at 1 m/s: an elastic impact,
     the mass leaves at -1 m/s and compresses the spring by at most v0*sqrt(m/c) = 0.01 m."""
-    v, smax, errors, e = bounce(ElastoGap, {"c": 1e4, "d": 0.0, "s_rel0": 0.3}, h, 0.06, jacobi, 0.3)
+    v, smax, errors, e = bounce(
+        ElastoGap, {"c": 1e4, "d": 0.0, "s_rel0": 0.3}, h, 0.06, jacobi, 0.3
+    )
     assert v == pytest.approx(-1.0, rel=1e-9)
     assert 0.01 < smax <= 0.02 * (1.0 + 1e-9)
-    assert d_end[0] == pytest.approx(0.01 - (0.06 - 0.01 - math.pi / 100.0), abs=3e-4)   # contact time pi/wn
+    assert d_end[0] == pytest.approx(
+        0.01 - (0.06 - 0.01 - math.pi / 100.0), abs=3e-4
+    )  # contact time pi/wn
     assert not errors
     assert e.der("f") == 0.0 and e.get("interface.c", "interface.d") == [0.0, 0.0]
 
@@ -113,6 +131,8 @@ def test_elastogap_coupling_gives_the_laws_rebound(h, jacobi):
 def test_elastogap_coupling_with_reference_compression():
     """The coupling plans with the law's stiffness f_ref/s_ref (here f_ref = 2e4 N at s_ref = 2 m,
     so 1e4 N/m, c not used): the same elastic rebound."""
-    v, smax, errors, _ = bounce(ElastoGap, {"c": 5.0, "d": 0.0, "f_ref": 2e4, "s_ref": 2.0}, 1e-3, 0.06, False)
+    v, smax, errors, _ = bounce(
+        ElastoGap, {"c": 5.0, "d": 0.0, "f_ref": 2e4, "s_ref": 2.0}, 1e-3, 0.06, False
+    )
     assert v == pytest.approx(-1.0, rel=1e-9) and smax <= 0.02 * (1.0 + 1e-9) and not errors
     assert d_end[0] == pytest.approx(0.01 - (0.06 - 0.01 - math.pi / 100.0), abs=3e-4)

@@ -1,5 +1,6 @@
 """Helpers shared by EndStop's unit tests (tests/components/EndStop/): parameter sets and independent
 references written out from the documentation."""
+
 import math
 
 from contactfmu.components.EndStop import law as endstop
@@ -8,11 +9,19 @@ G = 9.81
 
 
 def _pressed(ci, eps_dv, **kw):
-    return endstop.Parameters(mode=endstop.RIGID, ci=ci, friction=True, kindF=endstop.CONTINUOUS, eps_dv=eps_dv, **kw)
+    return endstop.Parameters(
+        mode=endstop.RIGID, ci=ci, friction=True, kindF=endstop.CONTINUOUS, eps_dv=eps_dv, **kw
+    )
 
 
-FREE, STOP1, STOP2, DETACH1, DETACH2, BOTH = (endstop.FREE, endstop.STOP1, endstop.STOP2, endstop.DETACH1,
-                                             endstop.DETACH2, endstop.BOTH)
+FREE, STOP1, STOP2, DETACH1, DETACH2, BOTH = (
+    endstop.FREE,
+    endstop.STOP1,
+    endstop.STOP2,
+    endstop.DETACH1,
+    endstop.DETACH2,
+    endstop.BOTH,
+)
 
 
 def documented_elastic_force(stop, x, w, p):
@@ -41,9 +50,19 @@ ELASTIC = dict(mode=endstop.ELASTIC, l1=0.01, l2=0.02, k1=100.0, k2=300.0, b1=2.
 
 
 def rigid(**kw):
-    return endstop.Parameters(**{**dict(mode=endstop.RIGID, kind=endstop.BY_COEFFICIENT, ci=0.9, l1=0.01, l2=0.01,
-                                        eps_dv=1e-4),
-                            **kw})
+    return endstop.Parameters(
+        **{
+            **dict(
+                mode=endstop.RIGID,
+                kind=endstop.BY_COEFFICIENT,
+                ci=0.9,
+                l1=0.01,
+                l2=0.01,
+                eps_dv=1e-4,
+            ),
+            **kw,
+        }
+    )
 
 
 def bounce_loop(side, speed, a_away, a_back, ci, eps_dv, mu, distance, span, cap=5000):
@@ -62,7 +81,7 @@ def bounce_loop(side, speed, a_away, a_back, ci, eps_dv, mu, distance, span, cap
         t_up = s / a_away
         h = s * s / (2.0 * a_away)
         if h >= distance:
-            return None                          # reaches the other stop
+            return None  # reaches the other stop
         arrival = math.sqrt(2.0 * a_back * h)
         t_down = math.sqrt(2.0 * h / a_back)
         if t + t_up + t_down > span:
@@ -71,8 +90,8 @@ def bounce_loop(side, speed, a_away, a_back, ci, eps_dv, mu, distance, span, cap
         impacts += 1
         rebound = ci * arrival
         if rebound > s * (1.0 + 1e-9):
-            return None                          # growing bounces: no decaying series
-        if rebound <= eps_dv:                    # permanent contact: the last impact is plastic
+            return None  # growing bounces: no decaying series
+        if rebound <= eps_dv:  # permanent contact: the last impact is plastic
             impulse += side * mu * arrival
             permanent, s = True, 0.0
             break
@@ -103,6 +122,8 @@ def assert_same(got, want, rel=1e-12, impacts=None):
 
 
 def rigid_stops(**kw):
-    base = dict(mode=endstop.RIGID, l1=0.02, l2=0.03, kind=endstop.BY_COEFFICIENT, ci=0.8, eps_dv=1e-3)
+    base = dict(
+        mode=endstop.RIGID, l1=0.02, l2=0.03, kind=endstop.BY_COEFFICIENT, ci=0.8, eps_dv=1e-3
+    )
     base.update(kw)
     return endstop.Parameters(**base)

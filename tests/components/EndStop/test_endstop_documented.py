@@ -9,6 +9,7 @@ Issue 19: one-line bugs ("restitution ignores kind", "rigid stop never separates
 Conventions (documented): dx = ctr1.x - ctr2.x, dv = ctr1.v - ctr2.v; stop 1 in contact for dx >= l1,
 stop 2 for dx <= -l2; Fi = Fstop + Ff acts on ctr1's body as -Fi and on ctr2's body as +Fi.
 """
+
 import math
 
 import numpy as np
@@ -25,6 +26,7 @@ FMI2_ERROR = 3
 
 
 # ---- the documented laws, written out independently -------------------------------------------------------
+
 
 def gevrey(z, eps_sigma):
     """Gevrey transition 0.5*(1 + tanh(eps_sigma*(z - 0.5)/(z*(1 - z)))), exactly 0 for z <= 0 and 1 for z >= 1."""
@@ -85,6 +87,7 @@ def integer(slave, name):
 
 # ---- rigid stop: kind of impact, both stops ------------------------------------------------------------
 
+
 @pytest.mark.parametrize("side", [1, 2])
 @pytest.mark.parametrize("kind, ci, restitution", [(1, 0.8, 0.0), (2, 0.3, 1.0), (3, 0.3, 0.3)])
 def test_rigid_impact_rebound_follows_the_kind(fmu_dir, side, kind, ci, restitution):
@@ -96,8 +99,9 @@ def test_rigid_impact_rebound_follows_the_kind(fmu_dir, side, kind, ci, restitut
     Measured error 1e-15 (velocity, position); tolerance 1e-12."""
     sign = 1.0 if side == 1 else -1.0
     T = 0.05
-    r = one_body(fmu_dir, s0=-0.01 * sign, v0=sign, mode=1, kind=kind, ci=ci, m1=1.0,
-                 **stops(side)).simulate(T, 1e-3)
+    r = one_body(
+        fmu_dir, s0=-0.01 * sign, v0=sign, mode=1, kind=kind, ci=ci, m1=1.0, **stops(side)
+    ).simulate(T, 1e-3)
     assert r["mass.v"][-1] == pytest.approx(-restitution * sign, abs=1e-12)
     assert r["mass.s"][-1] == pytest.approx(-restitution * sign * (T - 0.01), abs=1e-12)
     impulses = r["endstop.impulse"][r["endstop.impulse"] != 0.0]
@@ -106,6 +110,7 @@ def test_rigid_impact_rebound_follows_the_kind(fmu_dir, side, kind, ci, restitut
 
 
 # ---- rigid stop: separation at eps_Fi ------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("side", [1, 2])
 def test_rigid_stop_separates_when_the_pull_exceeds_eps_Fi(fmu_dir, side):
@@ -131,25 +136,40 @@ def test_rigid_stop_separates_when_the_pull_exceeds_eps_Fi(fmu_dir, side):
     def F(t):
         return sign * (A - R / w * np.sin(w * t))
 
-    r = one_body(fmu_dir, s0=0.0, v0=0.0, offset=sign * A, amplitude=-sign * R / w, f=fr, mode=1, kind=1, m1=1.0,
-                 adv=True, eps_Fi=eps, **stops(side)).simulate(T, h)
+    r = one_body(
+        fmu_dir,
+        s0=0.0,
+        v0=0.0,
+        offset=sign * A,
+        amplitude=-sign * R / w,
+        f=fr,
+        mode=1,
+        kind=1,
+        m1=1.0,
+        adv=True,
+        eps_Fi=eps,
+        **stops(side),
+    ).simulate(T, h)
     ts = math.asin((A + eps) * w / R) / w
     stop = r["endstop.stop"]
     t_contact, state = first_change(r.time, stop)
     assert state == side and t_contact < 0.01
     t_release, state = first_change(r.time, stop, after=t_contact)
     assert state == 0
-    assert ts <= t_release <= ts + 1.5 * h                     # stays while the pull is below eps_Fi
+    assert ts <= t_release <= ts + 1.5 * h  # stays while the pull is below eps_Fi
     assert sequence(stop) == [0, side, 0]
     held = (r.time >= t_contact + 2 * h) & (r.time < ts)
     assert np.all(stop[held] == side)
     assert r["endstop.Fi"][held] == pytest.approx(F(r.time[held] - h / 2), abs=1e-9)
-    sol = solve_ivp(lambda t, y: [y[1], F(t)], (ts, T), [0.0, 0.0], method="DOP853", rtol=1e-12, atol=1e-15)
+    sol = solve_ivp(
+        lambda t, y: [y[1], F(t)], (ts, T), [0.0, 0.0], method="DOP853", rtol=1e-12, atol=1e-15
+    )
     assert r["mass.s"][-1] == pytest.approx(sol.y[0, -1], abs=2 * (eps * h) * (T - ts))
     assert abs(sol.y[0, -1]) > 1e-2
 
 
 # ---- m2: the inertia at ctr2 ---------------------------------------------------------------------------
+
 
 def two_bodies(fmu_dir, m1, m2, v1, v2, **params):
     """Body 1 (mass m1, or fixed if m1 = 0) at ctr1, body 2 (m2, or fixed) at ctr2, both starting at s = 0."""
@@ -158,27 +178,41 @@ def two_bodies(fmu_dir, m1, m2, v1, v2, **params):
     for name, m, v, flange in (("body1", m1, v1, "ctr1"), ("body2", m2, v2, "ctr2")):
         if m > 0.0:
             s.add(name, fmu_dir / "Mass.fmu", m=m, s_start=0.0, v_start=v)
-            s.connect(f"{name}.{'flange_b' if flange == 'ctr1' else 'flange_a'}", f"endstop.{flange}")
+            s.connect(
+                f"{name}.{'flange_b' if flange == 'ctr1' else 'flange_a'}", f"endstop.{flange}"
+            )
         else:
             s.add(name, fmu_dir / "Fixed.fmu")
             s.connect(f"{name}.flange", f"endstop.{flange}")
     return s
 
 
-@pytest.mark.parametrize("m1, m2, v1, v2, ci, side", [
-    (0.0, 2.0, 0.0, -1.0, 0.5, 1),     # only the body at ctr2 moves: it hits stop 1 (dx = -s2 reaches l1)
-    (0.0, 2.0, 0.0, 1.0, 0.5, 2),      # ... and stop 2
-    (1.0, 3.0, 1.0, 0.0, 0.5, 1),      # both bodies: the reduced mass m1*m2/(m1 + m2) = 0.75 kg
-    (1.0, 3.0, -0.5, 1.5, 0.6, 2),
-    (1.0, 3.0, 1.0, 0.0, 1.0, 1),
-])
+@pytest.mark.parametrize(
+    "m1, m2, v1, v2, ci, side",
+    [
+        (
+            0.0,
+            2.0,
+            0.0,
+            -1.0,
+            0.5,
+            1,
+        ),  # only the body at ctr2 moves: it hits stop 1 (dx = -s2 reaches l1)
+        (0.0, 2.0, 0.0, 1.0, 0.5, 2),  # ... and stop 2
+        (1.0, 3.0, 1.0, 0.0, 0.5, 1),  # both bodies: the reduced mass m1*m2/(m1 + m2) = 0.75 kg
+        (1.0, 3.0, -0.5, 1.5, 0.6, 2),
+        (1.0, 3.0, 1.0, 0.0, 1.0, 1),
+    ],
+)
 def test_rigid_impact_with_the_inertia_at_ctr2(fmu_dir, m1, m2, v1, v2, ci, side):
     """Documented (seed 004 with its README's impact formulas): momentum conservation
     m1*v1 + m2*v2 = m1*v1' + m2*v2' and restitution v1' - v2' = -ci*(v1 - v2); m1, m2 are the masses at
     ctr1, ctr2 (0: fixed side). Analytic: impulse J = mu*(1 + ci)*(v1 - v2), mu = m1*m2/(m1 + m2) (mu = m2
     with ctr1 fixed), v1' = v1 - J/m1, v2' = v2 + J/m2. Stop 0.01 m away, no other force.
     Measured error 7e-15 m/s; tolerance 1e-12 m/s."""
-    r = two_bodies(fmu_dir, m1, m2, v1, v2, mode=1, kind=3, ci=ci, **stops(side, gap=0.01)).simulate(0.1, 1e-3)
+    r = two_bodies(
+        fmu_dir, m1, m2, v1, v2, mode=1, kind=3, ci=ci, **stops(side, gap=0.01)
+    ).simulate(0.1, 1e-3)
     dv = v1 - v2
     mu = m2 if m1 == 0.0 else m1 * m2 / (m1 + m2)
     J = mu * (1.0 + ci) * dv
@@ -186,7 +220,7 @@ def test_rigid_impact_with_the_inertia_at_ctr2(fmu_dir, m1, m2, v1, v2, ci, side
     if m1 > 0.0:
         assert r["body1.v"][-1] == pytest.approx(v1 - J / m1, abs=1e-12)
     assert r["endstop.impulse"][r["endstop.impulse"] != 0.0] == pytest.approx([J], abs=1e-12)
-    assert np.all(r["endstop.stop"] == 0)                # rebounds above eps_dv: no permanent contact
+    assert np.all(r["endstop.stop"] == 0)  # rebounds above eps_dv: no permanent contact
 
 
 # ---- elastic stop: documented results and the first output derivative ---------------------------------
@@ -194,10 +228,12 @@ def test_rigid_impact_with_the_inertia_at_ctr2(fmu_dir, m1, m2, v1, v2, ci, side
 ELASTIC = {"l1": 0.01, "l2": 0.02, "k1": 2e4, "b1": 30.0, "k2": 5e3, "b2": 10.0}
 FRICTION = {"friction": True, "kindF": 1, "Fst": 10.0, "Fsl": 8.0, "dvL": 0.05}
 # (ctr1.x, ctr1.v, ctr1.a, ctr2.x, ctr2.v, ctr2.a): at stop 1, stop 2, free, slow in the friction transition
-POINTS = [(0.015, 0.3, 2.0, 0.001, 0.1, -1.0),       # dx = 0.014, dv = 0.2: stop 1, Fstop = 86 N
-          (0.016, 0.31, -4.0, 0.0, 0.29, 1.0),       # dx = 0.016, dv = 0.02 (in the friction transition)
-          (-0.024, -0.1, 3.0, 0.001, 0.1, 0.5),      # dx = -0.025, dv = -0.2: stop 2, Fstop = -27 N
-          (0.002, -0.03, 1.0, 0.0, 0.0, -2.0)]       # free, |dv| < dvL
+POINTS = [
+    (0.015, 0.3, 2.0, 0.001, 0.1, -1.0),  # dx = 0.014, dv = 0.2: stop 1, Fstop = 86 N
+    (0.016, 0.31, -4.0, 0.0, 0.29, 1.0),  # dx = 0.016, dv = 0.02 (in the friction transition)
+    (-0.024, -0.1, 3.0, 0.001, 0.1, 0.5),  # dx = -0.025, dv = -0.2: stop 2, Fstop = -27 N
+    (0.002, -0.03, 1.0, 0.0, 0.0, -2.0),
+]  # free, |dv| < dvL
 
 
 def documented_results(dx, dv, friction, p=ELASTIC, fr=FRICTION):
@@ -225,7 +261,9 @@ def test_elastic_results_follow_the_documented_formulas(fmu_dir, friction):
         s.set(ctr1__x=x1, ctr1__v=v1, ctr1__a=a1, ctr2__x=x2, ctr2__v=v2, ctr2__a=a2)
         fs, fd, fstop, ff, fi, pl, stop = documented_results(x1 - x2, v1 - v2, friction)
         got = s.get("Fs", "Fd", "Fstop", "Ff", "Fi", "Pl", "dx", "dv", "ctr1.F", "ctr2.F")
-        assert got == pytest.approx([fs, fd, fstop, ff, fi, pl, x1 - x2, v1 - v2, fi, -fi], rel=1e-12, abs=1e-12)
+        assert got == pytest.approx(
+            [fs, fd, fstop, ff, fi, pl, x1 - x2, v1 - v2, fi, -fi], rel=1e-12, abs=1e-12
+        )
         assert integer(s, "stop") == stop
         if friction:
             assert ff != 0.0 and integer(s, "sf") == (1 if v1 > v2 else -1)
@@ -243,8 +281,9 @@ def test_elastic_output_derivative_is_the_time_derivative_of_the_law(fmu_dir, fr
     difference of the law); tolerance 2e-9 relative + 1e-9 absolute."""
     s = Slave(fmu_dir / "EndStop.fmu").init(**ELASTIC, **(FRICTION if friction else {}))
     assert s.md.coSimulation.maxOutputDerivativeOrder == 1
-    assert {n for n, v in s.vars.items() if "first derivative available" in (v.description or "")} == {"ctr1.F",
-                                                                                                      "ctr2.F"}
+    assert {
+        n for n, v in s.vars.items() if "first derivative available" in (v.description or "")
+    } == {"ctr1.F", "ctr2.F"}
     vr = s.vr(["ctr1.F", "ctr2.F"])
     for x1, v1, a1, x2, v2, a2 in POINTS:
         s.set(ctr1__x=x1, ctr1__v=v1, ctr2__x=x2, ctr2__v=v2)
@@ -267,8 +306,13 @@ def test_elastic_output_derivative_is_the_time_derivative_of_the_law(fmu_dir, fr
 # ---- continuous friction: kindTrans, eps_sigma, eps_tau --------------------------------------------------
 
 SHAPES = [  # (adv, kindTrans, eps_sigma, eps_tau): the transition the FMU must use
-    (True, 1, 1.0, 0.1), (True, 1, 3.0, 0.1), (True, 1, 0.3, 0.1),
-    (True, 2, 1.0, 0.1), (True, 2, 1.0, 0.3), (True, 2, 1.0, 0.03)]
+    (True, 1, 1.0, 0.1),
+    (True, 1, 3.0, 0.1),
+    (True, 1, 0.3, 0.1),
+    (True, 2, 1.0, 0.1),
+    (True, 2, 1.0, 0.3),
+    (True, 2, 1.0, 0.03),
+]
 
 
 @pytest.mark.parametrize("adv, kindTrans, eps_sigma, eps_tau", SHAPES)
@@ -281,13 +325,24 @@ def test_transition_shape_parameters_at_the_inputs(fmu_dir, adv, kindTrans, eps_
     Measured: exact to rounding (1.8e-15 N); tolerance 1e-12 relative + 1e-12 N. The shapes differ from
     the default by 1.9 to 7.3 N."""
     fr = {"Fst": 10.0, "Fsl": 8.0, "dvL": 0.01}
-    s = Slave(fmu_dir / "EndStop.fmu").init(l1=1.0, l2=1.0, friction=True, kindF=1, adv=adv, kindTrans=kindTrans,
-                                            eps_sigma=eps_sigma, eps_tau=eps_tau, **fr)
+    s = Slave(fmu_dir / "EndStop.fmu").init(
+        l1=1.0,
+        l2=1.0,
+        friction=True,
+        kindF=1,
+        adv=adv,
+        kindTrans=kindTrans,
+        eps_sigma=eps_sigma,
+        eps_tau=eps_tau,
+        **fr,
+    )
     got, expected, default = [], [], []
     for dv in (-0.03, -0.01, -0.007, -0.003, -0.0005, 0.0, 0.001, 0.0025, 0.005, 0.0085, 0.02):
         s.set(ctr1__v=dv)
         got.append(s.get("Ff"))
-        expected.append(friction_law(dv, kindTrans=kindTrans, eps_sigma=eps_sigma, eps_tau=eps_tau, **fr))
+        expected.append(
+            friction_law(dv, kindTrans=kindTrans, eps_sigma=eps_sigma, eps_tau=eps_tau, **fr)
+        )
         default.append(friction_law(dv, **fr))
     s.close()
     assert got == pytest.approx(expected, rel=1e-12, abs=1e-12)
@@ -299,16 +354,26 @@ def test_transition_shape_is_the_default_without_adv(fmu_dir):
     """Documented: kindTrans, eps_sigma, eps_tau are only enabled with adv = true; with adv = false the
     defaults (Gevrey, eps_sigma = 1) hold whatever is set. Measured: exact; tolerance 1e-12."""
     fr = {"Fst": 10.0, "Fsl": 8.0, "dvL": 0.01}
-    s = Slave(fmu_dir / "EndStop.fmu").init(l1=1.0, l2=1.0, friction=True, kindF=1, adv=False, kindTrans=2,
-                                            eps_sigma=3.0, eps_tau=0.3, **fr)
+    s = Slave(fmu_dir / "EndStop.fmu").init(
+        l1=1.0,
+        l2=1.0,
+        friction=True,
+        kindF=1,
+        adv=False,
+        kindTrans=2,
+        eps_sigma=3.0,
+        eps_tau=0.3,
+        **fr,
+    )
     for dv in (-0.004, 0.001, 0.0025, 0.008):
         s.set(ctr1__v=dv)
         assert s.get("Ff") == pytest.approx(friction_law(dv, **fr), rel=1e-12)
     s.close()
 
 
-@pytest.mark.parametrize("kindTrans, eps_sigma, eps_tau", [(1, 1.0, 0.1), (1, 3.0, 0.1), (2, 1.0, 0.1),
-                                                           (2, 1.0, 0.3)])
+@pytest.mark.parametrize(
+    "kindTrans, eps_sigma, eps_tau", [(1, 1.0, 0.1), (1, 3.0, 0.1), (2, 1.0, 0.1), (2, 1.0, 0.3)]
+)
 def test_transition_shape_sets_the_creep_velocity_in_a_run(fmu_dir, kindTrans, eps_sigma, eps_tau):
     """Continuous friction (kindF = 1) has no sticking: a 1 kg body (m1 = 1) pushed by 5 N < Fst = 10 N
     creeps at the velocity where the documented law balances the push, Ff(dv*) = 5 N, on the rising
@@ -319,10 +384,29 @@ def test_transition_shape_sets_the_creep_velocity_in_a_run(fmu_dir, kindTrans, e
     9.1e-4, 1.10e-3, 3.30e-3 m/s."""
     fr = {"Fst": 10.0, "Fsl": 8.0, "dvL": 0.01}
     push = 5.0
-    r = one_body(fmu_dir, offset=push, mode=2, l1=1.0, l2=1.0, m1=1.0, friction=True, kindF=1, adv=True,
-                 kindTrans=kindTrans, eps_sigma=eps_sigma, eps_tau=eps_tau, **fr).simulate(0.2, 1e-3)
-    creep = brentq(lambda dv: friction_law(dv, kindTrans=kindTrans, eps_sigma=eps_sigma, eps_tau=eps_tau, **fr)
-                   - push, 1e-12, fr["dvL"], xtol=1e-15)
+    r = one_body(
+        fmu_dir,
+        offset=push,
+        mode=2,
+        l1=1.0,
+        l2=1.0,
+        m1=1.0,
+        friction=True,
+        kindF=1,
+        adv=True,
+        kindTrans=kindTrans,
+        eps_sigma=eps_sigma,
+        eps_tau=eps_tau,
+        **fr,
+    ).simulate(0.2, 1e-3)
+    creep = brentq(
+        lambda dv: (
+            friction_law(dv, kindTrans=kindTrans, eps_sigma=eps_sigma, eps_tau=eps_tau, **fr) - push
+        ),
+        1e-12,
+        fr["dvL"],
+        xtol=1e-15,
+    )
     late = r.time > 0.1
     assert r["mass.v"][late] == pytest.approx(creep, abs=3e-6)
     assert r["endstop.Ff"][late] == pytest.approx(push, abs=5e-3)
@@ -332,6 +416,7 @@ def test_transition_shape_sets_the_creep_velocity_in_a_run(fmu_dir, kindTrans, e
 
 
 # ---- stick-slip: needs the masses, breaks away at Fst -----------------------------------------------------
+
 
 @pytest.mark.parametrize("mode", [2, 1])
 def test_stick_slip_without_the_masses_is_refused(fmu_dir, mode):
@@ -376,8 +461,19 @@ def test_stick_slip_breaks_away_exactly_at_the_static_force(fmu_dir, direction):
     def F(t):
         return direction * R / w * np.sin(w * t)
 
-    r = one_body(fmu_dir, amplitude=direction * R / w, f=fr, mode=2, l1=0.5, l2=0.5, m1=1.0, friction=True, kindF=2,
-                 Fst=Fst, Fsl=Fsl).simulate(T, h)
+    r = one_body(
+        fmu_dir,
+        amplitude=direction * R / w,
+        f=fr,
+        mode=2,
+        l1=0.5,
+        l2=0.5,
+        m1=1.0,
+        friction=True,
+        kindF=2,
+        Fst=Fst,
+        Fsl=Fsl,
+    ).simulate(T, h)
     tb = math.asin(Fst * w / R) / w
     assert r["endstop.sf"][0] == 0
     t_break, sf = first_change(r.time, r["endstop.sf"])
@@ -390,14 +486,22 @@ def test_stick_slip_breaks_away_exactly_at_the_static_force(fmu_dir, direction):
     assert np.max(np.abs(r["mass.v"][stuck])) < 1e-3 and np.max(np.abs(r["mass.s"][stuck])) < 1e-6
     sliding = r.time > t_break
     assert r["endstop.Ff"][sliding] == pytest.approx(direction * Fsl)
-    sol = solve_ivp(lambda t, y: [F(t) - direction * Fsl], (tb, T), [0.0], method="DOP853", rtol=1e-12, atol=1e-15,
-                    dense_output=True)
+    sol = solve_ivp(
+        lambda t, y: [F(t) - direction * Fsl],
+        (tb, T),
+        [0.0],
+        method="DOP853",
+        rtol=1e-12,
+        atol=1e-15,
+        dense_output=True,
+    )
     late = r.time > tb + 0.01
     assert r["mass.v"][late] == pytest.approx(sol.sol(r.time[late])[0], abs=1e-4)
     assert abs(sol.y[0, -1]) > 0.4
 
 
 # ---- the documented elastic state machine, integrated here ---------------------------------------------
+
 
 def reference_elastic(x0, v0, m, push, T, p, friction=None):
     """The documented Elastic End Stop on a body of mass m at ctr1 (ctr2 fixed), pushed by the constant force
@@ -431,7 +535,16 @@ def reference_elastic(x0, v0, m, push, T, p, friction=None):
     while t < T:
         rhs = (lambda s: lambda t, y: [y[1], (push - stop_force(s, *y) - Ff(y[1])) / m])(state)
         events = [event((lambda fn: lambda t, y: fn(t, y))(fn), d) for fn, d, _ in guards[state]]
-        sol = solve_ivp(rhs, (t, T), y, method="DOP853", rtol=1e-11, atol=1e-14, events=events, dense_output=True)
+        sol = solve_ivp(
+            rhs,
+            (t, T),
+            y,
+            method="DOP853",
+            rtol=1e-11,
+            atol=1e-14,
+            events=events,
+            dense_output=True,
+        )
         pieces.append((t, sol.t[-1], sol.sol))
         fired = [i for i, te in enumerate(sol.t_events) if len(te)]
         if not fired:
@@ -450,6 +563,7 @@ def reference_elastic(x0, v0, m, push, T, p, friction=None):
                     out[:, j] = fn(tj)
                     break
         return out
+
     return changes, at
 
 
@@ -504,18 +618,26 @@ def test_friction_acts_together_with_the_stop_contact(fmu_dir):
 
     changes, at = reference_elastic(-0.01, 1.0, 1.0, 0.0, T, p, friction=Ff)
     assert [c[1] for c in changes] == [1, 11, 0]
-    r = one_body(fmu_dir, s0=-0.01, v0=1.0, m1=1.0, mode=2, friction=True, kindF=1, **p, **fr).simulate(T, h)
+    r = one_body(
+        fmu_dir, s0=-0.01, v0=1.0, m1=1.0, mode=2, friction=True, kindF=1, **p, **fr
+    ).simulate(T, h)
     check_changes(r, changes, h)
     ref = at(r.time)
     assert r["mass.s"] == pytest.approx(ref[0], abs=1e-6)
     assert r["mass.v"] == pytest.approx(ref[1], abs=1e-5)
-    assert np.max(np.abs(ref[0] - reference_elastic(-0.01, 1.0, 1.0, 0.0, T, p)[1](r.time)[0])) > 1e-3
+    assert (
+        np.max(np.abs(ref[0] - reference_elastic(-0.01, 1.0, 1.0, 0.0, T, p)[1](r.time)[0])) > 1e-3
+    )
     dv, dx = r["endstop.dv"], r["endstop.dx"]
     assert r["endstop.Fi"] == pytest.approx(r["endstop.Fstop"] + r["endstop.Ff"], abs=1e-12)
     assert r["endstop.Ff"] == pytest.approx([Ff(v) for v in dv], abs=1e-9)
     assert r["endstop.Pl"] == pytest.approx(r["endstop.Ff"] * dv, abs=1e-12)
     contact = r["endstop.stop"] == 1
     assert contact.sum() > 250
-    assert r["endstop.Fstop"][contact] == pytest.approx(p["k1"] * dx[contact] + p["b1"] * dv[contact], abs=1e-2)
+    assert r["endstop.Fstop"][contact] == pytest.approx(
+        p["k1"] * dx[contact] + p["b1"] * dv[contact], abs=1e-2
+    )
     assert np.max(r["endstop.Fstop"]) > 80.0
-    assert np.max(np.abs(r["endstop.Ff"][contact])) > fr["Fsl"]     # the friction acts during the contact
+    assert (
+        np.max(np.abs(r["endstop.Ff"][contact])) > fr["Fsl"]
+    )  # the friction acts during the contact

@@ -1,5 +1,6 @@
 """The EndStop FMU (components/EndStop/slave.py with the shared contact_motion.Coupler): documented
 behaviour in co-simulation, states and outputs, errors, bounded step times."""
+
 import math
 
 import numpy as np
@@ -29,8 +30,20 @@ def system(fmu_dir, push=0.0, m=1.0, s0=0.0, v0=0.0, amplitude=0.0, f=1.0, **par
     return s
 
 
-OUT = ["mass.s", "mass.v", "endstop.Fi", "endstop.stop", "endstop.impulse", "endstop.sf", "endstop.Ff",
-       "endstop.Fs", "endstop.Fd", "endstop.dx", "endstop.dv", "endstop.ctr1.F"]
+OUT = [
+    "mass.s",
+    "mass.v",
+    "endstop.Fi",
+    "endstop.stop",
+    "endstop.impulse",
+    "endstop.sf",
+    "endstop.Ff",
+    "endstop.Fs",
+    "endstop.Fd",
+    "endstop.dx",
+    "endstop.dv",
+    "endstop.ctr1.F",
+]
 
 
 def sequence(values):
@@ -60,7 +73,15 @@ def hit(fmu_dir, step, T=0.2, push=0.0, **params):
 
 
 def friction_run(fmu_dir, step, kindF, amplitude=0.0, T=0.4, outputs=OUT, **params):
-    params = {"l1": 0.5, "l2": 0.5, "friction": True, "kindF": kindF, "Fst": 10.0, "Fsl": 8.0, **params}
+    params = {
+        "l1": 0.5,
+        "l2": 0.5,
+        "friction": True,
+        "kindF": kindF,
+        "Fst": 10.0,
+        "Fsl": 8.0,
+        **params,
+    }
     return system(fmu_dir, amplitude=amplitude, v0=1.0, **params).simulate(T, step, outputs=outputs)
 
 
@@ -75,13 +96,15 @@ def test_rigid_stop_bounces_with_restitution(fmu_dir, ci, step):
     n = min(len(impulses), 5)
     assert n >= 3
     # impulse of the k-th impact = m*(1 + ci)*v_k: the speeds before and after follow ci^k
-    assert impulses[:n] == pytest.approx([(1 + ci) * v1 * ci ** k for k in range(n)], rel=1e-9)
+    assert impulses[:n] == pytest.approx([(1 + ci) * v1 * ci**k for k in range(n)], rel=1e-9)
     heights = apexes(r)
     m = min(len(heights), 3)
     assert m >= 2
     # sampled at the communication points: the apex is missed by at most g*h^2/8
-    assert heights[:m] == pytest.approx([H * ci ** (2 * k) for k in range(1, m + 1)], abs=G * step ** 2 + 1e-9)
-    assert np.max(r["mass.s"]) < 1e-6                     # never through the stop
+    assert heights[:m] == pytest.approx(
+        [H * ci ** (2 * k) for k in range(1, m + 1)], abs=G * step**2 + 1e-9
+    )
+    assert np.max(r["mass.s"]) < 1e-6  # never through the stop
     assert np.max(np.abs(r["mass.v"])) <= v1 * (1 + 1e-9)  # no energy gain
 
 
@@ -100,8 +123,12 @@ def test_plastic_impact_sticks_and_holds(fmu_dir):
     assert sequence(r["endstop.stop"]) == [0, 1]
     after = r.time > 0.2
     assert np.all(np.abs(r["mass.v"][after]) < 1e-9) and np.all(np.abs(r["mass.s"][after]) < 1e-9)
-    assert r["endstop.Fi"][after] == pytest.approx(G, rel=1e-6)     # the rigid connection carries the push
-    assert r["endstop.impulse"][r["endstop.impulse"] != 0.0] == pytest.approx([math.sqrt(2 * G * 0.1)], rel=1e-9)
+    assert r["endstop.Fi"][after] == pytest.approx(
+        G, rel=1e-6
+    )  # the rigid connection carries the push
+    assert r["endstop.impulse"][r["endstop.impulse"] != 0.0] == pytest.approx(
+        [math.sqrt(2 * G * 0.1)], rel=1e-9
+    )
 
 
 def test_eps_dv_ends_the_bouncing(fmu_dir):
@@ -111,7 +138,7 @@ def test_eps_dv_ends_the_bouncing(fmu_dir):
     impulses = r["endstop.impulse"][r["endstop.impulse"] != 0.0]
     v1 = math.sqrt(2 * G * 0.1)
     assert len(impulses) == 12
-    assert impulses[-1] == pytest.approx(0.8 ** 11 * v1, rel=1e-9)   # plastic: m*v_12 only
+    assert impulses[-1] == pytest.approx(0.8**11 * v1, rel=1e-9)  # plastic: m*v_12 only
     assert r["endstop.stop"][-1] == 1 and abs(r["mass.v"][-1]) < 1e-9
     # without adv the default eps_dv = 1e-4 m/s keeps it bouncing longer
     r = drop(fmu_dir, 1e-3, 0.8, T=3.0, eps_dv=0.1)
@@ -142,7 +169,7 @@ def test_state_sequence_free_stop_detaching_free(fmu_dir):
     detaching = r["endstop.stop"] == 11
     assert np.all(r["endstop.dx"][detaching] > 0.0) and np.all(r["endstop.Fi"][detaching] == 0.0)
     contact = r["endstop.stop"] == 1
-    assert np.all(r["endstop.Fi"][contact] >= -1e-9)   # never pulls
+    assert np.all(r["endstop.Fi"][contact] >= -1e-9)  # never pulls
 
 
 def test_state_sequence_free_stop_detaching_stop(fmu_dir):
@@ -161,19 +188,25 @@ def test_both_sides_at_stop_with_preloads(fmu_dir):
         expected = k1 * (dx - l1) + b1 * dv + k2 * (dx + l2) + b2 * dv
         assert s.get("Fi") == pytest.approx(expected, rel=1e-12)
         assert s.get("ctr1.F", "ctr2.F") == pytest.approx([expected, -expected], rel=1e-12)
-    s.set(ctr1__x=0.05, ctr1__v=0.0)                      # beyond -l2 = 0.02: only stop 1 engaged
+    s.set(ctr1__x=0.05, ctr1__v=0.0)  # beyond -l2 = 0.02: only stop 1 engaged
     assert s.fmu.getInteger(s.vr(["stop"]))[0] == 1
     assert s.get("Fi") == pytest.approx(k1 * (0.05 - l1), rel=1e-12)
     s.close()
 
 
 def test_rigid_both_sides_is_a_rigid_connection(fmu_dir):
-    r = system(fmu_dir, amplitude=5.0, v0=0.0, mode=1, l1=-0.01, l2=-0.01, m1=1.0).simulate(1.0, 1e-3, outputs=OUT)
+    r = system(fmu_dir, amplitude=5.0, v0=0.0, mode=1, l1=-0.01, l2=-0.01, m1=1.0).simulate(
+        1.0, 1e-3, outputs=OUT
+    )
     assert set(r["endstop.stop"]) == {3}
-    assert np.max(np.abs(r["mass.s"])) < 1e-7          # the bodies follow the connection (other force lags a step)
+    assert (
+        np.max(np.abs(r["mass.s"])) < 1e-7
+    )  # the bodies follow the connection (other force lags a step)
     # Fi is the mean of the applied force over the last step, 5*sin(2 pi (t - h/2)) to O(h^2): measured
     # 2.5e-5 N after the first point (was compared with sin(2 pi (t - h)) within 0.05 N)
-    assert r["endstop.Fi"][1:] == pytest.approx(5.0 * np.sin(2 * np.pi * (r.time[1:] - 0.5e-3)), abs=2.5e-4)
+    assert r["endstop.Fi"][1:] == pytest.approx(
+        5.0 * np.sin(2 * np.pi * (r.time[1:] - 0.5e-3)), abs=2.5e-4
+    )
 
 
 @pytest.mark.parametrize("step", [1e-3, 1e-4])
@@ -209,7 +242,7 @@ def test_continuous_friction_decelerates_the_mass(fmu_dir, step):
     # Fsl dominates above dvL: measured 5.6e-8 m (1 ms), 5.0e-8 m (0.1 ms) off
     assert r["mass.s"][-1] == pytest.approx(0.0625, abs=6e-7)
     assert abs(r["mass.v"][-1]) < 1e-3
-    assert np.all(r["endstop.Ff"] * r["mass.v"] >= -1e-12)               # dissipative: Pl >= 0
+    assert np.all(r["endstop.Ff"] * r["mass.v"] >= -1e-12)  # dissipative: Pl >= 0
 
 
 def test_rigid_stop_without_attached_mass_is_rejected(fmu_dir):
@@ -236,16 +269,28 @@ def test_example_writes_the_documented_results(fmu_dir, tmp_path):
     from pathlib import Path
 
     from contactfmu.cosim import read_csv
+
     root = Path(__file__).resolve().parents[3]
-    proc = subprocess.run([sys.executable, str(root / "examples" / "endstop.py"), "--out", str(tmp_path),
-                           "--fmus", str(fmu_dir)], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(root / "examples" / "endstop.py"),
+            "--out",
+            str(tmp_path),
+            "--fmus",
+            str(fmu_dir),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     r = read_csv(tmp_path / "EndStop.csv")
     assert {"mass.s", "mass.v", "endstop.Fi", "endstop.stop"} <= set(r.names)
     assert (tmp_path / "EndStop.png").is_file()
     heights = apexes(r)[:3]
-    assert heights == pytest.approx([0.1 * 0.64 ** k for k in range(1, 4)], abs=1e-5)
-    assert 11 in set(r["elasticEndstop.stop"])            # the elastic stop detaches while still behind it
+    assert heights == pytest.approx([0.1 * 0.64**k for k in range(1, 4)], abs=1e-5)
+    assert 11 in set(r["elasticEndstop.stop"])  # the elastic stop detaches while still behind it
     assert {-1, 0, 1} <= set(r["frictionEndstop.sf"])
 
 
@@ -272,7 +317,7 @@ def test_state_round_trip_mid_bounce(fmu_dir):
     assert run(x, v, 30, 5e-3)[0] == first
     s.fmu.setFMUstate(s.fmu.deSerializeFMUstate(s.fmu.serializeFMUstate(state)))
     assert run(x, v, 30, 5e-3)[0] == first
-    assert any(row[3] != 0.0 for row in first)               # an impact happened in the replay
+    assert any(row[3] != 0.0 for row in first)  # an impact happened in the replay
     s.close()
 
 
@@ -290,10 +335,11 @@ def test_stop_2_mirrors_stop_1(fmu_dir):
 def test_power_loss_is_ff_times_dv_with_the_attached_mass(fmu_dir, kindF):
     """Documented Pl = Ff*dv, also when the element runs its own motion (m1 > 0): the outputs of
     the same step, at every step, sliding, sticking and at the stops."""
-    r = friction_run(fmu_dir, 1e-3, kindF, amplitude=15.0, T=2.0, m1=1.0, mode=1, l1=0.1, l2=0.1,
-                     outputs=None)
+    r = friction_run(
+        fmu_dir, 1e-3, kindF, amplitude=15.0, T=2.0, m1=1.0, mode=1, l1=0.1, l2=0.1, outputs=None
+    )
     ff, dv, pl = r["endstop.Ff"], r["endstop.dv"], r["endstop.Pl"]
-    assert np.max(np.abs(ff)) > 5.0 and np.max(np.abs(dv)) > 0.1          # it slides and rubs
+    assert np.max(np.abs(ff)) > 5.0 and np.max(np.abs(dv)) > 0.1  # it slides and rubs
     assert np.array_equal(pl, ff * dv)
 
 
@@ -303,6 +349,7 @@ def test_friction_flight_is_the_ode_of_the_interpolated_law(s):
     interpolant): duration and arrival speed as scipy's DOP853 of dv/dt = G - F(v)/mu with
     F = np.interp over the interpolant's nodes (measured agreement 6e-12 to 1e-9, the integrator's)."""
     from scipy.integrate import solve_ivp
+
     p = _pressed(0.8, 1e-4)
     mu, G = 1.0, 100.0
     nodes, values = (np.array(a) for a in endstop_friction.friction_bands(p))
@@ -311,9 +358,19 @@ def test_friction_flight_is_the_ode_of_the_interpolated_law(s):
 
     def hit(t, y):
         return y[0]
+
     hit.terminal, hit.direction = True, 1
-    sol = solve_ivp(lambda t, y: [y[1], G - np.interp(y[1], nodes, values) / mu], (0, 1.0), [0.0, -s], events=hit,
-                    method="DOP853", rtol=1e-12, atol=1e-16, first_step=1e-10, max_step=s / G / 50)
+    sol = solve_ivp(
+        lambda t, y: [y[1], G - np.interp(y[1], nodes, values) / mu],
+        (0, 1.0),
+        [0.0, -s],
+        events=hit,
+        method="DOP853",
+        rtol=1e-12,
+        atol=1e-16,
+        first_step=1e-10,
+        max_step=s / G / 50,
+    )
     assert T == pytest.approx(sol.t_events[0][0], rel=2e-8)
     assert arrival == pytest.approx(sol.y_events[0][0][1], rel=2e-8)
 
@@ -322,7 +379,9 @@ def test_endstop_stick_slip_random_inputs_step_in_bounded_time(fmu_dir):
     """EndStop mode 1, m1 = m2 = 1, stick-slip: random input sequences (extreme values included, random
     steps); every doStep within 1 s of CPU and never an internal error (a storm of bounces at the
     time resolution of the crossings used to gain energy without end)."""
-    r = run(fmu_dir, """
+    r = run(
+        fmu_dir,
+        """
         rng = random.Random(7)
         def rv():
             return rng.choice([0.0, 1.0, -1.0, 1e-300, 1e300, -1e300, 1.797e308, -1.797e308, rng.uniform(-1, 1),
@@ -342,7 +401,9 @@ def test_endstop_stick_slip_random_inputs_step_in_bounded_time(fmu_dir):
                     break
                 t += h
         print(json.dumps(dict(worst=worst, internal=internal[:3])))
-    """, timeout=300)
+    """,
+        timeout=300,
+    )
     assert r["worst"] < 1.0, r
     assert not r["internal"], r["internal"]
 
@@ -350,7 +411,9 @@ def test_endstop_stick_slip_random_inputs_step_in_bounded_time(fmu_dir):
 def test_endstop_grazing_sine_motion_runs_through(fmu_dir):
     """Rigid stop, m1 = 1, l2 = 0.01: ctr1 moves on 0.01*cos(2 pi t) (and slightly more) and grazes
     stop 2; every step is accepted, each within 1 s of CPU."""
-    r = run(fmu_dir, """
+    r = run(
+        fmu_dir,
+        """
         w = 2 * math.pi
         worst, failed = 0.0, []
         for amp in (0.01, 0.010001, 0.0100000001):
@@ -366,7 +429,9 @@ def test_endstop_grazing_sine_motion_runs_through(fmu_dir):
                     failed.append((amp, t, s.errors()[-1][-300:]))
                     break
         print(json.dumps(dict(worst=worst, failed=failed)))
-    """, timeout=300)
+    """,
+        timeout=300,
+    )
     assert not r["failed"], r["failed"]
     assert r["worst"] < 1.0
 
@@ -376,7 +441,9 @@ def test_endstop_tiny_mass_dragged_by_continuous_friction_steps_quickly(fmu_dir)
     friction stops the relative motion within 1.25e-4 s (time constant of its slope near dv = 0:
     5e-8 s). The start linearization of the friction, held over the horizon, drove dv through 0
     to +12 m/s into stop 1 and then chattered there (3.4 s of CPU, then an error)."""
-    r = run(fmu_dir, """
+    r = run(
+        fmu_dir,
+        """
         s = Slave(FMU + "/EndStop.fmu").init(l1=0.01, l2=0.01, mode=1, kind=1, ci=0.8, friction=True, kindF=1,
                                              Fst=10.0, Fsl=8.0, dvL=0.001, adv=True, eps_Fi=0.0, eps_dv=1e-4,
                                              dFfrel=1e-3, eps_dvsl=1e-6, eps_dI=1e-8, kindTrans=1, eps_sigma=1.0,
@@ -388,7 +455,8 @@ def test_endstop_tiny_mass_dragged_by_continuous_friction_steps_quickly(fmu_dir)
             ok2, cpu = timed(s, k * 1e-4, 1e-4)
             ok, worst = ok and ok2, max(worst, cpu)
         print(json.dumps(dict(ok=ok, cpu=worst, errors=s.errors(), stop=s.get("Fi"))))
-    """)
+    """,
+    )
     assert r["ok"], r["errors"]
     assert r["cpu"] < 1.0, r
 
@@ -397,7 +465,9 @@ def test_endstop_fmu_rigid_rattle_step_is_bounded(fmu_dir):
     """The FMU (m1 = 1): a body at 863 m/s between rigid elastic stops 2 cm apart (hypothesis
     nightly: 'prediction did not finish'): each 0.1 s step is accepted within 1 s of CPU, and the
     body stays between the stops."""
-    r = run(fmu_dir, """
+    r = run(
+        fmu_dir,
+        """
         s = Slave(FMU + "/EndStop.fmu").init(mode=1, kind=2, m1=1.0)
         worst, out = 0.0, []
         s.set(ctr1__v=-863.0)
@@ -406,7 +476,8 @@ def test_endstop_fmu_rigid_rattle_step_is_bounded(fmu_dir):
             worst = max(worst, cpu)
             out.append([ok, s.get("dx")])
         print(json.dumps(dict(worst=worst, out=out, errors=s.errors())))
-    """)
+    """,
+    )
     assert r["worst"] < 1.0, r
     assert all(ok for ok, _ in r["out"]), r["errors"]
     assert all(-0.01 <= dx <= 0.01 for _, dx in r["out"])
@@ -416,26 +487,34 @@ def test_endstop_fmu_at_the_largest_float_speed_steps_in_bounded_time(fmu_dir):
     """The same through FMI (m1 = 2 kg, 1 ms step): the step returns within 1 s of CPU, with
     fmi2Error naming the forces that cannot be computed (the force to hold such a body is not a
     float) and the inputs."""
-    r = run(fmu_dir, """
+    r = run(
+        fmu_dir,
+        """
         s = Slave(FMU + "/EndStop.fmu").init(mode=1, kind=2, m1=2.0)
         s.set(ctr1__x=-999.0, ctr1__v=-1.7976931348623157e308)
         ok, cpu = timed(s, 0.0, 1e-3)
         print(json.dumps(dict(ok=ok, cpu=cpu, errors=s.errors())))
-    """)
+    """,
+    )
     assert r["cpu"] < 1.0, r
     assert not r["ok"]
-    assert "non-finite outputs ctr1.F" in r["errors"][-1] and "ctr1.v = -1.7976931348623157e+308" in r["errors"][-1]
+    assert (
+        "non-finite outputs ctr1.F" in r["errors"][-1]
+        and "ctr1.v = -1.7976931348623157e+308" in r["errors"][-1]
+    )
 
 
 def test_endstop_bounce_storm_with_continuous_friction_ends_in_contact(fmu_dir):
     """hypothesis nightly (seed 1): rigid stop, continuous friction that is not negligible, eps_dv
     = 0 (infinitely many bounces in finite time), a body pressed at 1e300 m/s2. These bounces used
     to end the step with "EventStorm: EndStop prediction did not finish" after 1 s of CPU; they
-    are now summed (endstop_friction._friction_bounces): the step is accepted quickly, with finite outputs and
+    are now summed (endstop_friction.friction_bounces): the step is accepted quickly, with finite outputs and
     no error (the inputs are not a consistent motion: the positions set put dx beyond stop 2 while
     the accelerations press toward stop 1; the summed bounces themselves are checked against
     their closed form and solve_ivp in test_endstop.py)."""
-    r = run(fmu_dir, """
+    r = run(
+        fmu_dir,
+        """
         s = Slave(FMU + "/EndStop.fmu").init(
             k1=79432.82347242814, kind=3, eps_dI=0.0, kindTrans=2, Fsl=0.2962084028818947, eps_dv=0.0,
             friction=True, kindF=1, adv=True, mode=1, eps_Fi=0.0, m2=0.001, m1=0.38301481667046205,
@@ -449,7 +528,8 @@ def test_endstop_bounce_storm_with_continuous_friction_ends_in_contact(fmu_dir):
         ok, cpu = timed(s, t + 1e-4, 0.01)
         out = s.get("Fi", "dx", "dv", "impulse")
         print(json.dumps(dict(first=first[0], ok=ok, cpu=cpu, errors=s.errors(), finite=all(map(math.isfinite, out)))))
-    """)
+    """,
+    )
     assert r["first"]
     assert r["ok"] and r["cpu"] < 1.0, r
     assert r["finite"] and not r["errors"], r
@@ -460,7 +540,9 @@ def test_endstop_overflowing_elastic_contact_fails_in_bounded_time(fmu_dir):
     and dx = 1.8e308 m pressed at 1e300 m/s2: the event location needed 6 million motion evaluations
     (2.8 s of CPU for a 0.45 s step). Every prediction now stops after contact_motion.MAX_WORK
     evaluations: fmi2Error (EventStorm, naming the inputs) within the 1 s + h bound."""
-    r = run(fmu_dir, """
+    r = run(
+        fmu_dir,
+        """
         s = Slave(FMU + "/EndStop.fmu").init(
             b1=5.202544361166921, b2=99.99999391879098, k2=1e6, Fsl=0.0, eps_Fi=0.0, Fst=10.0,
             m2=2.5140707803828843, eps_dvsl=0.0, dvL=0.001, eps_dv=0.0, ci=0.05608914940943201, adv=True,
@@ -474,9 +556,12 @@ def test_endstop_overflowing_elastic_contact_fails_in_bounded_time(fmu_dir):
               ctr2__v=-3.4923245340180064e-136, ctr2__x=-1.7976931348623157e308)
         ok, cpu = timed(s, 0.33619192689865357, 0.44766451033767646)
         print(json.dumps(dict(first=first[0], ok=ok, cpu=cpu, errors=s.errors())))
-    """)
+    """,
+    )
     assert r["first"]
     assert r["cpu"] < 1.0 + 0.44766451033767646, r
     if not r["ok"]:
         message = r["errors"][-1]
-        assert "EventStorm" in message and "ctr1.v = 1e+300" in message and "Traceback" not in message
+        assert (
+            "EventStorm" in message and "ctr1.v = 1e+300" in message and "Traceback" not in message
+        )

@@ -1,5 +1,6 @@
 """EndStop's continuous friction in the prediction (components/EndStop/friction.py): the friction bands
 and the bounces on a rigid stop under continuous friction, against references written out here."""
+
 import bisect
 import functools
 import math
@@ -29,18 +30,35 @@ def _linear_bounces(sigma, ci, m):
     phi1(tau) = (1 - exp(-tau))/tau = 1/(1 + sigma) (y(tau) = tau + (1 + sigma)*expm1(-tau) = 0),
     arriving at tau - sigma (momentum), rebounding at ci times that."""
     from scipy.optimize import brentq
+
     sigmas, taus = [sigma], []
     for _ in range(m):
         s = sigmas[-1]
-        tau = brentq(lambda x: -math.expm1(-x) / x * (1.0 + s) - 1.0, s, 3.0 * s + 1e-300, xtol=1e-300, rtol=1e-15)
+        tau = brentq(
+            lambda x: -math.expm1(-x) / x * (1.0 + s) - 1.0,
+            s,
+            3.0 * s + 1e-300,
+            xtol=1e-300,
+            rtol=1e-15,
+        )
         taus.append(tau)
         sigmas.append(ci * (tau - s))
     return sigmas, taus
 
 
 def band_params(mode=endstop.ELASTIC):
-    return endstop.Parameters(mode=mode, l1=0.01, l2=0.02, k1=100.0, b1=2.0, friction=True, kindF=endstop.CONTINUOUS,
-                         Fst=10.0, Fsl=6.0, dvL=1e-3)
+    return endstop.Parameters(
+        mode=mode,
+        l1=0.01,
+        l2=0.02,
+        k1=100.0,
+        b1=2.0,
+        friction=True,
+        kindF=endstop.CONTINUOUS,
+        Fst=10.0,
+        Fsl=6.0,
+        dvL=1e-3,
+    )
 
 
 def phi2_ref(x):
@@ -125,7 +143,7 @@ def ref_flight(s, bands, mu, G, distance, apex=False):
         A, B = band_line(nodes, values, mu, G, j)
         vb = nodes[j] if j < len(nodes) else math.inf
         dt = band_time(v, vb, A, B) if vb < math.inf else None
-        dt = math.inf if dt is None else dt                 # the band's end is not reached
+        dt = math.inf if dt is None else dt  # the band's end is not reached
         if dt == math.inf or y + closed_y(v, A, B, dt) >= depth:
             rest = depth - y
             hi = dt if dt < math.inf else 1e-12
@@ -139,7 +157,7 @@ def ref_flight(s, bands, mu, G, distance, apex=False):
 def ref_bounces(side, s, mu, G, p, span, bands=None):
     """Bounce by bounce: (dt, w, impulse, impacts, permanent) of the documented impact law with the
     flights of ref_flight, up to the last flight ending within span; None without one. As
-    documented for _friction_bounces: flights rising less than the rounding of the stop's position
+    documented for friction_bounces: flights rising less than the rounding of the stop's position
     (s^2/2 <= 1e-16*G*|l|) with ci < 1 end the bouncing (permanent contact, the rebound's momentum
     taken, the impacts still to come counted until eps_dv, 1e9 for eps_dv = 0)."""
     bands = bands or endstop_friction.friction_bands(p)
@@ -154,7 +172,7 @@ def ref_bounces(side, s, mu, G, p, span, bands=None):
         if f is None:
             break
         if ci < 1.0 and s * s <= 2e-16 * G * at_stop:
-            rest = math.ceil(math.log(eps / s) / math.log(ci)) if eps > 0.0 else 10 ** 9
+            rest = math.ceil(math.log(eps / s) / math.log(ci)) if eps > 0.0 else 10**9
             return t, 0.0, side * mu * (J + s), n + rest, True
         if t + f[0] > span:
             break
@@ -172,7 +190,9 @@ def ref_bounces(side, s, mu, G, p, span, bands=None):
 
 
 def pressed(ci=0.8, eps_dv=1e-4, **kw):
-    return endstop.Parameters(mode=endstop.RIGID, ci=ci, friction=True, kindF=endstop.CONTINUOUS, eps_dv=eps_dv, **kw)
+    return endstop.Parameters(
+        mode=endstop.RIGID, ci=ci, friction=True, kindF=endstop.CONTINUOUS, eps_dv=eps_dv, **kw
+    )
 
 
 def same(result, expected, rel):
@@ -193,7 +213,7 @@ P = pressed()
 BANDS = endstop_friction.friction_bands(P)
 
 
-P_TAIL = pressed(Fst=10.0, Fsl=4.0, dvL=0.05)        # a wide transition and a long decaying tail
+P_TAIL = pressed(Fst=10.0, Fsl=4.0, dvL=0.05)  # a wide transition and a long decaying tail
 
 
 BANDS_TAIL = endstop_friction.friction_bands(P_TAIL)
@@ -236,7 +256,12 @@ def affine(s0, B1, G, ci, m):
     return speeds, ends
 
 
-ENV = [(5e-6, 2e4, 100.0, 0.9995), (5e-6, 2e4, 100.0, 1.0), (1e-4, 3.0, 0.5, 0.999), (2e-9, 2e4, 100.0, 0.9999)]
+ENV = [
+    (5e-6, 2e4, 100.0, 0.9995),
+    (5e-6, 2e4, 100.0, 1.0),
+    (1e-4, 3.0, 0.5, 0.999),
+    (2e-9, 2e4, 100.0, 0.9999),
+]
 
 
 def approximate_flight(s, bands, mu, G):
@@ -250,19 +275,28 @@ def approximate_flight(s, bands, mu, G):
 def test_continuous_friction_bands_interpolate_the_law():
     """friction_bands: continuous, odd, within BAND_TOL of the law (a little more between the checked points)."""
     for kindTrans in (1, 2):
-        p = endstop.Parameters(friction=True, kindF=1, Fst=10.0, Fsl=8.0, dvL=1e-3, kindTrans=kindTrans)
+        p = endstop.Parameters(
+            friction=True, kindF=1, Fst=10.0, Fsl=8.0, dvL=1e-3, kindTrans=kindTrans
+        )
         bands = endstop_friction.friction_bands(p)
         nodes, values = bands
         assert list(nodes) == sorted(nodes) and len(nodes) < 1000
         assert all(v == -w for v, w in zip(values, reversed(values)))
-        worst = max(abs(endstop_friction.interpolated_friction(dv, bands) - endstop.continuous_friction(dv, p))
-                    for dv in np.linspace(-0.05, 0.05, 20001))
-        assert worst < 2 * endstop_friction.BAND_TOL * 10.0 + (0.1 if kindTrans == 2 else 0.0)   # tanh: jump at dvL
+        worst = max(
+            abs(
+                endstop_friction.interpolated_friction(dv, bands)
+                - endstop.continuous_friction(dv, p)
+            )
+            for dv in np.linspace(-0.05, 0.05, 20001)
+        )
+        assert worst < 2 * endstop_friction.BAND_TOL * 10.0 + (
+            0.1 if kindTrans == 2 else 0.0
+        )  # tanh: jump at dvL
 
 
 @pytest.mark.parametrize("ci", [1.0, 0.9995])
 def test_friction_bounce_envelope_follows_the_linear_damper_bounces(ci):
-    """The envelope of _friction_bounces (z = 1/sigma mapped affinely, durations by Euler-Maclaurin)
+    """The envelope of friction_bounces (z = 1/sigma mapped affinely, durations by Euler-Maclaurin)
     against 3000 bounces of the linear friction's return map solved one by one (brentq): the
     rebound speed after them and their duration to 1e-7 (measured 1e-8 and 9e-9 from sigma = 1e-3,
     the envelope's largest: the neglected 4/(135 z^2) per bounce)."""
@@ -271,14 +305,16 @@ def test_friction_bounce_envelope_follows_the_linear_damper_bounces(ci):
     s0 = sigma0 * G / B
     total = sum(taus) / B
     # a span that ends inside the 3001st bounce: the envelope stops one whole cycle earlier
-    dt, s_new, m, permanent = endstop_friction._friction_envelope(s0, B, G, ci, 0.0, total + 0.5 * taus[-1] / B)
+    dt, s_new, m, permanent = endstop_friction._friction_envelope(
+        s0, B, G, ci, 0.0, total + 0.5 * taus[-1] / B
+    )
     assert not permanent and m == 2999
     assert s_new == pytest.approx(sigmas[m] * G / B, rel=1e-7)
     assert dt == pytest.approx(sum(taus[:m]) / B, rel=1e-7)
 
 
 def test_band_is_the_line_through_its_end_nodes_and_is_left_at_them():
-    """_band docstring: Ff = F0 + slope*dv within the band of the friction_bands nodes containing dv
+    """band_at docstring: Ff = F0 + slope*dv within the band of the friction_bands nodes containing dv
     (the line through its end nodes, constant values[0]/values[-1] beyond the outer nodes, so continuous),
     left ('band' guards) exactly when dv leaves [lo, hi]."""
     p = band_params()
@@ -288,26 +324,40 @@ def test_band_is_the_line_through_its_end_nodes_and_is_left_at_them():
     for j in list(range(1, n, max(1, n // 25))) + [1, n - 1]:
         lo, hi = nodes[j - 1], nodes[j]
         w = 0.5 * (lo + hi)
-        f0, slope, guards = endstop_friction._band(bands, FREE, 0.0, w, 2.0, 1.0, p)
+        f0, slope, guards = endstop_friction.band_at(bands, FREE, 0.0, w, 2.0, 1.0, p)
         assert f0 + slope * lo == pytest.approx(values[j - 1], rel=1e-12, abs=1e-12)
         assert f0 + slope * hi == pytest.approx(values[j], rel=1e-12, abs=1e-12)
-        assert f0 + slope * w == pytest.approx(float(np.interp(w, nodes, values)), rel=1e-12, abs=1e-12)
+        assert f0 + slope * w == pytest.approx(
+            float(np.interp(w, nodes, values)), rel=1e-12, abs=1e-12
+        )
         assert fired(guards, 0.0, w) == set()
-        assert fired(guards, 0.0, lo - 1e-9 * (hi - lo)) and fired(guards, 0.0, hi + 1e-9 * (hi - lo))
-        assert fired(guards, 0.0, 0.999 * lo + 0.001 * hi) == set() and fired(guards, 0.0, 0.001 * lo + 0.999 * hi) == set()
+        assert fired(guards, 0.0, lo - 1e-9 * (hi - lo)) and fired(
+            guards, 0.0, hi + 1e-9 * (hi - lo)
+        )
+        assert (
+            fired(guards, 0.0, 0.999 * lo + 0.001 * hi) == set()
+            and fired(guards, 0.0, 0.001 * lo + 0.999 * hi) == set()
+        )
     for w, end in ((nodes[0] - 1.0, 0), (nodes[-1] + 1.0, -1)):
-        f0, slope, guards = endstop_friction._band(bands, FREE, 0.0, w, 2.0, 1.0, p)
+        f0, slope, guards = endstop_friction.band_at(bands, FREE, 0.0, w, 2.0, 1.0, p)
         assert slope == 0.0
-        assert f0 == pytest.approx(values[end], rel=1e-15)      # continuous at the outer node
+        assert f0 == pytest.approx(values[end], rel=1e-15)  # continuous at the outer node
         assert fired(guards, 0.0, w) == set() and len(guards) == 1
         assert fired(guards, 0.0, nodes[end] - 1e-6 * nodes[end])  # back inside the outer node
 
 
 @pytest.mark.parametrize("i", [0, 5, None, -6, -1])
-@pytest.mark.parametrize("mu, g, stop, x", [(2.0, 1.0, FREE, 0.0), (2.0, -1.0, FREE, 0.0), (0.5, 40.0, STOP1, 0.2),
-                                            (2.0, 1.0, STOP1, 0.2)])
+@pytest.mark.parametrize(
+    "mu, g, stop, x",
+    [
+        (2.0, 1.0, FREE, 0.0),
+        (2.0, -1.0, FREE, 0.0),
+        (0.5, 40.0, STOP1, 0.2),
+        (2.0, 1.0, STOP1, 0.2),
+    ],
+)
 def test_band_at_a_node_is_the_one_the_acceleration_moves_into(i, mu, g, stop, x):
-    """_band docstring: at a node, the band the motion moves into by the sign of its acceleration
+    """band_at docstring: at a node, the band the motion moves into by the sign of its acceleration
     mu*x'' = mu*g - Fstop - Ff(node) there (Fstop of the elastic stop, seed 004)."""
     p = band_params()
     bands = endstop_friction.friction_bands(p)
@@ -317,9 +367,13 @@ def test_band_at_a_node_is_the_one_the_acceleration_moves_into(i, mu, g, stop, x
     for g_shift in (0.0, 2.0 * values[i] / mu):
         gg = g + g_shift
         acc = mu * gg - documented_elastic_force(stop, x, w, p) - values[i]
-        f0, slope, guards = endstop_friction._band(bands, stop, x, w, mu, gg, p)
-        other = w + (1e-7 if acc > 0 else -1e-7) * max(abs(w), 1e-3)     # just into the band moved into
-        assert f0 + slope * other == pytest.approx(float(np.interp(other, nodes, values)), rel=1e-9, abs=1e-12)
+        f0, slope, guards = endstop_friction.band_at(bands, stop, x, w, mu, gg, p)
+        other = w + (1e-7 if acc > 0 else -1e-7) * max(
+            abs(w), 1e-3
+        )  # just into the band moved into
+        assert f0 + slope * other == pytest.approx(
+            float(np.interp(other, nodes, values)), rel=1e-9, abs=1e-12
+        )
         assert fired(guards, x, other) == set()
 
 
@@ -330,8 +384,8 @@ def test_band_at_a_node_with_a_small_positive_acceleration_moves_up():
     nodes, values = bands
     i = len(nodes) // 2 + 3
     mu = 1.0
-    g = values[i] + 0.5          # acc = 0.5 N
-    f0, slope, guards = endstop_friction._band(bands, FREE, 0.0, nodes[i], mu, g, p)
+    g = values[i] + 0.5  # acc = 0.5 N
+    f0, slope, guards = endstop_friction.band_at(bands, FREE, 0.0, nodes[i], mu, g, p)
     up = 0.5 * (nodes[i] + nodes[i + 1])
     assert f0 + slope * up == pytest.approx(float(np.interp(up, nodes, values)), rel=1e-12)
 
@@ -342,19 +396,28 @@ def test_bounce_series_continuous_friction_above_negligible_follows_the_flights(
     pred = endstop.Prediction()
     got = endstop_prediction._bounce_series("hit1", -0.5, mu, g, p, 10.0, pred)
     assert got is not None and got[4] is True
-    assert 1 <= pred.flights <= got[3]                       # the flights solved one by one
+    assert 1 <= pred.flights <= got[3]  # the flights solved one by one
     # within the friction's share of the pressing force of the series without friction
     want = bounce_loop(1.0, 0.5, g, g, 0.8, p.eps_dv, mu, p.l1 + p.l2, 10.0)
     assert close(got[0], want[0], 1e-3) and close(got[2], want[2], 1e-3)
     pred2 = endstop.Prediction()
-    pred2.flights = endstop_friction.BOUNCE_EXACT - 1                      # the budget of the prediction is shared
+    pred2.flights = endstop_friction.BOUNCE_EXACT - 1  # the budget of the prediction is shared
     with pytest.raises(EventStorm):
         endstop_prediction._bounce_series("hit1", -0.5, mu, g, p, 10.0, pred2)
 
 
-@pytest.mark.parametrize("va, vb, A, B", [
-    (-1.0, -0.2, 100.0, 50.0), (-1.0, 0.5, 3.0, 2.0), (0.2, 1.7, 3.0, 1.5), (0.5, 3.0, 4.0, -3.0),
-    (0.5, 2.0, 1.0, 0.0), (-0.3, 0.0, 100.0, 2e4), (1e-3, 2e-3, 1.0, 1e-9)])
+@pytest.mark.parametrize(
+    "va, vb, A, B",
+    [
+        (-1.0, -0.2, 100.0, 50.0),
+        (-1.0, 0.5, 3.0, 2.0),
+        (0.2, 1.7, 3.0, 1.5),
+        (0.5, 3.0, 4.0, -3.0),
+        (0.5, 2.0, 1.0, 0.0),
+        (-0.3, 0.0, 100.0, 2e4),
+        (1e-3, 2e-3, 1.0, 1e-9),
+    ],
+)
 def test_segment_is_the_closed_form_of_the_band(va, vb, A, B):
     """Time (brentq on v(t) = vb) and displacement of dv/dt = A - B*v from va to vb (measured
     agreement 3e-16 relative)."""
@@ -370,13 +433,17 @@ def test_segment_is_the_closed_form_of_the_band(va, vb, A, B):
     assert seg[1] == pytest.approx(y, rel=1e-12)
 
 
-@pytest.mark.parametrize("va, vb, A, B", [
-    (0.0, 1.0, 0.0, 0.0),               # no acceleration
-    (1.0, 2.0, 1.0, 1.0),               # at the asymptote A/B already: aa = 0
-    (2.0, 3.0, 1.0, 1.0),               # decelerating
-    (0.0, math.inf, 1.0, 0.0),          # the outer band never ends
-    (0.0, 2.0, 2.0, 1.0),               # vb = A/B: reached only as t -> inf
-    (0.0, 3.0, 2.0, 1.0)])              # beyond the asymptote
+@pytest.mark.parametrize(
+    "va, vb, A, B",
+    [
+        (0.0, 1.0, 0.0, 0.0),  # no acceleration
+        (1.0, 2.0, 1.0, 1.0),  # at the asymptote A/B already: aa = 0
+        (2.0, 3.0, 1.0, 1.0),  # decelerating
+        (0.0, math.inf, 1.0, 0.0),  # the outer band never ends
+        (0.0, 2.0, 2.0, 1.0),  # vb = A/B: reached only as t -> inf
+        (0.0, 3.0, 2.0, 1.0),
+    ],
+)  # beyond the asymptote
 def test_segment_that_never_gets_there_is_none(va, vb, A, B):
     assert endstop_friction._segment(va, vb, A, B) is None
 
@@ -389,11 +456,23 @@ def test_segment_just_below_the_asymptote_is_finite():
     assert y == pytest.approx(2.0 * t - 2.0 * (1.0 - math.exp(-t)), rel=1e-7)
 
 
-@pytest.mark.parametrize("va, R, A, B", [
-    (0.0, 0.01, 100.0, 0.0), (0.0, 1e-3, 100.0, 2e4), (0.5, 0.2, 3.0, 1.0), (2.0, 0.5, 1.0, -2.0),
-    (1.0, 3.0, 1.0, 1.0), (0.0, 1e-12, 100.0, 2e4), (3e-5, 5e-7, 100.0, 2e4), (0.1, 1e3, 5.0, 0.5),
-    (0.0, 0.2, 0.5, 0.0), (1.0, 1.0, -50.0, -50.0), (1.0, 1e-3, 0.0, -50.0),
-    (1.0, 10.0, 0.0, -50.0)])           # fast exponential growth: Newton from the guess within its 100 steps
+@pytest.mark.parametrize(
+    "va, R, A, B",
+    [
+        (0.0, 0.01, 100.0, 0.0),
+        (0.0, 1e-3, 100.0, 2e4),
+        (0.5, 0.2, 3.0, 1.0),
+        (2.0, 0.5, 1.0, -2.0),
+        (1.0, 3.0, 1.0, 1.0),
+        (0.0, 1e-12, 100.0, 2e4),
+        (3e-5, 5e-7, 100.0, 2e4),
+        (0.1, 1e3, 5.0, 0.5),
+        (0.0, 0.2, 0.5, 0.0),
+        (1.0, 1.0, -50.0, -50.0),
+        (1.0, 1e-3, 0.0, -50.0),
+        (1.0, 10.0, 0.0, -50.0),
+    ],
+)  # fast exponential growth: Newton from the guess within its 100 steps
 def test_reach_is_the_closed_form_of_the_band(va, R, A, B):
     """Time at which y(t) = R (brentq on the closed form) and the speed then (measured 4e-16)."""
     hi = 1e-12
@@ -405,8 +484,10 @@ def test_reach_is_the_closed_form_of_the_band(va, R, A, B):
     assert got[1] == pytest.approx(closed_v(va, A, B, t), rel=1e-13)
 
 
-@pytest.mark.parametrize("va, R, A, B", [(0.0, 1.0, 0.0, 0.0), (1.0, 1.0, 0.5, 1.0), (0.0, 1.0, -1.0, 0.0),
-                                         (0.0, 1e308, 1e300, -1e3)])
+@pytest.mark.parametrize(
+    "va, R, A, B",
+    [(0.0, 1.0, 0.0, 0.0), (1.0, 1.0, 0.5, 1.0), (0.0, 1.0, -1.0, 0.0), (0.0, 1e308, 1e300, -1e3)],
+)
 def test_reach_that_never_gets_there_is_none(va, R, A, B):
     """No motion (aa = 0 at rest), decelerating (aa < 0), or a displacement beyond the largest float."""
     assert endstop_friction._reach(va, R, A, B) is None
@@ -420,10 +501,20 @@ def test_reach_at_constant_speed():
     assert t == pytest.approx(6.0, rel=1e-15) and v == 0.5
 
 
-@pytest.mark.parametrize("bands, mu, G, s", [
-    (BANDS, 1.0, 100.0, 1.0), (BANDS, 1.0, 100.0, 3e-3), (BANDS, 1.0, 100.0, 6.25e-5), (BANDS, 1.0, 100.0, 3e-5),
-    (BANDS, 1.0, 100.0, 9.375e-05), (BANDS_TAIL, 2.0, 7.0, 0.6), (BANDS_TAIL, 2.0, 7.0, 0.02),
-    (BANDS_TAIL, 0.5, 30.0, 0.3), (BANDS_TAIL, 0.5, 30.0, 25.0)])
+@pytest.mark.parametrize(
+    "bands, mu, G, s",
+    [
+        (BANDS, 1.0, 100.0, 1.0),
+        (BANDS, 1.0, 100.0, 3e-3),
+        (BANDS, 1.0, 100.0, 6.25e-5),
+        (BANDS, 1.0, 100.0, 3e-5),
+        (BANDS, 1.0, 100.0, 9.375e-05),
+        (BANDS_TAIL, 2.0, 7.0, 0.6),
+        (BANDS_TAIL, 2.0, 7.0, 0.02),
+        (BANDS_TAIL, 0.5, 30.0, 0.3),
+        (BANDS_TAIL, 0.5, 30.0, 25.0),
+    ],
+)
 def test_flight_is_the_band_by_band_integration(bands, mu, G, s):
     """Duration and arrival speed of one flight (at nodes, between them, in the first band, beyond
     the last node) as the band by band closed form (measured agreement 1e-15 to 3e-14)."""
@@ -441,29 +532,44 @@ def test_flight_reaching_the_other_stop_or_not_coming_back_is_none():
     depth = ref_flight(1.0, BANDS, 1.0, 100.0, 1.0, apex=True)
     flight = ref_flight(1.0, BANDS, 1.0, 100.0, 1.0)
     assert endstop_friction._flight(1.0, table, depth * (1.0 - 1e-9)) is None
-    assert endstop_friction._flight(1.0, table, depth * (1.0 + 1e-9)) == pytest.approx(flight, rel=1e-12)
-    weak = endstop_friction._flight_table(BANDS_TAIL, 1.0, 3.0)                         # G = 3 < Fsl = 4 N / 1 kg
+    assert endstop_friction._flight(1.0, table, depth * (1.0 + 1e-9)) == pytest.approx(
+        flight, rel=1e-12
+    )
+    weak = endstop_friction._flight_table(BANDS_TAIL, 1.0, 3.0)  # G = 3 < Fsl = 4 N / 1 kg
     slow = ref_flight(0.5, BANDS_TAIL, 1.0, 3.0, 1.0)
     assert slow[1] < 0.05 * 0.5
     assert endstop_friction._flight(0.5, weak, 1.0) == pytest.approx(slow, rel=1e-12)
 
 
 @pytest.mark.parametrize("side", [1.0, -1.0])
-@pytest.mark.parametrize("s, mu, G, span, ci, eps, l1, l2", [
-    (1.0, 1.0, 100.0, 10.0, 0.8, 1e-4, 0.01, 0.02),       # the whole series, permanent (34 impacts)
-    (1.0, 1.0, 100.0, 0.05, 0.8, 1e-4, 0.01, 0.02),       # span cuts the series
-    (0.3, 2.0, 40.0, 10.0, 0.5, 1e-3, 0.02, 0.01),        # another mass and pressing acceleration
-    (0.3, 2.0, 40.0, 10.0, 0.5, 0.0, 0.02, 0.01),         # eps_dv = 0: ends below the rounding of l
-    (1e-9, 1.0, 100.0, 10.0, 0.8, 1e-12, 0.01, 1e-6),     # side 1: at rest at once; side 2: bounces first
-    (0.5, 1.0, 100.0, 10.0, 0.0, 1e-4, 0.01, 0.02),       # plastic: one impact
-    (0.02, 1.0, 100.0, 10.0, 0.9, 0.005, 0.01, 0.02)])    # a few bounces
+@pytest.mark.parametrize(
+    "s, mu, G, span, ci, eps, l1, l2",
+    [
+        (1.0, 1.0, 100.0, 10.0, 0.8, 1e-4, 0.01, 0.02),  # the whole series, permanent (34 impacts)
+        (1.0, 1.0, 100.0, 0.05, 0.8, 1e-4, 0.01, 0.02),  # span cuts the series
+        (0.3, 2.0, 40.0, 10.0, 0.5, 1e-3, 0.02, 0.01),  # another mass and pressing acceleration
+        (0.3, 2.0, 40.0, 10.0, 0.5, 0.0, 0.02, 0.01),  # eps_dv = 0: ends below the rounding of l
+        (
+            1e-9,
+            1.0,
+            100.0,
+            10.0,
+            0.8,
+            1e-12,
+            0.01,
+            1e-6,
+        ),  # side 1: at rest at once; side 2: bounces first
+        (0.5, 1.0, 100.0, 10.0, 0.0, 1e-4, 0.01, 0.02),  # plastic: one impact
+        (0.02, 1.0, 100.0, 10.0, 0.9, 0.005, 0.01, 0.02),
+    ],
+)  # a few bounces
 def test_friction_bounces_are_the_bounce_by_bounce_series(side, s, mu, G, span, ci, eps, l1, l2):
     """Every element of (dt, w, impulse, impacts, permanent) as the bounces followed one by one
     (measured agreement 2e-15 to 4e-13)."""
     expected, n = reference(side, s, mu, G, span, ci, eps, l1, l2)
     p = pressed(ci, eps, l1=l1, l2=l2)
     pred = endstop.Prediction()
-    got = endstop_friction._friction_bounces(side, -side * s, mu, side * G, p, span, pred)
+    got = endstop_friction.friction_bounces(side, -side * s, mu, side * G, p, span, pred)
     same(got, expected, 1e-11)
     assert pred.flights == n
 
@@ -472,25 +578,45 @@ def test_friction_bounces_are_the_bounce_by_bounce_series(side, s, mu, G, span, 
 def test_friction_bounces_without_a_whole_flight_or_reaching_the_other_stop_are_none(side):
     p = pressed(0.8, 1e-4, l1=0.01, l2=0.02)
     flight = ref_flight(1.0, BANDS, 1.0, 100.0, 0.03)
-    assert endstop_friction._friction_bounces(side, -side, 1.0, side * 100.0, p, flight[0] * (1.0 - 1e-9)) is None
-    assert endstop_friction._friction_bounces(side, -side, 1.0, side * 100.0, p, flight[0] * (1.0 + 1e-9))[3] == 1
-    near = pressed(0.8, 1e-4, l1=0.001, l2=0.0005)             # the first apex beyond the other stop
+    assert (
+        endstop_friction.friction_bounces(
+            side, -side, 1.0, side * 100.0, p, flight[0] * (1.0 - 1e-9)
+        )
+        is None
+    )
+    assert (
+        endstop_friction.friction_bounces(
+            side, -side, 1.0, side * 100.0, p, flight[0] * (1.0 + 1e-9)
+        )[3]
+        == 1
+    )
+    near = pressed(0.8, 1e-4, l1=0.001, l2=0.0005)  # the first apex beyond the other stop
     assert ref_flight(1.0, BANDS, 1.0, 100.0, 0.0015) is None
-    assert endstop_friction._friction_bounces(side, -side, 1.0, side * 100.0, near, 10.0) is None
+    assert endstop_friction.friction_bounces(side, -side, 1.0, side * 100.0, near, 10.0) is None
 
 
-@pytest.mark.parametrize("mu, g", [(1.0, -100.0), (1.0, 0.0), (0.0, 100.0), (-1.0, 100.0), (1.0, math.inf),
-                                   (math.inf, 100.0), (1.0, math.nan)])
+@pytest.mark.parametrize(
+    "mu, g",
+    [
+        (1.0, -100.0),
+        (1.0, 0.0),
+        (0.0, 100.0),
+        (-1.0, 100.0),
+        (1.0, math.inf),
+        (math.inf, 100.0),
+        (1.0, math.nan),
+    ],
+)
 def test_friction_bounces_not_pressed_onto_the_stop_are_none(mu, g):
     """Only a finite acceleration pressing onto the stop (side*g > 0) and a finite positive mass."""
-    assert endstop_friction._friction_bounces(1.0, -1.0, mu, g, pressed(), 10.0) is None
+    assert endstop_friction.friction_bounces(1.0, -1.0, mu, g, pressed(), 10.0) is None
 
 
 def test_friction_bounces_without_friction_bands_are_none():
     """Fst = Fsl = 0: friction_bands has a single node (no law to fly through)."""
     p = pressed(Fst=0.0, Fsl=0.0)
     assert len(endstop_friction.friction_bands(p)[0]) < 2
-    assert endstop_friction._friction_bounces(1.0, -1.0, 1.0, 100.0, p, 10.0) is None
+    assert endstop_friction.friction_bounces(1.0, -1.0, 1.0, 100.0, p, 10.0) is None
 
 
 def test_friction_bounces_beyond_bounce_exact_are_an_event_storm():
@@ -501,15 +627,15 @@ def test_friction_bounces_beyond_bounce_exact_are_an_event_storm():
     assert n == expected[3] == 32
     pred = endstop.Prediction()
     pred.flights = endstop_friction.BOUNCE_EXACT - n
-    same(endstop_friction._friction_bounces(1.0, -1.0, 1.0, 100.0, p, 10.0, pred), expected, 1e-11)
+    same(endstop_friction.friction_bounces(1.0, -1.0, 1.0, 100.0, p, 10.0, pred), expected, 1e-11)
     assert pred.flights == endstop_friction.BOUNCE_EXACT
     pred = endstop.Prediction()
     pred.flights = endstop_friction.BOUNCE_EXACT - n + 1
     with pytest.raises(EventStorm, match="more than 20000 bounces"):
-        endstop_friction._friction_bounces(1.0, -1.0, 1.0, 100.0, p, 10.0, pred)
+        endstop_friction.friction_bounces(1.0, -1.0, 1.0, 100.0, p, 10.0, pred)
     pred.flights = endstop_friction.BOUNCE_EXACT
     with pytest.raises(EventStorm):
-        endstop_friction._friction_bounces(-1.0, 1.0, 1.0, -100.0, p, 10.0, pred)
+        endstop_friction.friction_bounces(-1.0, 1.0, 1.0, -100.0, p, 10.0, pred)
 
 
 @pytest.mark.parametrize("side", [1.0, -1.0])
@@ -523,12 +649,12 @@ def test_friction_below_rounding_hands_over_to_the_bounces_without_friction(side
     head = ref_bounces(side, 2.0, 1.0, 100.0, p, span, bands)
     assert head[3] >= 2
     t, J, s = 0.0, 0.0, 2.0
-    for _ in range(2):                                  # the flights above the first band
+    for _ in range(2):  # the flights above the first band
         f = ref_flight(s, bands, 1.0, 100.0, 0.08)
         t, J, s = t + f[0], J + f[1] * 1.5, 0.5 * f[1]
     assert s < 0.625
     dt, w, dJ, n, permanent = frictionless(side, s, 1.0, 100.0, 0.5, 1e-4, span - t)
-    got = endstop_friction._friction_bounces(side, -side * 2.0, 1.0, side * 100.0, p, span)
+    got = endstop_friction.friction_bounces(side, -side * 2.0, 1.0, side * 100.0, p, span)
     same(got, (t + dt, w, side * J + dJ, 2 + n, permanent), 1e-12)
 
 
@@ -566,7 +692,7 @@ def test_friction_envelope_stops_before_the_rebound_reaches_eps_dv(s0, B1, G, ci
     eps = math.sqrt(speeds[k] * speeds[k + 1])
     got = endstop_friction._friction_envelope(s0, B1, G, ci, eps, 1e9)
     n = got[2]
-    assert (k - 1 <= n <= k or k == 1 and n == 1) and got[3] is False     # bisection: within one cycle
+    assert (k - 1 <= n <= k or k == 1 and n == 1) and got[3] is False  # bisection: within one cycle
     assert got[0] == pytest.approx(ends[n], rel=1e-11)
     assert got[1] == pytest.approx(speeds[n], rel=1e-11)
     assert endstop_friction._friction_envelope(s0, B1, G, ci, s0, 1e9) is None
@@ -583,7 +709,7 @@ def test_friction_envelope_to_rest_sums_the_whole_series(s0, B1, G, ci):
         total += (s + G / (B1 * z) / ci) / G
         s = G / (B1 * z)
     got = endstop_friction._friction_envelope(s0, B1, G, ci, 0.0, 2.0 * total)
-    assert got[1:] == (0.0, 10 ** 18, True)
+    assert got[1:] == (0.0, 10**18, True)
     assert got[0] == pytest.approx(total, rel=1e-11)
     assert endstop_friction._friction_envelope(s0, B1, G, ci, 0.0, 0.999 * total)[3] is False
 
@@ -593,13 +719,15 @@ def test_friction_envelope_elastic_runs_to_span():
     (about 6e14 cycles) ends where the map's duration reaches it: with z_j = z0 + 2j/3 the cycles
     last (1/z_j + 1/z_(j+1))/B1, summed by the digamma function (measured agreement 1e-12)."""
     from scipy.special import digamma
+
     s0, B1, G = 5e-6, 2e4, 100.0
     z0 = G / (B1 * s0)
     dt, s_new, m, permanent = endstop_friction._friction_envelope(s0, B1, G, 1.0, 0.0, 0.004)
 
-    def S(k):                                           # sum_{j<k} 1/z_j
+    def S(k):  # sum_{j<k} 1/z_j
         return 1.5 * (digamma(1.5 * z0 + k) - digamma(1.5 * z0))
-    assert not permanent and 10 ** 14 < m < 10 ** 15
+
+    assert not permanent and 10**14 < m < 10**15
     assert s_new == pytest.approx(G / (B1 * (z0 + 2.0 * m / 3.0)), rel=1e-12)
     assert dt == pytest.approx((S(m) + S(m + 1) - 1.0 / z0) / B1, rel=1e-10)
     assert 0.004 * (1 - 1e-10) < dt + 2.0 * s_new / G and dt < 0.004
@@ -613,8 +741,9 @@ def test_friction_bounces_through_the_envelope_are_the_linear_damper_bounces(sid
     flights; measured agreement 2e-9, the envelope's neglected O(1/z^2)). From 5.02e-6 m/s (sigma =
     1.003e-3, above the envelope's 1e-3) a few exact bounces come first, then the envelope."""
     expected, _ = reference(side, 5.02e-6, 1.0, 100.0, span, 0.9995, eps, 0.01, 0.02)
-    got = endstop_friction._friction_bounces(side, -side * 5.02e-6, 1.0, side * 100.0,
-                                             pressed(0.9995, eps, l1=0.01, l2=0.02), span)
+    got = endstop_friction.friction_bounces(
+        side, -side * 5.02e-6, 1.0, side * 100.0, pressed(0.9995, eps, l1=0.01, l2=0.02), span
+    )
     assert got[3:] == expected[3:] and type(got[3]) is int
     assert got[:3] == pytest.approx(expected[:3], rel=2e-8)
 
@@ -633,8 +762,8 @@ def test_friction_bounces_to_rest_through_the_envelope(side, mu):
         total += (s + G / (B1 * z) / ci) / G
         s = G / (B1 * z)
         J += s / ci + s
-    got = endstop_friction._friction_bounces(side, -side * s0, mu, side * G, pressed(ci, 0.0), 1.0)
-    assert got[1:2] + got[3:] == (0.0, 10 ** 18, True)
+    got = endstop_friction.friction_bounces(side, -side * s0, mu, side * G, pressed(ci, 0.0), 1.0)
+    assert got[1:2] + got[3:] == (0.0, 10**18, True)
     assert got[0] == pytest.approx(total, rel=1e-11)
     assert got[2] == pytest.approx(side * mu * J, rel=1e-9)
 
@@ -664,7 +793,7 @@ def test_friction_below_rounding_starts_at_its_documented_threshold(side, span):
         dt, w, dJ, m, permanent = frictionless(side, s, 1.0, G, ci, 1e-4, span - t)
         expected = (t + dt, w, side * J + dJ, n + m, permanent)
     pred = endstop.Prediction()
-    got = endstop_friction._friction_bounces(side, -side * 0.125, 1.0, side * G, p, span, pred)
+    got = endstop_friction.friction_bounces(side, -side * 0.125, 1.0, side * G, p, span, pred)
     assert pred.flights == 3
     same(got, expected, 1e-12)
 
@@ -680,7 +809,7 @@ def test_friction_bounces_outside_the_envelope_are_followed_one_by_one(side, s, 
     f = ref_flight(s, BANDS, 1.0, G, 0.03)
     expected = ref_bounces(side, s, 1.0, G, p, 5.5 * f[0])
     assert expected[3] == 5
-    got = endstop_friction._friction_bounces(side, -side * s, 1.0, side * G, p, 5.5 * f[0])
+    got = endstop_friction.friction_bounces(side, -side * s, 1.0, side * G, p, 5.5 * f[0])
     same(got, expected, 1e-11)
 
 
@@ -690,7 +819,9 @@ def test_friction_bounces_with_a_growing_rebound_end_at_the_other_stop(side):
     p = pressed(1.5, 1e-4, l1=0.01, l2=0.02)
     expected = ref_bounces(side, 1.0, 1.0, 100.0, p, 10.0)
     assert expected[3] >= 2 and expected[4] is False
-    same(endstop_friction._friction_bounces(side, -side, 1.0, side * 100.0, p, 10.0), expected, 1e-11)
+    same(
+        endstop_friction.friction_bounces(side, -side, 1.0, side * 100.0, p, 10.0), expected, 1e-11
+    )
 
 
 @pytest.mark.parametrize("side", [1.0, -1.0])
@@ -698,10 +829,14 @@ def test_plastic_rest_below_the_rounding_of_the_stop(side):
     """ci = 0 and a flight rising less than the rounding of the stop's position (s^2/2 <= 1e-16*G*l):
     at rest at once, the impact taking the momentum mu*s."""
     p = pressed(0.0, 1e-12, l1=0.01, l2=0.01)
-    dt, w, J, n, permanent = endstop_friction._friction_bounces(side, -side * 1e-9, 2.0, side * 100.0, p, 10.0)
+    dt, w, J, n, permanent = endstop_friction.friction_bounces(
+        side, -side * 1e-9, 2.0, side * 100.0, p, 10.0
+    )
     assert (dt, w, permanent) == (0.0, 0.0, True)
     assert J == pytest.approx(side * 2e-9, rel=1e-15)
-    assert n >= 1          # (the code counts 1e9: eps_dv's count of the rebounds, though ci = 0 leaves none)
+    assert (
+        n >= 1
+    )  # (the code counts 1e9: eps_dv's count of the rebounds, though ci = 0 leaves none)
 
 
 @pytest.mark.parametrize("side", [1.0, -1.0])
@@ -718,7 +853,9 @@ def test_friction_bounces_end_where_a_flight_is_below_the_rounding_of_the_time(s
         if f[0] <= 0.5 * math.ulp(t):
             break
         t, J, s, n = t + f[0], J + mu * f[1] * (1.0 + ci), ci * f[1], n + 1
-    dt, w, got_J, m, permanent = endstop_friction._friction_bounces(side, -side, mu, side * G, p, 1e5)
+    dt, w, got_J, m, permanent = endstop_friction.friction_bounces(
+        side, -side, mu, side * G, p, 1e5
+    )
     assert permanent is False and abs(m - n) <= 1 and 100 < n < 200
     assert dt == pytest.approx(t, rel=1e-12)
     assert got_J == pytest.approx(side * J, rel=1e-12)
@@ -738,7 +875,7 @@ def test_friction_envelope_elastic_down_to_a_tiny_eps_dv():
     assert m == pytest.approx(1.5 * (G / (B1 * 1e-20) - z0), rel=1e-12)
     assert s_new == pytest.approx(1e-20, rel=1e-12) and s_new > 1e-20
     dt, s_new, m, permanent = endstop_friction._friction_envelope(s0, B1, G, 1.0, 1e-25, 1e9)
-    assert (m, permanent) == (10 ** 18, False)
+    assert (m, permanent) == (10**18, False)
     assert s_new == pytest.approx(1e-25, rel=1e-12) and s_new > 1e-25
 
 
@@ -753,7 +890,7 @@ def test_friction_bounces_in_a_flat_first_band_are_followed_one_by_one(side):
     j0 = bisect.bisect_right(bands[0], 0.0)
     assert bands[1][j0] == 0.0 and bands[0][j0] > 1e-4
     pred = endstop.Prediction()
-    got = endstop_friction._friction_bounces(side, -side * 1e-4, 1.0, side * 100.0, p, 10.0, pred)
+    got = endstop_friction.friction_bounces(side, -side * 1e-4, 1.0, side * 100.0, p, 10.0, pred)
     expected = frictionless(side, 1e-4, 1.0, 100.0, 0.5, 1e-6, 10.0)
     assert pred.flights == expected[3] == 7
     same(got, expected, 1e-14)
@@ -762,9 +899,17 @@ def test_friction_bounces_in_a_flat_first_band_are_followed_one_by_one(side):
 def test_endstop_friction_bands_stay_within_the_tolerance_of_the_law():
     p = endstop.Parameters(friction=True, Fst=10.0, Fsl=6.0, dvL=1e-3)
     nodes, values = endstop_friction.friction_bands(p)
-    assert list(nodes) == sorted(nodes) and list(values) == pytest.approx([-v for v in values[::-1]])
+    assert list(nodes) == sorted(nodes) and list(values) == pytest.approx(
+        [-v for v in values[::-1]]
+    )
     for dv in np.linspace(-8e-3, 8e-3, 3001):
         law = endstop.continuous_friction(dv, p)
-        assert abs(endstop_friction.interpolated_friction(dv, (nodes, values)) - law) <= 1.01e-4 * 10.0 + 1e-12
+        assert (
+            abs(endstop_friction.interpolated_friction(dv, (nodes, values)) - law)
+            <= 1.01e-4 * 10.0 + 1e-12
+        )
     assert abs(endstop_friction.interpolated_friction(1.0, (nodes, values)) - 6.0) <= 1e-9
-    assert endstop_friction.friction_bands(endstop.Parameters(friction=True, Fst=0.0, Fsl=0.0)) == ((0.0,), (0.0,))
+    assert endstop_friction.friction_bands(endstop.Parameters(friction=True, Fst=0.0, Fsl=0.0)) == (
+        (0.0,),
+        (0.0,),
+    )

@@ -9,20 +9,22 @@ The Stribeck law (MSL 4.1 MassWithStopAndFriction), written out again:
     m*a = F - f (F: the external force on the body), lossPower = f*v
     stuck: a = 0, f = sa = F; breakaway when |F| > f0_max = 1.001*(F_Coulomb + F_Stribeck)
 """
+
 import math
-from fmu_helpers import slave_fixture
 
 import numpy as np
 import pytest
+from fmu_helpers import slave_fixture
 from scipy.integrate import solve_ivp
 
 from contactfmu.cosim import System
 
+STRIBECK = dict(
+    m=1.0, F_prop=1.0, F_Coulomb=5.0, F_Stribeck=10.0, fexp=2.0
+)  # stop1 of MSL Friction
 
-STRIBECK = dict(m=1.0, F_prop=1.0, F_Coulomb=5.0, F_Stribeck=10.0, fexp=2.0)   # stop1 of MSL Friction
 
-
-STOPS = dict(L=1.0, smax=0.9, smin=-0.9)        # stop2 of MSL Friction: the centre stops at +-0.4
+STOPS = dict(L=1.0, smax=0.9, smin=-0.9)  # stop2 of MSL Friction: the centre stops at +-0.4
 
 
 FRICTIONLESS = dict(F_prop=0.0, F_Coulomb=0.0, F_Stribeck=0.0)
@@ -42,8 +44,16 @@ def sliding_motion(F, s0, v0, t_end, events=(), law=STRIBECK):
         f = stribeck(y[1], **law)
         return [y[1], (F - f) / m, f * y[1]]
 
-    return solve_ivp(rhs, (0.0, t_end), [s0, v0, 0.0], method="DOP853", rtol=1e-13, atol=1e-15,
-                     events=list(events), dense_output=True)
+    return solve_ivp(
+        rhs,
+        (0.0, t_end),
+        [s0, v0, 0.0],
+        method="DOP853",
+        rtol=1e-13,
+        atol=1e-15,
+        events=list(events),
+        dense_output=True,
+    )
 
 
 def terminal(fun, direction):
@@ -102,10 +112,10 @@ def test_loss_power_is_friction_force_times_velocity_while_sliding(mass, directi
     assert np.all(loss[sliding] > 0.0)
     assert np.max(np.abs(loss[sliding] - expected)) < 1e-10
     stuck = t > t_stick
-    assert np.all(v[stuck] == 0.0) and np.all(f[stuck] == F)           # held by the friction force
+    assert np.all(v[stuck] == 0.0) and np.all(f[stuck] == F)  # held by the friction force
     assert np.all(loss[stuck] == 0.0)
-    work = 0.5 * v0 ** 2 + F * s_stick
-    assert dissipated == pytest.approx(work, rel=1e-12)                  # the reference's own balance
+    work = 0.5 * v0**2 + F * s_stick
+    assert dissipated == pytest.approx(work, rel=1e-12)  # the reference's own balance
     assert np.trapezoid(loss, t) == pytest.approx(work, abs=1e-4)
 
 
@@ -126,7 +136,7 @@ def test_loss_power_excludes_the_dirac_impulse_of_a_stop_impact(mass):
     t_hit = s.get("lastEventTime")
     ref = sliding_motion(F, 0.0, 0.0, 1.0, [terminal(lambda t, y: y[0] - 0.4, 1)])
     v_hit, friction_work = ref.y_events[0][0][1:]
-    kinetic = 0.5 * v_hit ** 2
+    kinetic = 0.5 * v_hit**2
     assert kinetic > 12.5 and friction_work == pytest.approx(F * 0.4 - kinetic, rel=1e-12)
     before = t < t_hit
     _, v_ref, _ = ref.sol(t[before][1:])
@@ -141,7 +151,8 @@ def test_loss_power_excludes_the_dirac_impulse_of_a_stop_impact(mass):
 
 def test_heat_port_heat_flow_is_minus_loss_power_and_does_not_change_the_mechanics(mass):
     """Documented: useHeatPort = true: heatPort.Q_flow = -lossPower; false: 0 (FMU variable
-    description; MSL 4.1 Interfaces.PartialElementaryConditionalHeatPortWithoutT, the conditional heat port: the mechanics are not affected by
+    description; MSL 4.1 Interfaces.PartialElementaryConditionalHeatPortWithoutT, the conditional
+    heat port: the mechanics are not affected by
     the thermal side). Same run (3 m/s, 2 N against the motion) with both settings: Q_flow is
     exactly -lossPower (lossPower up to 24 W) resp. exactly 0, and s, v are bit-identical."""
     runs = {}
@@ -156,7 +167,8 @@ def test_heat_port_heat_flow_is_minus_loss_power_and_does_not_change_the_mechani
 
 
 def test_free_mode_without_friction_is_a_plain_mass_between_the_stops(mass):
-    """Documented: free = (f0 <= 0 and F_prop <= 0) strictly between the stops (MSL 4.1 MassWithStopAndFriction equations):
+    """Documented: free = (f0 <= 0 and F_prop <= 0) strictly between the stops (MSL 4.1
+    MassWithStopAndFriction equations):
     mode Free (2), not locked, f = 0, m*a = F. 2 kg, no friction, L = 1 m, stops +-0.9 (centre
     +-0.4), from s = -0.1 m under 3 N: expected s = -0.1 + 0.75 t^2 (closed form; measured
     4.4e-15 m, tolerance 5e-14 m), lossPower 0, the right stop hit at sqrt(2*0.5/1.5) s (located:
@@ -169,7 +181,7 @@ def test_free_mode_without_friction_is_a_plain_mass_between_the_stops(mass):
     assert s.get("f", "a", "lossPower") == [0.0, 1.5, 0.0]
     h, t_hit = 1e-3, math.sqrt(2 * 0.5 / 1.5)
     t, rows = record(s, 3.0, 0.8, h, ("s", "f", "lossPower"))
-    assert np.max(np.abs(rows[:, 0] - (-0.1 + 0.75 * t ** 2))) < 5e-14
+    assert np.max(np.abs(rows[:, 0] - (-0.1 + 0.75 * t**2))) < 5e-14
     assert np.all(rows[:, 1:] == 0.0)
     for k in range(800, 1000):
         push(s, 3.0)
@@ -184,7 +196,7 @@ def test_free_mode_without_friction_is_a_plain_mass_between_the_stops(mass):
         push(s, -1.0)
         s.fmu.doStep(1.0 + k * h, h)
     assert ints(s, "mode") == [2] and bools(s, "free") == [True]
-    assert s.get("s") == pytest.approx(0.4 - 0.25 * 0.1 ** 2, abs=6e-15)
+    assert s.get("s") == pytest.approx(0.4 - 0.25 * 0.1**2, abs=6e-15)
 
 
 def test_viscous_friction_alone_is_not_free(mass):
@@ -196,7 +208,11 @@ def test_viscous_friction_alone_is_not_free(mass):
     s = mass(m=1.0, F_prop=0.5, F_Coulomb=0.0, F_Stribeck=0.0)
     assert ints(s, "mode") == [0] and bools(s, "free", "locked") == [False, True]
     push(s, 1.0)
-    assert ints(s, "mode") == [1] and bools(s, "startForward", "free", "locked") == [True, False, False]
+    assert ints(s, "mode") == [1] and bools(s, "startForward", "free", "locked") == [
+        True,
+        False,
+        False,
+    ]
     assert s.get("f", "a") == [0.0, 1.0]
     t, rows = record(s, 1.0, 2.0, 1e-3, ("v", "f"))
     v = 1.0 / 0.5 * (1.0 - np.exp(-0.5 * t))
@@ -242,20 +258,25 @@ def test_start_backward_time_on_a_force_ramp_is_located_inside_the_step(mass):
 
 
 def test_start_backward_is_blocked_at_the_left_stop(mass):
-    """Documented: breakaway into a stop is blocked (startBackward needs s > lo, MSL 4.1 MassWithStopAndFriction equations):
+    """Documented: breakaway into a stop is blocked (startBackward needs s > lo, MSL 4.1
+    MassWithStopAndFriction equations):
     at the left stop (centre at lo = smin + L/2 = -0.4 m) a 100 N push to the left, far beyond
     f0_max, leaves it Stuck: startBackward false, locked, stopped = -1, f = sa = -100 N, s and v
     unchanged over a step."""
     s = mass(**STRIBECK, **STOPS, s_start=-0.4)
     push(s, -100.0)
-    assert ints(s, "mode", "stopped") == [0, -1] and bools(s, "startBackward", "locked") == [False, True]
+    assert ints(s, "mode", "stopped") == [0, -1] and bools(s, "startBackward", "locked") == [
+        False,
+        True,
+    ]
     assert s.get("f", "sa", "a") == [-100.0, -100.0, 0.0]
     s.fmu.doStep(0.0, 1e-3)
     assert s.get("s", "v") == [-0.4, 0.0]
 
 
 def test_start_with_negative_velocity_is_backward_after_the_initial_event_iteration(mass):
-    """Documented initialization (MSL 4.1 MassWithStopAndFriction equations): v(0) < 0 gives mode Backward; the first row
+    """Documented initialization (MSL 4.1 MassWithStopAndFriction equations): v(0) < 0 gives mode
+    Backward; the first row
     of the Dymola result already holds the values after the event iteration at t = 0+ (Friction:
     stop2.mode = -1, stop2.startBackward = 0). 5 m/s backward: mode -1, startBackward false, and
     the friction force of the law at v = -5: -5 - 5 - 10*exp(-10) = -10.000454 N."""
@@ -265,7 +286,8 @@ def test_start_with_negative_velocity_is_backward_after_the_initial_event_iterat
 
 
 def test_flange_force_inputs_follow_the_msl_cut_force_convention(mass):
-    """Documented (docs/conventions.md "Force sign", MSL 4.1 Translational.Interfaces.Flange_a documentation): the force inputs are the MSL flange.f
+    """Documented (docs/conventions.md "Force sign", MSL 4.1 Translational.Interfaces.Flange_a
+    documentation): the force inputs are the MSL flange.f
     of the connected compliant element (the force acting on that element); the forces of a node
     sum to zero, so the body receives their negative: m*a = -(flange_a.f + flange_b.f), the
     numbered inputs .f2.. added. Frictionless 2 kg: flange_b.f = -3 N gives a = +1.5 m/s2,
@@ -280,7 +302,8 @@ def test_flange_force_inputs_follow_the_msl_cut_force_convention(mass):
 
 
 def test_force_source_and_spring_act_on_the_body_with_the_msl_signs(fmu_dir):
-    """Documented (MSL 4.1 Translational.Sources.Force documentation): Sources.Force has flange.f = -f, so +f drives the body in +s;
+    """Documented (MSL 4.1 Translational.Sources.Force documentation): Sources.Force has flange.f =
+    -f, so +f drives the body in +s;
     a Spring (f = c*(s_rel - s_rel0), flange_b.f = f) pulls the body at its flange_b towards its
     flange_a when stretched. Frictionless 2 kg body of length 1 m:
     1. Force f = 20 N at flange_b: s = 5 t^2 (closed form; measured 1.0e-14 m, tolerance 1e-13 m),
@@ -316,15 +339,29 @@ def test_flange_positions_are_the_ends_of_the_rigid_body(mass, L):
     right stop flange_b.s = smax, at the left stop flange_a.s = smin (to rounding: measured 0,
     tolerance 1e-15 m). Pushed right with 40 N into the right stop, then left with 40 N."""
     s = mass(**STRIBECK, L=L, smax=0.9, smin=-0.9, s_start=0.1)
-    names = ("s", "v", "a", "flange_a.s", "flange_b.s", "flange_a.v", "flange_b.v", "flange_a.a", "flange_b.a")
+    names = (
+        "s",
+        "v",
+        "a",
+        "flange_a.s",
+        "flange_b.s",
+        "flange_a.v",
+        "flange_b.v",
+        "flange_a.a",
+        "flange_b.a",
+    )
     rows = []
     for F, t0 in ((40.0, 0.0), (-40.0, 0.5)):
         _, part = record(s, F, 0.5, 1e-3, names, t0=t0)
         rows.append(part)
         if F > 0:
-            assert s.get("flange_b.s") == pytest.approx(0.9, abs=1e-15) and ints(s, "stopped") == [1]
+            assert s.get("flange_b.s") == pytest.approx(0.9, abs=1e-15) and ints(s, "stopped") == [
+                1
+            ]
         else:
-            assert s.get("flange_a.s") == pytest.approx(-0.9, abs=1e-15) and ints(s, "stopped") == [-1]
+            assert s.get("flange_a.s") == pytest.approx(-0.9, abs=1e-15) and ints(s, "stopped") == [
+                -1
+            ]
     rows = np.vstack(rows)
     sc, v, a = rows[:, 0], rows[:, 1], rows[:, 2]
     assert np.ptp(sc) > 0.5 and np.abs(a).max() > 1.0

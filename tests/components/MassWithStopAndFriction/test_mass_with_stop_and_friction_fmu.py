@@ -3,26 +3,29 @@ Translational.Components.MassWithStopAndFriction (stuck below f0_max, breakaway,
 stick time, stop impacts, start checks, parameter checks, state round trips), and every fmi2DoStep
 under huge forces returning the truth in bounded time (run in a subprocess).
 """
+
 import math
-from fmu_helpers import Slave, slave_fixture
 
 import numpy as np
 import pytest
 from fmpy.fmi1 import FMICallException
-from scipy.integrate import solve_ivp
-
+from fmu_helpers import Slave, slave_fixture
 from fmu_subprocess import run_in_subprocess
+from scipy.integrate import solve_ivp
 
 
 def test_mass_with_stop_and_friction_huge_forces_step_quickly(fmu_dir):
     """flange_b.f4 = -1.797e308, flange_a.f3 = -1e300 (finite, F = 1.797e308 N): the mass reaches the
     right stop within 5e-154 s and is held there; the step used to run for minutes."""
-    r = run_in_subprocess(fmu_dir, """
+    r = run_in_subprocess(
+        fmu_dir,
+        """
         s = Slave(FMU + "/MassWithStopAndFriction.fmu").init()
         s.set(flange_b__f4=-1.797e308, flange_a__f3=-1e300)
         ok, cpu = timed(s, 0.0, 0.2243)
         print(json.dumps(dict(ok=ok, cpu=cpu, out=s.get("s", "v"), errors=s.errors())))
-    """)
+    """,
+    )
     assert r["cpu"] < 1.0, r
     assert r["ok"], r["errors"]
     assert r["out"] == [25.0, 0.0]
@@ -30,19 +33,22 @@ def test_mass_with_stop_and_friction_huge_forces_step_quickly(fmu_dir):
 
 def test_mass_with_stop_and_friction_overflowing_force_sum_is_an_error_at_once(fmu_dir):
     """Two finite force inputs whose sum overflows: fmi2Error naming the non-finite outputs, quickly."""
-    r = run_in_subprocess(fmu_dir, """
+    r = run_in_subprocess(
+        fmu_dir,
+        """
         s = Slave(FMU + "/MassWithStopAndFriction.fmu").init()
         s.set(flange_b__f4=-1.797e308, flange_a__f3=-1.797e308)
         ok, cpu = timed(s, 0.0, 0.2243)
         print(json.dumps(dict(ok=ok, cpu=cpu, errors=s.errors())))
-    """)
+    """,
+    )
     assert r["cpu"] < 1.0 and not r["ok"]
     assert "non-finite output" in r["errors"][-1] and "internal error" not in r["errors"][-1]
 
 
-
-
-P = dict(m=1.0, F_prop=1.0, F_Coulomb=5.0, F_Stribeck=10.0, fexp=2.0)   # stop1 of the Friction example
+P = dict(
+    m=1.0, F_prop=1.0, F_Coulomb=5.0, F_Stribeck=10.0, fexp=2.0
+)  # stop1 of the Friction example
 
 
 F0_MAX = 1.001 * 15.0
@@ -67,10 +73,10 @@ def run(s, F, steps, h=1e-3, t0=0.0):
 def test_stuck_below_f0_max_stays_exactly_still(mass):
     s = mass(s_start=0.3)
     for k, F in enumerate((0.999 * F0_MAX, 15.0, -15.01, 7.0)):
-        run(s, F, 200, t0=0.2 * k)                                # time goes on (FMUs refuse a jump back)
+        run(s, F, 200, t0=0.2 * k)  # time goes on (FMUs refuse a jump back)
         assert s.get("s", "v") == [0.3, 0.0]
         assert s.fmu.getInteger(s.vr(["mode"])) == [0]
-        assert s.get("f", "sa") == pytest.approx([F, F])          # friction holds the whole force
+        assert s.get("f", "sa") == pytest.approx([F, F])  # friction holds the whole force
         assert s.fmu.getBoolean(s.vr(["locked"])) == [True]
 
 
@@ -80,16 +86,16 @@ def test_breakaway_at_f0_max_and_not_below(mass):
     run(s, F0_MAX * (1 - 1e-9), 100)
     assert s.get("v") == 0.0
     push(s, F0_MAX * (1 + 1e-9))
-    assert s.fmu.getBoolean(s.vr(["startForward"])) == [True]     # breakaway at this instant
+    assert s.fmu.getBoolean(s.vr(["startForward"])) == [True]  # breakaway at this instant
     assert s.fmu.getInteger(s.vr(["mode"])) == [1]
-    assert s.get("f") == pytest.approx(15.0)                      # sliding starts with f0
+    assert s.get("f") == pytest.approx(15.0)  # sliding starts with f0
     s.fmu.doStep(0.1, 1e-3)
     assert s.get("v") > 0.0
 
 
 def test_breakaway_time_on_a_force_ramp_is_located_inside_the_step(mass):
     s = mass()
-    k = 100.0                                   # F = k t reaches f0_max at t = 0.15015 s
+    k = 100.0  # F = k t reaches f0_max at t = 0.15015 s
     for n in range(200):
         t = n * 1e-3
         push(s, k * t, k)
@@ -103,7 +109,7 @@ def test_breakaway_time_on_a_force_ramp_is_located_inside_the_step(mass):
 def test_sliding_friction_follows_the_stribeck_curve(mass, direction):
     s = mass(v_start=direction * 8.0)
     vs, fs = [], []
-    for n in range(4000):                      # free deceleration through the whole curve
+    for n in range(4000):  # free deceleration through the whole curve
         push(s, 0.0)
         v, f = s.get("v", "f")
         if v != 0.0:
@@ -113,13 +119,13 @@ def test_sliding_friction_follows_the_stribeck_curve(mass, direction):
     vs, fs = np.array(vs), np.array(fs)
     expected = np.sign(vs) * (5.0 + 10.0 * np.exp(-2.0 * np.abs(vs))) + 1.0 * vs
     assert np.abs(vs).max() == pytest.approx(8.0) and np.abs(vs).min() < 0.05
-    assert np.max(np.abs(fs - expected)) < 2e-14                 # measured 1.8e-15 N (both directions)
-    assert s.get("v") == 0.0 and s.fmu.getInteger(s.vr(["mode"])) == [0]   # and then sticks
+    assert np.max(np.abs(fs - expected)) < 2e-14  # measured 1.8e-15 N (both directions)
+    assert s.get("v") == 0.0 and s.fmu.getInteger(s.vr(["mode"])) == [0]  # and then sticks
 
 
 def test_stick_time_matches_solve_ivp(mass):
     s = mass(v_start=3.0)
-    F = 4.0                                    # below f0: decelerates and sticks
+    F = 4.0  # below f0: decelerates and sticks
     run(s, F, 1000)
 
     def rhs(t, y):
@@ -127,16 +133,19 @@ def test_stick_time_matches_solve_ivp(mass):
 
     def stop(t, y):
         return y[1]
+
     stop.terminal, stop.direction = True, -1
     ref = solve_ivp(rhs, (0, 1), [0.0, 3.0], method="DOP853", rtol=1e-13, atol=1e-14, events=stop)
-    assert s.get("lastEventTime") == pytest.approx(ref.t_events[0][0], abs=3e-11)   # measured 2.8e-12 s
-    assert s.get("s") == pytest.approx(ref.y_events[0][0][0], abs=6e-14)            # measured 6.0e-15 m
+    assert s.get("lastEventTime") == pytest.approx(
+        ref.t_events[0][0], abs=3e-11
+    )  # measured 2.8e-12 s
+    assert s.get("s") == pytest.approx(ref.y_events[0][0][0], abs=6e-14)  # measured 6.0e-15 m
     assert s.get("v") == 0.0
 
 
 def test_stop_impact_stops_dead_holds_while_pushed_and_leaves_when_pulled(mass):
-    s = mass(L=1.0, smax=0.9, smin=-0.9)       # centre stops at -0.4 and +0.4
-    run(s, 40.0, 400)                          # pushed to the right
+    s = mass(L=1.0, smax=0.9, smin=-0.9)  # centre stops at -0.4 and +0.4
+    run(s, 40.0, 400)  # pushed to the right
     assert s.get("s", "v") == [0.4, 0.0]
     assert s.fmu.getInteger(s.vr(["stopped", "mode"])) == [1, 0]
     hit = s.get("lastEventTime")
@@ -144,18 +153,23 @@ def test_stop_impact_stops_dead_holds_while_pushed_and_leaves_when_pulled(mass):
     # s = 0.4 (test_stop_impact_time_with_stribeck_friction_matches_solve_ivp in
     # test_mass_with_stop_and_friction_documented.py); measured 3.9e-14 s
     assert hit == pytest.approx(0.15957134925093, abs=4e-13)
-    run(s, 1e6, 100, t0=0.4)                   # any force into the stop is held
+    run(s, 1e6, 100, t0=0.4)  # any force into the stop is held
     assert s.get("s", "v") == [0.4, 0.0] and s.get("f") == pytest.approx(1e6)
-    run(s, -0.99 * F0_MAX, 100, t0=0.5)        # pulled away with less than f0_max: stays
+    run(s, -0.99 * F0_MAX, 100, t0=0.5)  # pulled away with less than f0_max: stays
     assert s.get("s", "v") == [0.4, 0.0]
-    run(s, -1.01 * F0_MAX, 50, t0=0.6)         # more than f0_max: leaves
+    run(s, -1.01 * F0_MAX, 50, t0=0.6)  # more than f0_max: leaves
     assert s.get("s") < 0.4 and s.get("v") < 0.0
     assert s.fmu.getInteger(s.vr(["stopped"])) == [0]
 
 
-@pytest.mark.parametrize("s0,v0,text", [(0.5, 0.0, "(s + L/2) must be <= smax"),
-                                        (-0.45, 0.0, "(s - L/2) must be >= smin"),
-                                        (0.4, 1.0, "(s + L/2) must be <= smax")])
+@pytest.mark.parametrize(
+    "s0,v0,text",
+    [
+        (0.5, 0.0, "(s + L/2) must be <= smax"),
+        (-0.45, 0.0, "(s - L/2) must be >= smin"),
+        (0.4, 1.0, "(s + L/2) must be <= smax"),
+    ],
+)
 def test_start_outside_the_stops_fails_with_a_clear_message(fmu_dir, s0, v0, text):
     s = Slave(fmu_dir / "MassWithStopAndFriction.fmu")
     s.set(L=1.0, smax=0.9, smin=-0.9, s_start=s0, v_start=v0)
@@ -171,8 +185,18 @@ def test_start_at_a_stop_moving_away_is_allowed(mass):
     assert s.get("s", "v") == [0.4, -1.0]
 
 
-@pytest.mark.parametrize("param,value", [("m", 0.0), ("m", -1.0), ("F_prop", -1.0), ("F_Coulomb", -0.1),
-                                         ("F_Stribeck", -2.0), ("fexp", -1.0), ("smin", 30.0)])
+@pytest.mark.parametrize(
+    "param,value",
+    [
+        ("m", 0.0),
+        ("m", -1.0),
+        ("F_prop", -1.0),
+        ("F_Coulomb", -0.1),
+        ("F_Stribeck", -2.0),
+        ("fexp", -1.0),
+        ("smin", 30.0),
+    ],
+)
 def test_invalid_values_are_rejected(fmu_dir, param, value):
     s = Slave(fmu_dir / "MassWithStopAndFriction.fmu")
     s.set(**{param: value})
@@ -207,8 +231,10 @@ def test_state_round_trip_through_events_is_bit_identical(mass):
     assert go() == first
 
 
-@pytest.mark.parametrize("F0,dF,h", [(15.0149, 1e-4, 2.0), (-15.0149, -1e-4, 2.0), (15.0, 1e-9, 2e7),
-                                     (15.014999999, 1e-12, 2e3)])
+@pytest.mark.parametrize(
+    "F0,dF,h",
+    [(15.0149, 1e-4, 2.0), (-15.0149, -1e-4, 2.0), (15.0, 1e-9, 2e7), (15.014999999, 1e-12, 2e3)],
+)
 def test_a_slowly_rising_force_breaks_a_stuck_mass_away_when_it_passes_f0_max(F0, dF, h):
     """Stuck (v = 0), the force rising so slowly that a time nudge of 1e-15 s moves it by less than its
     rounding (1e-4 N/s: 1e-19 N against an ulp of 1.8e-15 N at 15 N). It must break away where the
@@ -219,7 +245,7 @@ def test_a_slowly_rising_force_breaks_a_stuck_mass_away_when_it_passes_f0_max(F0
     body = msf.Body(msf.Parameters(**P))
     body.initialize(F0)
     body.step(0.0, h, F0, dF)
-    t, what = body.events[0]                     # (then it slides, and may reach a stop)
+    t, what = body.events[0]  # (then it slides, and may reach a stop)
     expected = (math.copysign(F0_MAX, dF) - F0) / dF
     assert what == "breakaway " + ("forward" if dF > 0 else "backward")
     assert abs(t - expected) <= 4.0 * math.ulp(F0_MAX) / abs(dF) + 4.0 * math.ulp(expected)

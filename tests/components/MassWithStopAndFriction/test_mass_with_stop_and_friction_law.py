@@ -8,6 +8,7 @@ Translational.Components.MassWithStopAndFriction documentation written out here 
 |F| <= f0_max, breakaway when F > f0_max), closed forms, or scipy's solve_ivp of those equations.
 No FMU is built.
 """
+
 import math
 
 import pytest
@@ -16,19 +17,29 @@ from scipy.integrate import solve_ivp
 from contactfmu.components.MassWithStopAndFriction import law as msf
 from contactfmu.mechanics import ode
 
-
 # ---- MassWithStopAndFriction ----------------------------------------------------------------------
 
+
 def test_msf_parameters_and_friction_law():
-    p = msf.Parameters(m=2.0, L=0.4, smax=3.0, smin=-1.0, F_prop=0.5, F_Coulomb=4.0, F_Stribeck=6.0, fexp=3.0)
+    p = msf.Parameters(
+        m=2.0, L=0.4, smax=3.0, smin=-1.0, F_prop=0.5, F_Coulomb=4.0, F_Stribeck=6.0, fexp=3.0
+    )
     assert (p.lo, p.hi) == (pytest.approx(-0.8), pytest.approx(2.8))
     assert p.f0 == 10.0 and p.f0_max == pytest.approx(10.01)
     assert not p.has_no_friction()
     assert msf.Parameters(F_prop=0.0, F_Coulomb=0.0, F_Stribeck=0.0).has_no_friction()
     assert not msf.Parameters(F_prop=0.1, F_Coulomb=0.0, F_Stribeck=0.0).has_no_friction()
-    assert msf.sliding_friction(p, 0.7, True) == pytest.approx(0.5 * 0.7 + 4.0 + 6.0 * math.exp(-3.0 * 0.7))
-    assert msf.sliding_friction(p, -0.7, False) == pytest.approx(-0.5 * 0.7 - 4.0 - 6.0 * math.exp(-3.0 * 0.7))
-    assert msf.stopped_flag(p, -0.8) == -1 and msf.stopped_flag(p, 2.8) == 1 and msf.stopped_flag(p, 0.0) == 0
+    assert msf.sliding_friction(p, 0.7, True) == pytest.approx(
+        0.5 * 0.7 + 4.0 + 6.0 * math.exp(-3.0 * 0.7)
+    )
+    assert msf.sliding_friction(p, -0.7, False) == pytest.approx(
+        -0.5 * 0.7 - 4.0 - 6.0 * math.exp(-3.0 * 0.7)
+    )
+    assert (
+        msf.stopped_flag(p, -0.8) == -1
+        and msf.stopped_flag(p, 2.8) == 1
+        and msf.stopped_flag(p, 0.0) == 0
+    )
     assert msf.start_checks(p, 0.0, 0.0) is None
     assert msf.start_checks(p, -0.8, 0.0) is None and msf.start_checks(p, 2.8, 0.0) is None
     assert "smin" in msf.start_checks(p, -0.9, 0.0)
@@ -49,7 +60,7 @@ def test_msf_settle_and_outputs():
     assert msf.settle(p, 0.0, 0.0, Fw, 10.005) == (Fw, True, False)
     assert msf.settle(p, 0.0, 0.0, B, -10.005) == (B, False, True)
     assert msf.settle(p, 0.0, 0.0, Fw, 9.9) == (S, False, False)
-    assert msf.settle(p, 1.0, 0.0, S, 20.0) == (S, False, False)      # at the right stop
+    assert msf.settle(p, 1.0, 0.0, S, 20.0) == (S, False, False)  # at the right stop
     assert msf.settle(p, -1.0, 0.0, S, -20.0) == (S, False, False)
     assert msf.settle(p, 1.0, 0.0, Fw, 10.005) == (S, False, False)
     free = msf.Parameters(m=2.0, F_prop=0.0, F_Coulomb=0.0, F_Stribeck=0.0, smin=-1.0, smax=1.0)
@@ -73,7 +84,7 @@ def test_msf_coulomb_slide_stops_at_the_analytic_time_and_holds():
     assert body.initialize(0.0) == msf.FORWARD
     body.step(0.0, 2.0, 0.0)
     assert body.mode == msf.STUCK and body.v == 0.0
-    assert body.s == pytest.approx(0.1 + 1.5 ** 2 * 2.0 / (2 * 3.0), rel=1e-9)
+    assert body.s == pytest.approx(0.1 + 1.5**2 * 2.0 / (2 * 3.0), rel=1e-9)
     assert body.events[-1][1] == "stuck (v = 0)"
     assert body.events[-1][0] == pytest.approx(1.5 * 2.0 / 3.0, abs=1e-9)
 
@@ -92,8 +103,11 @@ def test_msf_stribeck_slide_matches_solve_ivp():
 
     def stuck(t, y):
         return y[1]
+
     stuck.terminal, stuck.direction = True, 1
-    ref = solve_ivp(rhs, (0, 0.2), [0.0, -0.5], method="DOP853", rtol=1e-12, atol=1e-14, events=stuck)
+    ref = solve_ivp(
+        rhs, (0, 0.2), [0.0, -0.5], method="DOP853", rtol=1e-12, atol=1e-14, events=stuck
+    )
     assert body.events[0][1] == "stuck (v = 0)"
     assert body.events[0][0] == pytest.approx(ref.t_events[0][0], abs=1e-9)
     # F(t) = 30 - 4t > f0_max at once: breakaway forward at the same instant, then forward sliding
@@ -105,7 +119,9 @@ def test_msf_breakaway_when_a_ramp_reaches_f0_max():
     p = msf.Parameters(m=1.0)
     body = msf.Body(p)
     body.initialize(0.0)
-    body.step(0.0, 1.0, 2.0, 10.0)     # F = 2 + 10 t reaches f0_max = 15.015 at t = 1.3015: no breakaway yet
+    body.step(
+        0.0, 1.0, 2.0, 10.0
+    )  # F = 2 + 10 t reaches f0_max = 15.015 at t = 1.3015: no breakaway yet
     assert body.mode == msf.STUCK and body.events == []
     body.step(1.0, 1.0, 12.0, 10.0)
     assert body.events[0][1] == "breakaway forward"
@@ -125,7 +141,11 @@ def test_msf_free_body_hits_a_stop_at_the_analytic_time(v0, side):
     body.step(0.0, 1.0, 0.0)
     assert body.events[-1][1] == side + " impact"
     assert body.events[-1][0] == pytest.approx(0.9 / 2.0, abs=1e-10)
-    assert body.s == pytest.approx(0.9 if v0 > 0 else -0.9) and body.v == 0.0 and body.mode == msf.STUCK
+    assert (
+        body.s == pytest.approx(0.9 if v0 > 0 else -0.9)
+        and body.v == 0.0
+        and body.mode == msf.STUCK
+    )
     # pushed into the stop: held; pulled away: free again (F/m)
     body.step(1.0, 0.5, 3.0 if v0 > 0 else -3.0)
     assert body.s == pytest.approx(0.9 if v0 > 0 else -0.9) and body.v == 0.0
@@ -137,22 +157,25 @@ def test_msf_free_body_under_a_force_ramp_is_the_polynomial():
     body.initialize(0.0)
     body.step(0.0, 0.8, 3.0, 1.5)
     t = 0.8
-    assert body.s == pytest.approx(0.5 + 0.1 * t + (3.0 * t ** 2 / 2 + 1.5 * t ** 3 / 6) / 2.0, rel=1e-9)
-    assert body.v == pytest.approx(0.1 + (3.0 * t + 1.5 * t ** 2 / 2) / 2.0, rel=1e-9)
+    assert body.s == pytest.approx(
+        0.5 + 0.1 * t + (3.0 * t**2 / 2 + 1.5 * t**3 / 6) / 2.0, rel=1e-9
+    )
+    assert body.v == pytest.approx(0.1 + (3.0 * t + 1.5 * t**2 / 2) / 2.0, rel=1e-9)
 
 
 # ---- MassWithStopAndFriction, stuck under a force ramp (MSL 4.1 MassWithStopAndFriction documentation) ---
+
 
 @pytest.mark.parametrize("dF", [1.0, 0.5])
 def test_msf_breakaway_of_a_unit_and_a_slow_ramp_at_the_analytic_time(dF):
     """Stuck (v = 0) under F(t) = dF*t: breakaway forward when F > f0_max (MSL), i.e. just after
     t = f0_max/dF, inside the step; then sliding forward."""
-    p = msf.Parameters(m=1.0)                   # f0_max = 1.001*(5 + 10) = 15.015
+    p = msf.Parameters(m=1.0)  # f0_max = 1.001*(5 + 10) = 15.015
     body = msf.Body(p)
     assert body.initialize(0.0) == msf.STUCK
     body.step(0.0, 15.015 / dF + 0.5, 0.0, dF)
     assert body.events[0][1] == "breakaway forward"
-    assert body.events[0][0] == pytest.approx(15.015 / dF, abs=3e-13)   # measured: 3e-14
+    assert body.events[0][0] == pytest.approx(15.015 / dF, abs=3e-13)  # measured: 3e-14
     assert body.mode == msf.FORWARD and body.v > 0.0
 
 
@@ -165,7 +188,7 @@ def test_msf_body_held_at_a_stop_by_a_slow_ramp_pushing_into_it(side):
     sign = 1.0 if side == "hi" else -1.0
     s = p.hi if side == "hi" else p.lo
     body = msf.Body(p, s=s)
-    F0 = sign * (p.f0_max - 1e-4)               # crosses +-f0_max at t = 1 s
+    F0 = sign * (p.f0_max - 1e-4)  # crosses +-f0_max at t = 1 s
     assert body.initialize(F0) == msf.STUCK
     body.step(0.0, 2.0, F0, sign * 1e-4)
     assert (body.s, body.v, body.mode, body.events) == (s, 0.0, msf.STUCK, [])
@@ -191,13 +214,14 @@ def test_msf_body_held_at_a_stop_while_the_force_into_it_slowly_falls_below_f0_m
     sign = 1.0 if side == "hi" else -1.0
     s = p.hi if side == "hi" else p.lo
     body = msf.Body(p, s=s)
-    F0 = sign * (p.f0_max + 1e-4)               # crosses +-f0_max at t = 1 s, on the way down
+    F0 = sign * (p.f0_max + 1e-4)  # crosses +-f0_max at t = 1 s, on the way down
     assert body.initialize(F0) == msf.STUCK
     body.step(0.0, 2.0, F0, -sign * 1e-4)
     assert (body.s, body.v, body.mode, body.events) == (s, 0.0, msf.STUCK, [])
 
 
 # ---- Body._stuck_until: the breakaway time of a stuck mass under a linear force ---------------------
+
 
 def _breakaway(F0, dF, h, **params):
     from contactfmu.components.MassWithStopAndFriction import law as msf
@@ -208,7 +232,9 @@ def _breakaway(F0, dF, h, **params):
     return body.events[0] if body.events else None
 
 
-@pytest.mark.parametrize("F0,dF,direction", [(-1.001 * 15.0, 0.5, "forward"), (1.001 * 15.0, -0.5, "backward")])
+@pytest.mark.parametrize(
+    "F0,dF,direction", [(-1.001 * 15.0, 0.5, "forward"), (1.001 * 15.0, -0.5, "backward")]
+)
 def test_stuck_at_one_threshold_moving_to_the_other_breaks_away_there(F0, dF, direction):
     """A force exactly at -f0_max rising (at +f0_max falling) holds the mass until it passes the other
     threshold: MSL breaks away when |F| exceeds f0_max = 1.001*(F_Coulomb + F_Stribeck) = 15.015 N, at
@@ -234,24 +260,34 @@ def test_breakaway_time_of_random_slow_ramps_is_the_threshold_crossing():
         expected = (sign * f0_max - F0) / dF
         t, what = _breakaway(F0, dF, 4.0 * expected + 10.0)
         assert what == "breakaway " + ("forward" if sign > 0 else "backward")
-        assert abs(t - expected) <= 4.0 * math.ulp(f0_max) / abs(dF) + 4.0 * math.ulp(expected), (F0, dF, t, expected)
+        assert abs(t - expected) <= 4.0 * math.ulp(f0_max) / abs(dF) + 4.0 * math.ulp(expected), (
+            F0,
+            dF,
+            t,
+            expected,
+        )
 
 
 # ---- MassWithStopAndFriction (MSL 4.1 Translational.Components.MassWithStopAndFriction) -----------
 
+
 def test_mwsf_parameter_defaults_are_msl_start_values():
     """m = 1, L = 0, smax = 25, smin = -25, F_prop = 1, F_Coulomb = 5, F_Stribeck = 10, fexp = 2,
-    v_small = 1e-3 (MSL 4.1 MassWithStopAndFriction parameter table): f0 = 15, f0_max = 1.001*f0, centre stops at -+25."""
+    v_small = 1e-3 (MSL 4.1 MassWithStopAndFriction parameter table): f0 = 15, f0_max = 1.001*f0,
+    centre stops at -+25."""
     p = msf.Parameters()
     assert (p.m, p.L, p.smax, p.smin) == (1.0, 0.0, 25.0, -25.0)
     assert (p.F_prop, p.F_Coulomb, p.F_Stribeck, p.fexp, p.v_small) == (1.0, 5.0, 10.0, 2.0, 1e-3)
-    assert (p.lo, p.hi, p.f0) == (-25.0, 25.0, 15.0) and p.f0_max == pytest.approx(15.015, rel=1e-15)
+    assert (p.lo, p.hi, p.f0) == (-25.0, 25.0, 15.0) and p.f0_max == pytest.approx(
+        15.015, rel=1e-15
+    )
     body = msf.Body(p)
-    assert (body.s, body.v) == (0.0, 0.0)                    # s.start = 0, v.start = 0
+    assert (body.s, body.v) == (0.0, 0.0)  # s.start = 0, v.start = 0
 
 
 def test_mwsf_free_only_without_any_friction():
-    """free = (f0 <= 0) and (F_prop <= 0) (MSL 4.1 MassWithStopAndFriction equations): a small Coulomb force is not free."""
+    """free = (f0 <= 0) and (F_prop <= 0) (MSL 4.1 MassWithStopAndFriction equations): a small
+    Coulomb force is not free."""
     assert not msf.Parameters(F_prop=0.0, F_Coulomb=0.5, F_Stribeck=0.0).has_no_friction()
     assert msf.Parameters(F_prop=0.0, F_Coulomb=0.0, F_Stribeck=0.0).has_no_friction()
 
@@ -284,16 +320,22 @@ def test_mwsf_start_check_messages():
     p = msf.Parameters(L=0.4, smax=3.0, smin=-1.0)
     assert msf.start_checks(p, -0.9, 0.0).endswith(f"but s - L/2 = {-0.9 - 0.2!r} m")
     assert msf.start_checks(p, 2.9, 0.0).endswith(f"but s + L/2 = {2.9 + 0.2!r} m")
-    assert msf.start_checks(p, p.hi, 1.0).endswith(f"but s + L/2 = {p.hi + 0.2!r} m with v = 1.0 m/s > 0")
-    assert msf.start_checks(p, p.lo, -1.0).endswith(f"but s - L/2 = {p.lo - 0.2!r} m with v = -1.0 m/s < 0")
+    assert msf.start_checks(p, p.hi, 1.0).endswith(
+        f"but s + L/2 = {p.hi + 0.2!r} m with v = 1.0 m/s > 0"
+    )
+    assert msf.start_checks(p, p.lo, -1.0).endswith(
+        f"but s - L/2 = {p.lo - 0.2!r} m with v = -1.0 m/s < 0"
+    )
 
 
 def forward_reference(p, s0, v0, F0, dF, t0, h, sign=1):
     """solve_ivp of m*a = F(t) - f with the MSL sliding friction (3.2), F(t) = F0 + dF*(t - t0)."""
+
     def rhs(t, y):
         v = y[1]
         f = p.F_prop * v + sign * (p.F_Coulomb + p.F_Stribeck * math.exp(-p.fexp * abs(v)))
         return [v, (F0 + dF * (t - t0) - f) / p.m]
+
     sol = solve_ivp(rhs, (t0, t0 + h), [s0, v0], method="DOP853", rtol=1e-13, atol=1e-14)
     return sol.y[:, -1]
 
@@ -321,14 +363,15 @@ def test_mwsf_restored_breakaway_keeps_sliding_and_keeps_the_event_log():
     s, v = forward_reference(p, 0.0, 0.0, F, 0.0, 1.0, 0.5)
     assert body.mode == msf.FORWARD
     assert body.s == pytest.approx(s, rel=1e-8) and body.v == pytest.approx(v, rel=1e-8)
-    body.step(1.5, 20.0, -40.0)         # pulled back: stops (v = 0), then breaks away backward
+    body.step(1.5, 20.0, -40.0)  # pulled back: stops (v = 0), then breaks away backward
     assert body.events is log and log[0] == [0.0, "breakaway forward"]
     assert [e[1] for e in log[1:3]] == ["stuck (v = 0)", "breakaway backward"]
 
 
 def test_mwsf_stop_impact_then_breakaway_away_from_the_stop_is_logged():
     """A stop impact makes the mass Stuck at the stop (v := 0); a force pulling away beyond f0_max breaks it
-    away at the same instant (MSL 4.1 MassWithStopAndFriction equations, stop2 of Translational.Examples.Friction): both are logged."""
+    away at the same instant (MSL 4.1 MassWithStopAndFriction equations, stop2 of
+    Translational.Examples.Friction): both are logged."""
     p = msf.Parameters(smin=-0.1, smax=5.0)
     body = msf.Body(p, s=0.0, v=-5.0)
     body.initialize(20.0)
@@ -383,7 +426,9 @@ def test_mwsf_chattering_step_raises_after_1000_mode_changes():
 def test_mwsf_step_tolerances_are_passed_to_the_integrator(rtol, atol):
     """The step size of an error-controlled 5th-order method scales as tol^(1/5): tolerances 1e7 times
     looser give integrator steps about 25 times longer than the defaults (rtol 1e-10, atol 1e-12)."""
-    p = msf.Parameters(m=1.0, F_prop=0.3, F_Coulomb=1.0, F_Stribeck=8.0, fexp=3.0, smin=-100.0, smax=100.0)
+    p = msf.Parameters(
+        m=1.0, F_prop=0.3, F_Coulomb=1.0, F_Stribeck=8.0, fexp=3.0, smin=-100.0, smax=100.0
+    )
     steps = []
     for kw in ({}, {"rtol": rtol, "atol": atol}):
         body = msf.Body(p, s=0.0, v=0.2)

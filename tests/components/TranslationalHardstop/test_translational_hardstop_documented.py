@@ -8,14 +8,15 @@ contactfmu.mechanics, contactfmu.components and contactfmu.monolithic:
       0 in between; F = c*s_rel + d*v_rel for b <= 2e-10 (tests/hardstop_written_out.py);
 * the Kelvin-Voigt impact of a mass m on that law (below).
 """
+
 import math
-from fmu_helpers import Slave
 
 import numpy as np
 import pytest
+from fmu_helpers import Slave
+from hardstop_written_out import hardstop_force
 
 from contactfmu.cosim import System
-from hardstop_written_out import hardstop_force
 
 
 class KelvinVoigt:
@@ -27,7 +28,7 @@ class KelvinVoigt:
     def __init__(self, m, c, d, v0):
         self.c, self.d, self.v0 = c, d, v0
         self.sigma = d / (2.0 * m)
-        self.wd = math.sqrt(c / m - self.sigma ** 2)
+        self.wd = math.sqrt(c / m - self.sigma**2)
         self.e = math.exp(-self.sigma * math.pi / self.wd)
         self.contact_time = math.pi / self.wd
 
@@ -37,11 +38,19 @@ class KelvinVoigt:
     def integral_x(self, t):
         """int_0^t x dt, by hand: int exp(-s t) sin(w t) dt = (w - exp(-s t)(s sin + w cos)) / (s^2 + w^2)."""
         s, w = self.sigma, self.wd
-        return self.v0 / w * (w - np.exp(-s * t) * (s * np.sin(w * t) + w * np.cos(w * t))) / (s * s + w * w)
+        return (
+            self.v0
+            / w
+            * (w - np.exp(-s * t) * (s * np.sin(w * t) + w * np.cos(w * t)))
+            / (s * s + w * w)
+        )
 
     def mean_force(self, t, h):
         """The law's mean force (1/h) int_t^(t+h) (c*x + d*x') dt over a step inside the contact."""
-        return (self.c * (self.integral_x(t + h) - self.integral_x(t)) + self.d * (self.x(t + h) - self.x(t))) / h
+        return (
+            self.c * (self.integral_x(t + h) - self.integral_x(t))
+            + self.d * (self.x(t + h) - self.x(t))
+        ) / h
 
 
 def test_documented_rebound_is_the_kelvin_voigt_restitution():
@@ -51,7 +60,7 @@ def test_documented_rebound_is_the_kelvin_voigt_restitution():
     kv = KelvinVoigt(1.0, 1e5, 20.0, 1.0)
     assert kv.e == pytest.approx(0.905384, abs=5e-7)
     assert kv.contact_time == pytest.approx(9.94e-3, abs=5e-6)
-    assert kv.x(kv.contact_time) == pytest.approx(0.0, abs=1e-18)    # x returns to the stop at pi/wd
+    assert kv.x(kv.contact_time) == pytest.approx(0.0, abs=1e-18)  # x returns to the stop at pi/wd
 
 
 # ---- interface.c / interface.d ---------------------------------------------------------------
@@ -61,22 +70,31 @@ BASE, V_BASE = 0.3, -0.2
 
 def at(s, s_rel, v_rel, base=BASE):
     """flange_a away from the origin (unless base = 0) and moving: only relative motion may matter."""
-    s.set(flange_a__s=base, flange_a__v=V_BASE, flange_a__a=0.1, flange_b__s=base + s_rel,
-          flange_b__v=V_BASE + v_rel, flange_b__a=0.3)
+    s.set(
+        flange_a__s=base,
+        flange_a__v=V_BASE,
+        flange_a__a=0.1,
+        flange_b__s=base + s_rel,
+        flange_b__v=V_BASE + v_rel,
+        flange_b__a=0.3,
+    )
     return s
 
 
-@pytest.mark.parametrize("b, s_rel, v_rel, expected", [
-    (1.0, 0.6, 0.4, "c, d"),          # upper stop
-    (1.0, 0.6, -2.0, "c, d"),         # upper stop, separating: the unbounded damper keeps d
-    (1.0, -0.7, 1.5, "c, d"),         # lower stop
-    (1.0, 0.3, 2.0, "0"),             # gap
-    (1.0, -0.49, -3.0, "0"),          # gap
-    (1.0, 0.0, 0.0, "0"),             # gap centre
-    (0.0, 0.0, 0.5, "c, d"),          # b <= 2e-10: plain spring-damper everywhere
-    (1e-10, 5e-11, -0.3, "c, d"),
-    (2e-10, -0.02, 0.0, "c, d"),
-])
+@pytest.mark.parametrize(
+    "b, s_rel, v_rel, expected",
+    [
+        (1.0, 0.6, 0.4, "c, d"),  # upper stop
+        (1.0, 0.6, -2.0, "c, d"),  # upper stop, separating: the unbounded damper keeps d
+        (1.0, -0.7, 1.5, "c, d"),  # lower stop
+        (1.0, 0.3, 2.0, "0"),  # gap
+        (1.0, -0.49, -3.0, "0"),  # gap
+        (1.0, 0.0, 0.0, "0"),  # gap centre
+        (0.0, 0.0, 0.5, "c, d"),  # b <= 2e-10: plain spring-damper everywhere
+        (1e-10, 5e-11, -0.3, "c, d"),
+        (2e-10, -0.02, 0.0, "c, d"),
+    ],
+)
 def test_interface_outputs_are_the_derivatives_of_the_law(fmu_dir, b, s_rel, v_rel, expected):
     """Documented: interface.c = dF/ds_rel, interface.d = dF/dv_rel at the present inputs (m_a = m_b =
     0): (c, d) inside a stop, 0 in the gap, (c, d) everywhere for b <= 2e-10. Also against central
@@ -89,8 +107,12 @@ def test_interface_outputs_are_the_derivatives_of_the_law(fmu_dir, b, s_rel, v_r
         got = s.get("interface.c", "interface.d")
         assert got == ([c, d] if expected == "c, d" else [0.0, 0.0])
         h = 1e-6
-        fd_c = (hardstop_force(s_rel + h, v_rel, b, c, d) - hardstop_force(s_rel - h, v_rel, b, c, d)) / (2 * h)
-        fd_d = (hardstop_force(s_rel, v_rel + h, b, c, d) - hardstop_force(s_rel, v_rel - h, b, c, d)) / (2 * h)
+        fd_c = (
+            hardstop_force(s_rel + h, v_rel, b, c, d) - hardstop_force(s_rel - h, v_rel, b, c, d)
+        ) / (2 * h)
+        fd_d = (
+            hardstop_force(s_rel, v_rel + h, b, c, d) - hardstop_force(s_rel, v_rel - h, b, c, d)
+        ) / (2 * h)
         assert got == pytest.approx([fd_c, fd_d], rel=6e-9, abs=1e-12)
     finally:
         s.close()
@@ -112,6 +134,7 @@ def test_interface_outputs_are_zero_with_the_inertia_given(fmu_dir):
 
 # ---- inertia mode: held force, derivative output 0, the law's impulse and mean force ------------
 
+
 def test_in_inertia_mode_the_force_derivative_output_is_zero(fmu_dir):
     """Documented: with m_a/m_b set 'the force is held; its derivative output is 0'. A 1 kg body
     (integrated here exactly under the held force) hits the upper stop (b = 1, c = 1e5, d = 20,
@@ -126,14 +149,21 @@ def test_in_inertia_mode_the_force_derivative_output_is_zero(fmu_dir):
     forces = []
     try:
         for i in range(40):
-            s.set(flange_a__s=0.0, flange_a__v=0.0, flange_a__a=0.0, flange_b__s=x, flange_b__v=v, flange_b__a=a)
+            s.set(
+                flange_a__s=0.0,
+                flange_a__v=0.0,
+                flange_a__a=0.0,
+                flange_b__s=x,
+                flange_b__v=v,
+                flange_b__a=a,
+            )
             F = s.get("F")
             assert list(s.fmu.getRealOutputDerivatives(vr, [1, 1, 1])) == [0.0, 0.0, 0.0]
             s.fmu.doStep(i * h, h)
-            a = -F                                                   # m = 1 kg, body at flange_b gets -F
+            a = -F  # m = 1 kg, body at flange_b gets -F
             x, v = x + v * h + 0.5 * a * h * h, v + a * h
             forces.append(F)
-        assert max(forces) > 100.0                                   # it did hit
+        assert max(forces) > 100.0  # it did hit
         assert v == pytest.approx(-kv.e, rel=2e-13)
     finally:
         s.close()
@@ -163,7 +193,9 @@ def test_held_forces_transmit_the_law_impulse_and_its_mean_force_over_resolved_s
     t_hit = 0.01234567
     r = impact(fmu_dir, h, c=1e5, d=20.0, m_b=1.0)
     F, t = np.asarray(r["hs.F"]), r.time
-    assert F[:-1].sum() * h == pytest.approx(1.0 + kv.e, rel=3e-13)       # F(t_k) held over [t_k, t_k + h]
+    assert F[:-1].sum() * h == pytest.approx(
+        1.0 + kv.e, rel=3e-13
+    )  # F(t_k) held over [t_k, t_k + h]
     assert r["mass.v"][-1] == pytest.approx(-kv.e, rel=6e-13)
     inside = (t >= t_hit + 2 * h) & (t + h <= t_hit + kv.contact_time - 2 * h)
     assert inside.sum() >= 5
@@ -173,6 +205,7 @@ def test_held_forces_transmit_the_law_impulse_and_its_mean_force_over_resolved_s
 
 
 # ---- tolerance to wrong m_a/m_b -------------------------------------------------------------
+
 
 def defaults_impact(fmu_dir, factor):
     """The documented measurement: the defaults (b = 1, c = d = 1e10), a 1 kg mass from 1 cm before

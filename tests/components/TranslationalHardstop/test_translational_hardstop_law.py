@@ -6,17 +6,17 @@ event-by-event reference of a rattle whose cycles are summed).
 The law is the MapleSim Translational Hardstop help page's, written out in
 tests/hardstop_written_out.py; no FMU is built.
 """
+
 import math
 
 import numpy as np
 import pytest
+from hardstop_written_out import hardstop_force
+from motion_reference import reference_state, simulate
 from scipy.linalg import expm
 
 from contactfmu.components.TranslationalHardstop import law as hardstop
 from contactfmu.mechanics import contact_motion
-from hardstop_written_out import hardstop_force
-from motion_reference import simulate, reference_state
-
 
 # ---- the law, its rate and its prediction against solve_ivp ---------------------------------------
 
@@ -51,7 +51,9 @@ def test_hardstop_region_on_the_boundaries():
     assert hardstop._region(0.0, 0.0, 0.0, h) == hardstop.FREE
 
 
-@pytest.mark.parametrize("x0, w0, g", [(0.0, 1.0, 0.0), (0.0, -1.0, 3.0), (0.09, 0.0, 2.0), (0.15, 0.2, -1.0)])
+@pytest.mark.parametrize(
+    "x0, w0, g", [(0.0, 1.0, 0.0), (0.0, -1.0, 3.0), (0.09, 0.0, 2.0), (0.15, 0.2, -1.0)]
+)
 def test_hardstop_predict_matches_numerical_integration_of_the_law(x0, w0, g):
     b, c, d, mu = 0.2, 2e3, 4.0, 1.5
     times = [0.05, 0.1, 0.2, 0.35]
@@ -75,10 +77,13 @@ def test_hardstop_predict_without_gap_is_the_spring_damper():
     states, onset, changes = hardstop.predict(0.01, 0.5, 2.0, 1.0, [0.1, 0.3], 0.0, 100.0, 3.0)
     assert (onset, changes) == (0.0, 0)
     for t, (x, w) in zip([0.1, 0.3], states):
-        assert (x, w) == pytest.approx(reference_state(0.01, 0.5, 2.0, 1.0, 100.0, 3.0, 0.0, t), rel=1e-9)
+        assert (x, w) == pytest.approx(
+            reference_state(0.01, 0.5, 2.0, 1.0, 100.0, 3.0, 0.0, t), rel=1e-9
+        )
 
 
 # ---- Hardstop (MapleSim page, lower branch read as s_rel < -b/2) ---------------------------------
+
 
 @pytest.mark.parametrize("side", [1, -1])
 def test_hardstop_at_rest_on_a_stop_edge_without_force_stays_free(side):
@@ -99,7 +104,9 @@ def test_hardstop_gap_of_exactly_2e_10_is_the_plain_spring_damper():
     A = np.array([[0.0, 1.0], [-c / mu, -d / mu]])
     for t, (x, w) in zip(times, states):
         xr, wr = expm(A * t) @ np.array([x0, w0])
-        assert x == pytest.approx(xr, rel=1e-9, abs=1e-22) and w == pytest.approx(wr, rel=1e-9, abs=1e-22)
+        assert x == pytest.approx(xr, rel=1e-9, abs=1e-22) and w == pytest.approx(
+            wr, rel=1e-9, abs=1e-22
+        )
 
 
 def kelvin_voigt_rattle(w0, mu, b, c, d, T):
@@ -126,14 +133,16 @@ def kelvin_voigt_rattle(w0, mu, b, c, d, T):
         x, tf = -side * half, b / abs(w)
 
 
-RATTLE = dict(w0=1.0, mu=1.0, b=1e-4, c=1e10, d=0.02)   # 30382 contact changes in 2 s
+RATTLE = dict(w0=1.0, mu=1.0, b=1e-4, c=1e10, d=0.02)  # 30382 contact changes in 2 s
 
 
 def test_hardstop_long_rattle_is_summed_by_default_and_matches_the_closed_form():
     """predict's default (exact=False) sums the cycles of a g = 0 rattle of 30000 changes (more than
     contact_motion.MAX_SEGMENTS) and gives the closed-form Kelvin-Voigt bounce sequence."""
     r = RATTLE
-    states, onset, changes = hardstop.predict(0.0, r["w0"], r["mu"], 0.0, (2.0,), r["b"], r["c"], r["d"])
+    states, onset, changes = hardstop.predict(
+        0.0, r["w0"], r["mu"], 0.0, (2.0,), r["b"], r["c"], r["d"]
+    )
     x, w, n = kelvin_voigt_rattle(r["w0"], r["mu"], r["b"], r["c"], r["d"], 2.0)
     assert n > contact_motion.MAX_SEGMENTS and changes == n
     assert onset == pytest.approx(r["b"] / 2 / r["w0"], rel=1e-12)
@@ -151,11 +160,19 @@ def test_hardstop_exact_prediction_is_event_by_event_and_refuses_an_event_storm(
 # ---- rattles: cycle skipping in contact_motion.follow (every fmi2DoStep returns within a bounded time)
 
 RATTLES = [  # (x0, w0, mu, times, b, c, d): underdamped stiff stops, no other force (g = 0)
-    (-0.1, 0.0, 0.5, (0.01, 0.02), 0.0853, 2.8e9, 1.81),        # ~640 contact changes
-    (-0.1, 0.0, 0.5, (0.05, 0.1), 0.0853, 2.8e9, 1.81),         # ~3100
+    (-0.1, 0.0, 0.5, (0.01, 0.02), 0.0853, 2.8e9, 1.81),  # ~640 contact changes
+    (-0.1, 0.0, 0.5, (0.05, 0.1), 0.0853, 2.8e9, 1.81),  # ~3100
     (0.0, 3.0, 1.0, (0.1, 0.25), 0.01, 1e7, 5.0),
-    (0.0, -30.0, 2.0, (0.01, 0.0137, 0.5), 0.02, 1e8, 20.0),    # outputs in mid-rattle, and after it has slowed
-    (0.0, 5.0, 1.0, (0.03, 0.05), 0.01, 1e8, 0.0),              # undamped: periodic
+    (
+        0.0,
+        -30.0,
+        2.0,
+        (0.01, 0.0137, 0.5),
+        0.02,
+        1e8,
+        20.0,
+    ),  # outputs in mid-rattle, and after it has slowed
+    (0.0, 5.0, 1.0, (0.03, 0.05), 0.01, 1e8, 0.0),  # undamped: periodic
 ]
 
 
@@ -175,9 +192,12 @@ def test_rattle_of_43000_changes_is_summed_quickly():
     """The rattle that once ran into the event bound (b = 0.0853, c = 2.8e9, d = 1.81, m_a = m_b = 1
     from 0.057 m deep in a stop): without and with a held acceleration, within a fraction of a second."""
     import time
+
     for g in (0.0, 2079837.2264333316):
         t0 = time.process_time()
-        states, onset, changes = hardstop.predict(-0.1, 0.0, 0.5, g, (1.0, 2.0), 0.0853, 2.8e9, 1.81)
+        states, onset, changes = hardstop.predict(
+            -0.1, 0.0, 0.5, g, (1.0, 2.0), 0.0853, 2.8e9, 1.81
+        )
         assert time.process_time() - t0 < 0.5
         assert changes > 40000 and onset == 0.0
         assert all(math.isfinite(x) and math.isfinite(w) for x, w in states)
@@ -189,6 +209,7 @@ def test_rattle_under_held_acceleration_follows_the_envelope(g, monkeypatch):
     (kinetic + spring - work of g) at the outputs agrees with the event-by-event reference to 1e-3
     and the number of contact changes to 0.1% (the phase of a storm of 12000 contacts is not kept)."""
     from contactfmu.mechanics import contact_motion
+
     b, c, d, mu = 0.0853, 2.8e9, 1.81, 0.5
 
     def energy(x, w):
@@ -197,7 +218,7 @@ def test_rattle_under_held_acceleration_follows_the_envelope(g, monkeypatch):
 
     times = (0.05, 0.1, 0.2, 0.4)
     summed = hardstop.predict(-0.1, 0.0, mu, g, times, b, c, d)
-    monkeypatch.setattr(contact_motion, "MAX_SEGMENTS", 10 ** 6)
+    monkeypatch.setattr(contact_motion, "MAX_SEGMENTS", 10**6)
     reference = hardstop.predict(-0.1, 0.0, mu, g, times, b, c, d, exact=True)
     assert summed[2] == pytest.approx(reference[2], rel=1e-3)
     for s, r in zip(summed[0], reference[0]):

@@ -2,12 +2,13 @@
 building an FMU: the force law and its derivative against the MapleSim Translational Hardstop
 help page written out here, and a Mass coupled to it rebounding as the law says.
 """
+
 import math
 
 import pytest
+from slave_driver import REL, Driver, bounce, compliant_signs, d_end
 
 from contactfmu.components.TranslationalHardstop.slave import TranslationalHardstop
-from slave_driver import REL, Driver, compliant_signs, d_end, bounce
 
 
 def _hardstop(s_rel, v_rel, b, c, dd):
@@ -20,9 +21,19 @@ def _hardstop(s_rel, v_rel, b, c, dd):
     return 0.0, 0
 
 
-@pytest.mark.parametrize("s_rel, v_rel, b", [(0.3, 0.5, 0.4), (0.3, -0.5, 0.4), (-0.3, 0.5, 0.4), (-0.3, -2.0, 0.4),
-                                             (0.1, 1.0, 0.4), (-0.15, -1.0, 0.4), (0.05, -1.0, 0.0),
-                                             (-0.05, 1.0, 1e-10)])
+@pytest.mark.parametrize(
+    "s_rel, v_rel, b",
+    [
+        (0.3, 0.5, 0.4),
+        (0.3, -0.5, 0.4),
+        (-0.3, 0.5, 0.4),
+        (-0.3, -2.0, 0.4),
+        (0.1, 1.0, 0.4),
+        (-0.15, -1.0, 0.4),
+        (0.05, -1.0, 0.0),
+        (-0.05, 1.0, 1e-10),
+    ],
+)
 def test_hardstop_law(s_rel, v_rel, b):
     c, dd = 500.0, 7.0
     d = Driver(TranslationalHardstop, b=b, c=c, d=dd)
@@ -39,7 +50,14 @@ def test_hardstop_law(s_rel, v_rel, b):
 def test_hardstop_derivative_in_contact():
     c, dd = 500.0, 7.0
     d = Driver(TranslationalHardstop, b=0.4, c=c, d=dd)
-    d.inputs(flange_a__s=0.0, flange_b__s=0.3, flange_a__v=0.0, flange_b__v=0.5, flange_a__a=1.0, flange_b__a=3.0)
+    d.inputs(
+        flange_a__s=0.0,
+        flange_b__s=0.3,
+        flange_a__v=0.0,
+        flange_b__v=0.5,
+        flange_a__a=1.0,
+        flange_b__a=3.0,
+    )
     assert d.der("F") == pytest.approx(c * 0.5 + dd * 2.0, rel=REL)
     assert d.der("flange_a.f") == -d.der("F")
     assert d.get("interface.c", "interface.d") == [c, dd]
@@ -55,10 +73,12 @@ def test_hardstop_coupling_gives_the_laws_rebound(h, jacobi):
     at t = pi/wd with v = -v0*exp(-zeta*wn*pi/wd), and x never exceeds its first maximum."""
     c, dd, m, v0 = 1e4, 20.0, 1.0, 1.0
     wn, zeta = math.sqrt(c / m), dd / (2.0 * math.sqrt(c * m))
-    wd, a = wn * math.sqrt(1.0 - zeta ** 2), zeta * wn
+    wd, a = wn * math.sqrt(1.0 - zeta**2), zeta * wn
     t_max = math.atan2(wd, a) / wd
     x_max = v0 / wd * math.exp(-a * t_max) * math.sin(wd * t_max)
-    v, smax, errors, e = bounce(TranslationalHardstop, {"b": 0.02, "c": c, "d": dd}, h, 0.06, jacobi, 0.3)
+    v, smax, errors, e = bounce(
+        TranslationalHardstop, {"b": 0.02, "c": c, "d": dd}, h, 0.06, jacobi, 0.3
+    )
     assert v == pytest.approx(-v0 * math.exp(-a * math.pi / wd), rel=1e-9)
     # contact from t = 0.01 s for pi/wd; the coupling may spread the impact over the steps around it
     assert d_end[0] == pytest.approx(0.01 + v * (0.06 - 0.01 - math.pi / wd), abs=3e-4)

@@ -2,6 +2,7 @@
 src/contactfmu/components/Force/law.py (MSL 4.1 Blocks.Sources.Sine and
 Translational.Sources.Force), written out again here: the sine, its derivative, the flange force.
 """
+
 import math
 
 import pytest
@@ -15,10 +16,16 @@ def test_sine_source_and_its_derivative():
     assert sources.sine(0.1, A, f, ph, off, t0) == off
     assert sources.sine(t0, A, f, ph, off, t0) == pytest.approx(off + A * math.sin(ph))
     t = 0.6
-    assert sources.sine(t, A, f, ph, off, t0) == pytest.approx(off + A * math.sin(2 * math.pi * f * (t - t0) + ph))
+    assert sources.sine(t, A, f, ph, off, t0) == pytest.approx(
+        off + A * math.sin(2 * math.pi * f * (t - t0) + ph)
+    )
     e = 1e-6
-    numeric = (sources.sine(t + e, A, f, ph, off, t0) - sources.sine(t - e, A, f, ph, off, t0)) / (2 * e)
+    numeric = (sources.sine(t + e, A, f, ph, off, t0) - sources.sine(t - e, A, f, ph, off, t0)) / (
+        2 * e
+    )
     assert sources.sine_derivative(t, A, f, ph, t0) == pytest.approx(numeric, rel=1e-7)
     assert sources.sine_derivative(0.1, A, f, ph, t0) == 0.0
-    assert sources.sine_derivative(t0, A, f, ph, t0) == pytest.approx(A * 2 * math.pi * f * math.cos(ph))
+    assert sources.sine_derivative(t0, A, f, ph, t0) == pytest.approx(
+        A * 2 * math.pi * f * math.cos(ph)
+    )
     assert force_law.force_source_flange_force(3.5) == -3.5

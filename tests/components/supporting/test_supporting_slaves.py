@@ -3,9 +3,11 @@ in-process through their FMI methods, without building an FMU: laws and sign con
 closed forms written here from the documentation (MSL 4.1 Translational.Components and Sources,
 docs/conventions.md), flange positions, output derivatives, the exact motion of the Mass.
 """
+
 import math
 
 import pytest
+from slave_driver import REL, Driver, compliant_signs
 
 from contactfmu.components.Damper.slave import Damper
 from contactfmu.components.Fixed.slave import Fixed
@@ -14,12 +16,13 @@ from contactfmu.components.Mass.slave import Mass
 from contactfmu.components.Sine.slave import Sine
 from contactfmu.components.Spring.slave import Spring
 from contactfmu.components.SpringDamper.slave import SpringDamper
-from slave_driver import REL, Driver, compliant_signs
-
 
 # ---- compliant elements: the law at the inputs -------------------------------------------------
 
-@pytest.mark.parametrize("sa, sb, va, vb", [(0.1, 0.5, 0.0, 0.0), (0.3, -0.2, 1.0, -2.0), (-1.0, -1.0, 0.5, 0.5)])
+
+@pytest.mark.parametrize(
+    "sa, sb, va, vb", [(0.1, 0.5, 0.0, 0.0), (0.3, -0.2, 1.0, -2.0), (-1.0, -1.0, 0.5, 0.5)]
+)
 def test_spring_law_sign_and_derivative(sa, sb, va, vb):
     c, s0 = 40.0, 0.25
     d = Driver(Spring, c=c, s_rel0=s0)
@@ -42,7 +45,14 @@ def test_spring_tension_pulls_flanges_together():
 def test_damper_law_loss_power_and_derivative(va, vb, aa, ab):
     dd = 3.5
     d = Driver(Damper, d=dd)
-    d.inputs(flange_a__s=0.2, flange_b__s=0.7, flange_a__v=va, flange_b__v=vb, flange_a__a=aa, flange_b__a=ab)
+    d.inputs(
+        flange_a__s=0.2,
+        flange_b__s=0.7,
+        flange_a__v=va,
+        flange_b__v=vb,
+        flange_a__a=aa,
+        flange_b__a=ab,
+    )
     compliant_signs(d, dd * (vb - va))
     assert d.get("v_rel") == pytest.approx(vb - va, rel=REL)
     assert d.get("s_rel") == pytest.approx(0.5, rel=REL)
@@ -56,7 +66,14 @@ def test_spring_damper_law_loss_power_and_derivative():
     c, dd, s0 = 20.0, 2.0, 0.1
     d = Driver(SpringDamper, c=c, d=dd, s_rel0=s0)
     sa, sb, va, vb, aa, ab = 0.3, 0.6, -1.0, 0.5, 0.5, 2.5
-    d.inputs(flange_a__s=sa, flange_b__s=sb, flange_a__v=va, flange_b__v=vb, flange_a__a=aa, flange_b__a=ab)
+    d.inputs(
+        flange_a__s=sa,
+        flange_b__s=sb,
+        flange_a__v=va,
+        flange_b__v=vb,
+        flange_a__a=aa,
+        flange_b__a=ab,
+    )
     compliant_signs(d, c * (sb - sa - s0) + dd * (vb - va))
     assert d.get("s_rel") == pytest.approx(sb - sa, rel=REL)
     assert d.get("v_rel") == pytest.approx(vb - va, rel=REL)
@@ -67,11 +84,20 @@ def test_spring_damper_law_loss_power_and_derivative():
 
 # ---- inertial and source elements ---------------------------------------------------------------
 
+
 def test_mass_sign_convention_and_flanges():
     m, L = 2.0, 0.4
     d = Driver(Mass, m=m, L=L, s_start=1.0, v_start=-0.5)
-    d.inputs(flange_a__f=3.0, flange_a__f2=1.0, flange_a__f3=-0.5, flange_a__f4=0.25,
-             flange_b__f=-2.0, flange_b__f2=0.5, flange_b__f3=0.125, flange_b__f4=-1.0)
+    d.inputs(
+        flange_a__f=3.0,
+        flange_a__f2=1.0,
+        flange_a__f3=-0.5,
+        flange_a__f4=0.25,
+        flange_b__f=-2.0,
+        flange_b__f2=0.5,
+        flange_b__f3=0.125,
+        flange_b__f4=-1.0,
+    )
     fa, fb = 3.0 + 1.0 - 0.5 + 0.25, -2.0 + 0.5 + 0.125 - 1.0
     a = (-fa - fb) / m
     assert d.get("a") == pytest.approx(a, rel=REL)
@@ -85,7 +111,11 @@ def test_mass_sign_convention_and_flanges():
 def test_mass_outputs_during_initialization_follow_the_start_parameters():
     s = Mass(instance_name="x", resources="/tmp", visible=False, logger=None)
     d = Driver.__new__(Driver)
-    d.s, d.vr, d.kind = s, {v.name: v.vr for v in s.variable_table()}, {v.name: v.type for v in s.variable_table()}
+    d.s, d.vr, d.kind = (
+        s,
+        {v.name: v.vr for v in s.variable_table()},
+        {v.name: v.type for v in s.variable_table()},
+    )
     s.setup_experiment(0.0)
     s.enter_initialization_mode()
     d.set(s_start=2.0, v_start=-3.0, L=1.0, m=2.0)
@@ -100,7 +130,7 @@ def test_mass_outputs_during_initialization_follow_the_start_parameters():
 def test_mass_exact_motion_under_held_force():
     m, s0, v0, F, h = 4.0, 0.5, 1.25, 3.0, 0.01
     d = Driver(Mass, m=m, s_start=s0, v_start=v0, L=1.0)
-    d.inputs(flange_b__f=F)   # the body receives -F
+    d.inputs(flange_b__f=F)  # the body receives -F
     a = -F / m
     for k in range(50):
         assert d.step(k * h, h)
@@ -121,7 +151,7 @@ def test_mass_linear_force_from_input_derivatives():
     d.set_der("flange_b.f4", rate / 4)
     assert d.step(0.0, h)
     a, j = -F / m, -rate / m
-    assert d.get("s") == pytest.approx(a * h * h / 2 + j * h ** 3 / 6, rel=1e-12)
+    assert d.get("s") == pytest.approx(a * h * h / 2 + j * h**3 / 6, rel=1e-12)
     assert d.get("v") == pytest.approx(a * h + j * h * h / 2, rel=1e-12)
     # a new input value without a derivative is held
     d.inputs(flange_a__f=0.0, flange_a__f2=0.0, flange_b__f4=0.0)
@@ -149,6 +179,9 @@ def test_fixed_force_sine():
     for k in range(3):
         assert d.step(k * 0.05, 0.05)
     t = 0.15
-    assert d.get("y") == pytest.approx(off + amp * math.sin(2 * math.pi * fr * (t - t0) + ph), rel=1e-12)
-    assert d.der("y") == pytest.approx(amp * 2 * math.pi * fr * math.cos(2 * math.pi * fr * (t - t0) + ph),
-                                       rel=1e-12)
+    assert d.get("y") == pytest.approx(
+        off + amp * math.sin(2 * math.pi * fr * (t - t0) + ph), rel=1e-12
+    )
+    assert d.der("y") == pytest.approx(
+        amp * 2 * math.pi * fr * math.cos(2 * math.pi * fr * (t - t0) + ph), rel=1e-12
+    )

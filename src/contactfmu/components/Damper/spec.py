@@ -1,5 +1,6 @@
 """Damper: what its documentation specifies and how the project checks it (master side, not
 bundled into the FMU)."""
+
 from ...crosscheck import sine_flange
 
 # the parameters of the documentation, each an FMU parameter of the same name (contactfmu validate)
@@ -11,3 +12,8 @@ CROSS_CHECK = ("flange_b oscillates, s = 0.1*sin(2*pi*t) m", sine_flange("flange
 
 # the outputs its documentation page draws over the cross-check experiment (contactfmu.pages)
 FIGURE_SIGNALS = ("v_rel", "f")
+
+# the examples (examples/<name>.py) that use it, and the MSL reference results
+# (src/contactfmu/refdata/<Name>/) of the MSL examples among them (examples/msl_<name>.py)
+EXAMPLES = ("msl_preload", "study_preload")
+REFERENCE_RESULTS = ("PreLoad",)

@@ -19,6 +19,7 @@ For n = 1 the law is piecewise linear in x = s_rel - s_rel0 and w = v_rel (k = f
 
 so :func:`predict` solves the motion of two bodies joined by it in closed form (contact_motion).
 """
+
 from ...mechanics.contact_motion import follow
 
 FREE, LINEAR, APPROACH, SEPARATE = 0, 1, 2, 3
@@ -50,7 +51,7 @@ def force_rate(s_rel, v_rel, a_rel, c, d, s_rel0=0.0, n=1.0, s_ref=1.0, f_ref=0.
         return 0.0
     f_ref = reference_force(c, s_ref, f_ref)
     delta = (s_rel0 - s_rel) / s_ref
-    f_c = -f_ref * delta ** n
+    f_c = -f_ref * delta**n
     dfc = n * f_ref / s_ref * delta ** (n - 1.0) * v_rel if n != 1.0 else f_ref / s_ref * v_rel
     f_d2 = d * v_rel
     if f_d2 < f_c:
@@ -69,7 +70,7 @@ def interface(s_rel, v_rel, c, d, s_rel0=0.0, n=1.0, s_ref=1.0, f_ref=0.0):
         return 0.0, 0.0
     f_ref = reference_force(c, s_ref, f_ref)
     delta = (s_rel0 - s_rel) / s_ref
-    f_c = -f_ref * delta ** n
+    f_c = -f_ref * delta**n
     c_s = f_ref / s_ref * (n * delta ** (n - 1.0) if n != 1.0 else 1.0)
     f_d2 = d * v_rel
     if f_d2 < f_c:
@@ -96,6 +97,7 @@ def clipped_force(s_rel, v_rel, c, d, s_rel0=0.0, n=1.0):
 def predict(x, w, mu, g, times, k, d):
     """Motion of x = s_rel - s_rel0, w = v_rel under the law with n = 1 (k = f_ref/s_ref) for
     the reduced mass mu and the other relative acceleration g (held): contact_motion.follow."""
+
     def classify(x, w):
         if x >= 0.0:
             return FREE

@@ -4,25 +4,28 @@ bounces on a rigid stop under it.
 Bands (friction_bands): the documented law Ff(dv) = Fst*T(dv/dvL) for |dv| <= dvL,
 sign(dv)*(Fsl + (Fst - Fsl)*exp(1 - |dv|/dvL)) beyond (law.continuous_friction) as a continuous
 piecewise linear function of dv, within BAND_TOL*max(Fst, Fsl) of it: within a band
-Ff = F0 + slope*dv, a linear damper the prediction solves exactly (_band gives the band of a
+Ff = F0 + slope*dv, a linear damper the prediction solves exactly (band_at gives the band of a
 motion and its ends as guards).
 
-Bounces (_friction_bounces): on a rigid stop pressed by G = side*g > 0 the flight's relative
+Bounces (friction_bounces): on a rigid stop pressed by G = side*g > 0 the flight's relative
 acceleration is dv/dt = A - B*dv in each band (A = G - F0/mu, B = slope/mu, _band_lines), so a
 flight is solved band by band in closed form (_segment, _reach, _flight_table, _flight), and
 slowly decaying bounces within the first band follow the envelope z' = (z + 2/3)/ci of
 z = mu*G/(slope*s) (_friction_envelope).
 """
+
 import bisect
 import functools
 import math
 
 from ...mechanics.contact_motion import EventStorm, phi1, phi2
-from .bounces import _geometric_bounces
-from .law import CONTINUOUS, Parameters, Prediction, _stop_force, continuous_friction
+from .bounces import geometric_bounces
+from .law import CONTINUOUS, Parameters, Prediction, continuous_friction, stop_force
 
-BAND_TOL = 1e-4     # largest deviation of the interpolated continuous friction from the law, / max(Fst, Fsl)
-BAND_DEPTH = 16     # finest band: 2**-16 of the transition (or of the decaying tail)
+BAND_TOL = (
+    1e-4  # largest deviation of the interpolated continuous friction from the law, / max(Fst, Fsl)
+)
+BAND_DEPTH = 16  # finest band: 2**-16 of the transition (or of the decaying tail)
 
 
 def friction_bands(p):
@@ -37,8 +40,16 @@ def friction_bands(p):
 
 @functools.lru_cache(maxsize=64)
 def _friction_bands(Fst, Fsl, dvL, kindTrans, eps_sigma, eps_tau):
-    p = Parameters(friction=True, kindF=CONTINUOUS, Fst=Fst, Fsl=Fsl, dvL=dvL, kindTrans=kindTrans,
-                   eps_sigma=eps_sigma, eps_tau=eps_tau)
+    p = Parameters(
+        friction=True,
+        kindF=CONTINUOUS,
+        Fst=Fst,
+        Fsl=Fsl,
+        dvL=dvL,
+        kindTrans=kindTrans,
+        eps_sigma=eps_sigma,
+        eps_tau=eps_tau,
+    )
     scale = max(abs(Fst), abs(Fsl))
     if not (scale > 0.0 and math.isfinite(scale) and dvL > 0.0 and math.isfinite(dvL)):
         return (0.0,), (0.0,)
@@ -68,7 +79,9 @@ def _friction_bands(Fst, Fsl, dvL, kindTrans, eps_sigma, eps_tau):
 
     refine(0.0, 1.0, 0.0, level(1.0), 0, 4)
     excess = abs(Fst - Fsl)
-    if excess > 1e-12 * scale:   # the tail, up to where it is Fsl to 1e-12 (the outer bands are constant)
+    if (
+        excess > 1e-12 * scale
+    ):  # the tail, up to where it is Fsl to 1e-12 (the outer bands are constant)
         end = 1.0 + math.log(excess / (1e-12 * scale))
         refine(1.0, end, level(1.0), level(end), 0, 3)
     nodes, values = [], []
@@ -103,14 +116,14 @@ def interpolated_friction(dv, bands):
     return values[j - 1] + slope * (dv - nodes[j - 1])
 
 
-def _band(bands, stop, x, w, mu, g, p):
+def band_at(bands, stop, x, w, mu, g, p):
     """(F0, slope, guards) of the friction band the motion (x, w) is in (at a node: the band it
     moves into, by the sign of its acceleration there): Ff = F0 + slope*dv within it, left when
     dv crosses one of its ends (event "band")."""
     nodes, values = bands
     j = bisect.bisect_right(nodes, w)
     if j > 0 and w == nodes[j - 1]:
-        acc = mu * g - _stop_force(stop, x, w, p) - values[j - 1]
+        acc = mu * g - stop_force(stop, x, w, p) - values[j - 1]
         if acc < 0.0:
             j -= 1
     guards = []
@@ -127,9 +140,11 @@ def _band(bands, stop, x, w, mu, g, p):
     return values[j - 1] - slope * lo, slope, guards
 
 
-BOUNCE_EXACT = 20000    # bounces with continuous friction followed one by one before their envelope
-ENVELOPE_SIGMA = 1e-3   # largest scaled bounce speed s*slope/(mu*G) of the envelope (linear friction)
-ENVELOPE_CI = 0.999     # smallest restitution of the envelope (below it the bounces die out quickly)
+BOUNCE_EXACT = 20000  # bounces with continuous friction followed one by one before their envelope
+ENVELOPE_SIGMA = (
+    1e-3  # largest scaled bounce speed s*slope/(mu*G) of the envelope (linear friction)
+)
+ENVELOPE_CI = 0.999  # smallest restitution of the envelope (below it the bounces die out quickly)
 
 
 @functools.lru_cache(maxsize=64)
@@ -189,11 +204,13 @@ def _flight_table(bands, mu, G):
     displacement) from 0 up to nodes[i] >= 0 (None where the motion does not get there)."""
     nodes = bands[0]
     lines = _band_lines(bands, mu, G)
-    j0 = bisect.bisect_right(nodes, 0.0)               # the band that holds v = 0+
+    j0 = bisect.bisect_right(nodes, 0.0)  # the band that holds v = 0+
     away = [None] * len(nodes)
     t = y = 0.0
-    for i in range(j0 - 1, -1, -1):                    # nodes[i] <= 0, from the top down
-        seg = _segment(nodes[i], min(nodes[i + 1], 0.0) if i + 1 < len(nodes) else 0.0, *lines[i + 1])
+    for i in range(j0 - 1, -1, -1):  # nodes[i] <= 0, from the top down
+        seg = _segment(
+            nodes[i], min(nodes[i + 1], 0.0) if i + 1 < len(nodes) else 0.0, *lines[i + 1]
+        )
         if seg is None:
             break
         t, y = t + seg[0], y + seg[1]
@@ -216,7 +233,7 @@ def _flight(s, table, distance):
     A - B*v of each friction band): exact, band by band (whole bands from _flight_table, the
     partial ones solved). None if it reaches the other stop (distance away) or does not come back."""
     nodes, lines, away, back, j0 = table
-    j = bisect.bisect_right(nodes, -s)                  # -s lies in band j
+    j = bisect.bisect_right(nodes, -s)  # -s lies in band j
     top = min(nodes[j], 0.0) if j < len(nodes) else 0.0
     seg = _segment(-s, top, *lines[j])
     if seg is None:
@@ -226,12 +243,12 @@ def _flight(s, table, distance):
         if away[j] is None:
             return None
         t, y = t + away[j][0], y + away[j][1]
-    y = -y                                              # distance of the apex from the stop
+    y = -y  # distance of the apex from the stop
     if not 0.0 < y < distance:
         return None
     # the band the return ends in: the first node whose distance from 0 reaches y
     lo, hi = j0, len(nodes)
-    while lo < hi:                                      # back[] increases while not None
+    while lo < hi:  # back[] increases while not None
         mid = (lo + hi) // 2
         if back[mid] is not None and back[mid][1] < y:
             lo = mid + 1
@@ -245,7 +262,7 @@ def _flight(s, table, distance):
     return t + t0 + end[0], end[1]
 
 
-def _friction_bounces(side, u, mu, g, p, span, pred=None):
+def friction_bounces(side, u, mu, g, p, span, pred=None):
     """Bounces on a rigid stop with continuous friction (kindF = 1), summed: the result of
     _bounce_series (dt, w, impulse, impacts, permanent) or None.
 
@@ -282,7 +299,7 @@ def _friction_bounces(side, u, mu, g, p, span, pred=None):
     distance = p.l1 + p.l2
     at_stop = abs(p.l1) if side > 0.0 else abs(p.l2)
     j0 = bisect.bisect_right(nodes, 0.0)
-    n1 = min(nodes[j0], -nodes[j0 - 1])                  # the first band: |v| <= n1, Ff = slope*v
+    n1 = min(nodes[j0], -nodes[j0 - 1])  # the first band: |v| <= n1, Ff = slope*v
     B1 = lines[j0][1]
     linear = abs(lines[j0][0] - G) <= 1e-15 * G and B1 > 0.0
     t, J, impacts, s = 0.0, 0.0, 0, abs(u)
@@ -291,7 +308,7 @@ def _friction_bounces(side, u, mu, g, p, span, pred=None):
     while pred.flights < BOUNCE_EXACT:
         if linear and s <= n1:
             if B1 * s <= 1e-17 * G * (1.0 - ci):
-                tail = _geometric_bounces(side, s, G, G, ci, eps, mu, distance, span - t)
+                tail = geometric_bounces(side, s, G, G, ci, eps, mu, distance, span - t)
                 if tail is None:
                     break
                 dt, w, dJ, n, permanent = tail
@@ -314,10 +331,10 @@ def _friction_bounces(side, u, mu, g, p, span, pred=None):
             # the rest of the bouncing ends within the rounding of t, or its flights rise less
             # than the rounding of the stop's position: at rest now; the impacts take the
             # rebound's momentum (eps_dv = 0: infinitely many, counted as 1e9)
-            rest = math.ceil(math.log(eps / s) / math.log(ci)) if eps > 0.0 and ci > 0.0 else 10 ** 9
+            rest = math.ceil(math.log(eps / s) / math.log(ci)) if eps > 0.0 and ci > 0.0 else 10**9
             return t, 0.0, side * (J + mu * s), impacts + rest, True
         if t + flight[0] > span or t + flight[0] == t:
-            break                                        # (ci = 1, a flight below the rounding of t: at span)
+            break  # (ci = 1, a flight below the rounding of t: at span)
         t += flight[0]
         impacts += 1
         pred.flights += 1
@@ -329,47 +346,49 @@ def _friction_bounces(side, u, mu, g, p, span, pred=None):
         J += mu * (arrival + after)
         s = after
     if pred.flights >= BOUNCE_EXACT:
-        raise EventStorm(f"EndStop prediction did not finish: more than {BOUNCE_EXACT} bounces on a rigid stop "
-                         f"with continuous friction (ci = {ci}, eps_dv = {eps}, pressed at {G:g} m/s2) that are "
-                         f"not summed: above the friction's first band (|dv| > {n1:g} m/s) or with ci < "
-                         f"{ENVELOPE_CI} they are followed one by one")
+        raise EventStorm(
+            f"EndStop prediction did not finish: more than {BOUNCE_EXACT} bounces on a rigid stop "
+            f"with continuous friction (ci = {ci}, eps_dv = {eps}, pressed at {G:g} m/s2) that are "
+            f"not summed: above the friction's first band (|dv| > {n1:g} m/s) or with ci < "
+            f"{ENVELOPE_CI} they are followed one by one"
+        )
     if impacts == 0:
         return None
     return t, -side * s, side * J, impacts, False
 
 
 def _friction_envelope(s, B1, G, ci, eps, span):
-    """m > 0 whole bounce cycles of _friction_bounces' envelope from the rebound speed s (all within
+    """m > 0 whole bounce cycles of friction_bounces' envelope from the rebound speed s (all within
     the first friction band): (duration, rebound speed after them, m, permanent) or None. Ends
     before span, and before the rebound reaches eps_dv; permanent when the speeds fall below the
     smallest float first."""
     a = 2.0 / 3.0
-    vscale = G / B1                                      # s = vscale/z
+    vscale = G / B1  # s = vscale/z
     z0 = vscale / s
-    lam = -math.log(ci)                                  # ci^j = exp(-lam*j)
+    lam = -math.log(ci)  # ci^j = exp(-lam*j)
     one_minus_ci = 1.0 - ci
 
-    def grow(m):                                         # (1/ci^m - 1)/(1 - ci), m at ci = 1
+    def grow(m):  # (1/ci^m - 1)/(1 - ci), m at ci = 1
         return math.expm1(lam * m) / one_minus_ci if one_minus_ci > 0.0 else m
 
-    def shrink(m):                                       # (1 - ci^m)/(1 - ci), m at ci = 1
+    def shrink(m):  # (1 - ci^m)/(1 - ci), m at ci = 1
         return -math.expm1(-lam * m) / one_minus_ci if one_minus_ci > 0.0 else m
 
-    def z(m):                                            # z_m = (z_{m-1} + a)/ci
+    def z(m):  # z_m = (z_{m-1} + a)/ci
         return math.exp(lam * m) * z0 + a * grow(m) if lam * m < 700.0 else math.inf
 
-    rate = lam / one_minus_ci if one_minus_ci > 0.0 else 1.0    # -ln(ci)/(1 - ci)
+    rate = lam / one_minus_ci if one_minus_ci > 0.0 else 1.0  # -ln(ci)/(1 - ci)
 
     def speeds(m):
         """sum_{j<m} s_j by Euler-Maclaurin on h(j) = 1/z_j, up to the h' terms."""
         zm = z(m)
         integral = math.log1p(a * shrink(m) / z0) / (a * rate)
         h0, hm = 1.0 / z0, (1.0 / zm if zm < math.inf else 0.0)
-        d0 = -(lam * z0 + a * rate) * h0 * h0            # h'(j) = -(lam*z_j + a*rate)/z_j^2
+        d0 = -(lam * z0 + a * rate) * h0 * h0  # h'(j) = -(lam*z_j + a*rate)/z_j^2
         dm = -(lam * zm + a * rate) * hm * hm if hm > 0.0 else 0.0
         return vscale * (integral + 0.5 * (h0 - hm) + (dm - d0) / 12.0)
 
-    def duration(m):                                     # sum of (s_j + s_{j+1}/ci)/G
+    def duration(m):  # sum of (s_j + s_{j+1}/ci)/G
         total = speeds(m)
         zm = z(m)
         sm = vscale / zm if zm < math.inf else 0.0
@@ -385,14 +404,16 @@ def _friction_envelope(s, B1, G, ci, eps, span):
 
     limit = 1e300
     if eps > 0.0:
-        target = vscale / eps                            # the rebound s_j <= eps from z_j >= target
+        target = vscale / eps  # the rebound s_j <= eps from z_j >= target
         if target <= z0:
             return None
         limit = largest(lambda m: z(m) < target, limit)  # the exact bounces do the last one
     if duration(limit) <= span:
         m = limit
     else:
-        m = largest(lambda m: duration(m) <= span, limit) - 1   # at least one exact cycle before span
+        m = (
+            largest(lambda m: duration(m) <= span, limit) - 1
+        )  # at least one exact cycle before span
     if not m >= 1:
         return None
     zm = z(m)

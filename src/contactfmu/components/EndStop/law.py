@@ -35,6 +35,7 @@ transitions); prediction.py, the relative motion under it in closed form; bounce
 series and rattles of a rigid stop summed in closed form; friction.py, continuous friction as
 velocity bands and the bounces under it.
 """
+
 import math
 
 RIGID, ELASTIC = 1, 2
@@ -47,14 +48,41 @@ FREE, STOP1, STOP2, DETACH1, DETACH2, BOTH = 0, 1, 2, 11, 21, 3
 class Parameters:
     """Parameters of the element (names as documented) plus the co-simulation inertias m1, m2."""
 
-    def __init__(self, l1=0.01, l2=0.01, mode=ELASTIC, kind=BY_COEFFICIENT, ci=0.8, k1=1e6, k2=1e6, b1=100.0,
-                 b2=100.0, friction=False, kindF=CONTINUOUS, Fst=10.0, Fsl=8.0, dvL=1e-3, eps_Fi=1e-6,
-                 eps_dv=1e-4, dFfrel=1e-3, eps_dvsl=1e-6, eps_dI=1e-8, kindTrans=GEVREY, eps_sigma=1.0,
-                 eps_tau=0.1):
+    def __init__(
+        self,
+        l1=0.01,
+        l2=0.01,
+        mode=ELASTIC,
+        kind=BY_COEFFICIENT,
+        ci=0.8,
+        k1=1e6,
+        k2=1e6,
+        b1=100.0,
+        b2=100.0,
+        friction=False,
+        kindF=CONTINUOUS,
+        Fst=10.0,
+        Fsl=8.0,
+        dvL=1e-3,
+        eps_Fi=1e-6,
+        eps_dv=1e-4,
+        dFfrel=1e-3,
+        eps_dvsl=1e-6,
+        eps_dI=1e-8,
+        kindTrans=GEVREY,
+        eps_sigma=1.0,
+        eps_tau=0.1,
+    ):
         self.l1, self.l2, self.mode, self.kind, self.ci = l1, l2, mode, kind, ci
         self.k1, self.k2, self.b1, self.b2 = k1, k2, b1, b2
         self.friction, self.kindF, self.Fst, self.Fsl, self.dvL = friction, kindF, Fst, Fsl, dvL
-        self.eps_Fi, self.eps_dv, self.dFfrel, self.eps_dvsl, self.eps_dI = eps_Fi, eps_dv, dFfrel, eps_dvsl, eps_dI
+        self.eps_Fi, self.eps_dv, self.dFfrel, self.eps_dvsl, self.eps_dI = (
+            eps_Fi,
+            eps_dv,
+            dFfrel,
+            eps_dvsl,
+            eps_dI,
+        )
         self.kindTrans, self.eps_sigma, self.eps_tau = kindTrans, eps_sigma, eps_tau
 
     @property
@@ -158,7 +186,7 @@ def _rigid_hold(stop, mu, g, p):
     return True
 
 
-def _stop_force(stop, x, w, p):
+def stop_force(stop, x, w, p):
     if p.mode == RIGID:
         return 0.0
     fs, fd = elastic_forces(stop, x, w, p)
@@ -182,7 +210,7 @@ def _settle(stop, sf, x, w, mu, g, p):
         elif w < 0.0:
             sf = -1
         else:
-            need = mu * g - _stop_force(stop, x, w, p)   # what friction must hold to keep dv = 0
+            need = mu * g - stop_force(stop, x, w, p)  # what friction must hold to keep dv = 0
             sf = 0 if abs(need) <= p.Fst else (1 if need > 0.0 else -1)
     return stop, sf
 
@@ -228,9 +256,9 @@ class Prediction:
     here, beside the states it records, for the bounce summations that count into it as well)."""
 
     def __init__(self):
-        self.states = []       # (dx, dv, stop, sf) at the requested times
-        self.onset = None      # first time the element transmits a force (0: at once; None: never)
-        self.impulse = 0.0     # sum of the impact impulses of Fi (N.s), up to the last time
+        self.states = []  # (dx, dv, stop, sf) at the requested times
+        self.onset = None  # first time the element transmits a force (0: at once; None: never)
+        self.impulse = 0.0  # sum of the impact impulses of Fi (N.s), up to the last time
         self.impacts = 0
         self.changes = 0
-        self.flights = 0       # bounces with continuous friction solved one by one (_friction_bounces)
+        self.flights = 0  # bounces with continuous friction solved one by one (friction_bounces)

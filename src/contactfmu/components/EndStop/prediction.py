@@ -15,6 +15,7 @@ band's end. The event then applies the documented transition (rigid impact dv' =
 contact if |dv'| <= eps_dv; law._settle for the instantaneous ones). After a rigid impact the
 bounces on one stop or the rattle between both are summed in closed form (bounces.py, friction.py).
 """
+
 import itertools
 import math
 
@@ -26,8 +27,8 @@ from ...mechanics.contact_motion import (
     stiffness_number,
     work,
 )
-from .bounces import _geometric_bounces, _rattle
-from .friction import _band, _friction_bounces, friction_bands
+from .bounces import geometric_bounces, rattle_series
+from .friction import band_at, friction_bands, friction_bounces
 from .law import (
     CONTINUOUS,
     DETACH1,
@@ -39,7 +40,7 @@ from .law import (
     STOP2,
     Prediction,
     _settle,
-    _stop_force,
+    stop_force,
     transmits,
 )
 
@@ -90,8 +91,8 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
             pred.onset = t
         fric0, damp, band_guards = 0.0, 0.0, ()
         if continuous and not (p.mode == RIGID and stop != FREE):
-            fric0, damp, band_guards = _band(bands, stop, x, w, mu, g, p)
-        if not math.isfinite(_stop_force(stop, x, w, p)):
+            fric0, damp, band_guards = band_at(bands, stop, x, w, mu, g, p)
+        if not math.isfinite(stop_force(stop, x, w, p)):
             # the stop's force overflows (a position near the largest float against a stiff stop):
             # no motion to predict, every crossing would be one; non-finite results from here on,
             # as for non-finite inputs above (not an EventStorm after 1e6 motion evaluations)
@@ -119,9 +120,13 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
         if event in ("hit1", "hit2") and stop == FREE and k < len(times):
             side = STOP1 if event == "hit1" else STOP2
             series = _bounce_series(event, w, mu, g, p, times[k] - t, pred)
-            summed = (series[0], side, *series[1:]) if series is not None else _rattle(side, w, mu, g, p, times[k] - t)
-            if summed is not None:                 # bounces on one stop or a rattle between both, summed
-                dt, side, w, impulse, impacts, permanent = summed   # (up to the next output time)
+            summed = (
+                (series[0], side, *series[1:])
+                if series is not None
+                else rattle_series(side, w, mu, g, p, times[k] - t)
+            )
+            if summed is not None:  # bounces on one stop or a rattle between both, summed
+                dt, side, w, impulse, impacts, permanent = summed  # (up to the next output time)
                 t += dt
                 x = p.l1 if side == STOP1 else -p.l2
                 pred.impulse += impulse
@@ -130,8 +135,10 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
                 if permanent:
                     stop, w = side, 0.0
         stop, sf = _settle(stop, sf, x, w, mu, g, p)
-    raise EventStorm(f"EndStop prediction did not finish: more than {MAX_SEGMENTS} state changes within "
-                       f"{times[-1]} s (eps_dv = {p.eps_dv} too small for a bouncing contact?)")
+    raise EventStorm(
+        f"EndStop prediction did not finish: more than {MAX_SEGMENTS} state changes within "
+        f"{times[-1]} s (eps_dv = {p.eps_dv} too small for a bouncing contact?)"
+    )
 
 
 def _bounce_series(event, u, mu, g, p, span, pred=None):
@@ -146,7 +153,7 @@ def _bounce_series(event, u, mu, g, p, span, pred=None):
     geometric series ends at finite time: the n-th impact's rebound |u|*r^n <= eps_dv makes the
     contact permanent (eps_dv = 0: the accumulation point |u|*tau/(1 - r)). Elastic impacts
     (r = 1) repeat the same bounce: whole periods are skipped. With continuous friction (kindF = 1)
-    the flight's acceleration depends on the speed: those bounces are _friction_bounces.
+    the flight's acceleration depends on the speed: those bounces are friction_bounces.
 
     Returns None if the bounces are not such a series, or not one cycle ends within span (the
     time to the next output: the caller simulates the bounce in progress); else (dt, w, impulse,
@@ -154,21 +161,25 @@ def _bounce_series(event, u, mu, g, p, span, pred=None):
     velocity then (0 when the contact became permanent), the sum of their impulses and count."""
     # continuous friction below rounding of the pressing force (max(Fst, Fsl) <= 1e-17*mu*|g|,
     # e.g. a body pressed by 1e297 N): the bounces are those without friction
-    negligible = p.friction and p.kindF != STICK_SLIP and max(abs(p.Fst), abs(p.Fsl)) <= 1e-17 * mu * abs(g)
+    negligible = (
+        p.friction and p.kindF != STICK_SLIP and max(abs(p.Fst), abs(p.Fsl)) <= 1e-17 * mu * abs(g)
+    )
     if p.mode != RIGID or p.preloaded or u == 0.0:
         return None
-    side = 1.0 if event == "hit1" else -1.0      # direction into the stop
+    side = 1.0 if event == "hit1" else -1.0  # direction into the stop
     if side * u >= 0.0:
         return None
     if p.friction and p.kindF != STICK_SLIP and not negligible:
-        return _friction_bounces(side, u, mu, g, p, span, pred)
+        return friction_bounces(side, u, mu, g, p, span, pred)
     a_away = a_back = side * g
     if p.friction and not negligible:
         if abs(mu * g) <= p.Fst or p.Fsl < 0.0:
-            return None                          # sticks at the apex: an ordinary event ends the bouncing
+            return None  # sticks at the apex: an ordinary event ends the bouncing
         a_away += p.Fsl / mu
         a_back -= p.Fsl / mu
-    return _geometric_bounces(side, abs(u), a_away, a_back, p.restitution, p.eps_dv, mu, p.l1 + p.l2, span)
+    return geometric_bounces(
+        side, abs(u), a_away, a_back, p.restitution, p.eps_dv, mu, p.l1 + p.l2, span
+    )
 
 
 def _piece(stop, sf, x, w, mu, g, damp, p):
@@ -177,26 +188,36 @@ def _piece(stop, sf, x, w, mu, g, damp, p):
     l1, l2 = p.l1, p.l2
     if p.friction and p.kindF == STICK_SLIP:
         if sf == 0:
-            return Piece(x, 0.0, mu, 0.0), []                   # stuck: dv = 0 while g is held
+            return Piece(x, 0.0, mu, 0.0), []  # stuck: dv = 0 while g is held
         g = g - p.Fsl * sf / mu
     if p.mode == RIGID and stop != FREE:
-        return Piece(x, 0.0, mu, 0.0), []                       # rigid connection: dv = 0
+        return Piece(x, 0.0, mu, 0.0), []  # rigid connection: dv = 0
     guards = []
     if p.friction and p.kindF == STICK_SLIP:
-        guards.append((0.0, 1.0, 0.0, sf, "stick"))             # sliding ends when dv reaches 0
+        guards.append((0.0, 1.0, 0.0, sf, "stick"))  # sliding ends when dv reaches 0
     if p.mode == RIGID:
-        return Piece(x, w, mu, g, 0.0, damp), guards + [(1.0, 0.0, l1, -1, "hit1"), (1.0, 0.0, -l2, 1, "hit2")]
-    if p.preloaded:                                             # engaged sides by position (l1 < -l2)
+        return Piece(x, w, mu, g, 0.0, damp), guards + [
+            (1.0, 0.0, l1, -1, "hit1"),
+            (1.0, 0.0, -l2, 1, "hit2"),
+        ]
+    if p.preloaded:  # engaged sides by position (l1 < -l2)
         one, two = x >= l1, x <= -l2
         c = (p.k1 if one else 0.0) + (p.k2 if two else 0.0)
         d = (p.b1 if one else 0.0) + (p.b2 if two else 0.0) + damp
         xe = ((p.k1 * l1 if one else 0.0) - (p.k2 * l2 if two else 0.0)) / c if c > 0.0 else 0.0
-        guards += [(1.0, 0.0, l1, 1 if one else -1, "region"), (1.0, 0.0, -l2, -1 if two else 1, "region")]
+        guards += [
+            (1.0, 0.0, l1, 1 if one else -1, "region"),
+            (1.0, 0.0, -l2, -1 if two else 1, "region"),
+        ]
         return Piece(x, w, mu, g, c, d, xe), guards
-    if stop == STOP1:                                           # leaves when Fstop = k1*(x - l1) + b1*w < 0
-        return Piece(x, w, mu, g, p.k1, p.b1 + damp, l1), guards + [(p.k1, p.b1, p.k1 * l1, 1, "release")]
-    if stop == STOP2:                                           # leaves when Fstop = k2*(x + l2) + b2*w > 0
-        return Piece(x, w, mu, g, p.k2, p.b2 + damp, -l2), guards + [(p.k2, p.b2, -p.k2 * l2, -1, "release")]
+    if stop == STOP1:  # leaves when Fstop = k1*(x - l1) + b1*w < 0
+        return Piece(x, w, mu, g, p.k1, p.b1 + damp, l1), guards + [
+            (p.k1, p.b1, p.k1 * l1, 1, "release")
+        ]
+    if stop == STOP2:  # leaves when Fstop = k2*(x + l2) + b2*w > 0
+        return Piece(x, w, mu, g, p.k2, p.b2 + damp, -l2), guards + [
+            (p.k2, p.b2, -p.k2 * l2, -1, "release")
+        ]
     piece = Piece(x, w, mu, g, 0.0, damp)
     if stop == FREE:
         guards += [(1.0, 0.0, l1, -1, "enter1"), (1.0, 0.0, -l2, 1, "enter2")]
@@ -233,7 +254,7 @@ def _event(event, stop, sf, x, w, mu, p, pred, t):
         return FREE, sf, x, w
     if event == "again":
         return (STOP1 if stop == DETACH1 else STOP2), sf, x, w
-    return stop, sf, x, w   # "region" of a preloaded element: _settle recomputes the engaged sides
+    return stop, sf, x, w  # "region" of a preloaded element: _settle recomputes the engaged sides
 
 
 def motion(x, w, g, state, times, mu, p):

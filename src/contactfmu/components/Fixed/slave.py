@@ -1,4 +1,5 @@
 """Fixed FMU: MSL Translational.Components.Fixed, a flange fixed in the housing."""
+
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ...fmi.variables import out, parameter
@@ -8,7 +9,8 @@ from ..translational import TranslationalSlave, force_in_flange, force_inputs
 class Fixed(TranslationalSlave):
     description = (
         "Fixed flange (Modelica.Mechanics.Translational.Components.Fixed): flange.s = s0, force in, f_support "
-        "out. Equations and variables: documentation/index.html.")
+        "out. Equations and variables: documentation/index.html."
+    )
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
 
     VARIABLES = [
@@ -17,8 +19,13 @@ class Fixed(TranslationalSlave):
         out("flange.s", "m", "Position of the flange (= s0)"),
         out("flange.v", "m/s", "Velocity of the flange (= 0)"),
         out("flange.a", "m/s2", "Acceleration of the flange (= 0)"),
-        out("f_support", "N", "Force the connected elements exert on the housing (= -(flange.f + flange.f2 + "
-            "flange.f3 + flange.f4), the support reaction)", depends=force_inputs("flange")),
+        out(
+            "f_support",
+            "N",
+            "Force the connected elements exert on the housing (= -(flange.f + flange.f2 + "
+            "flange.f3 + flange.f4), the support reaction)",
+            depends=force_inputs("flange"),
+        ),
     ]
 
     def compute_outputs(self):

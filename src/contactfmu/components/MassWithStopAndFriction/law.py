@@ -20,6 +20,7 @@ through +-f0_max while stuck), in the mode sequence of MSL: Stuck -> startForwar
 Forward -> (v = 0) Stuck -> breakaway re-checked at the same instant, stop -> Stuck.
 F(t) = F0 + dF*(t - t_n) over a step (held force when dF = 0).
 """
+
 import math
 
 from ...mechanics.ode import Event, StepBudgetExceeded, integrate  # noqa: F401 (StepBudgetExceeded: raised by step())
@@ -32,11 +33,26 @@ class Parameters:
     """The body's parameters and the derived constants lo, hi (stop limits of the centre), f0,
     f0_max (computed once: they are read several times in every step)."""
 
-    def __init__(self, m=1.0, L=0.0, smax=25.0, smin=-25.0, F_prop=1.0, F_Coulomb=5.0, F_Stribeck=10.0,
-                 fexp=2.0, v_small=1e-3):
+    def __init__(
+        self,
+        m=1.0,
+        L=0.0,
+        smax=25.0,
+        smin=-25.0,
+        F_prop=1.0,
+        F_Coulomb=5.0,
+        F_Stribeck=10.0,
+        fexp=2.0,
+        v_small=1e-3,
+    ):
         self.m, self.L, self.smax, self.smin = m, L, smax, smin
-        self.F_prop, self.F_Coulomb, self.F_Stribeck, self.fexp, self.v_small = \
-            F_prop, F_Coulomb, F_Stribeck, fexp, v_small
+        self.F_prop, self.F_Coulomb, self.F_Stribeck, self.fexp, self.v_small = (
+            F_prop,
+            F_Coulomb,
+            F_Stribeck,
+            fexp,
+            v_small,
+        )
         self.lo = smin + 0.5 * L
         self.hi = smax - 0.5 * L
         self.f0 = F_Coulomb + F_Stribeck
@@ -57,11 +73,15 @@ def start_checks(p, s, v):
     """MSL's initial assertions; returns an error message or None."""
     lo, hi = p.lo, p.hi
     if not (s > lo or (s == lo and v >= 0.0)):
-        return (f"Error in initialization of hard stop: (s - L/2) must be >= smin (smin = {p.smin!r} m), "
-                f"but s - L/2 = {s - 0.5 * p.L!r} m" + (f" with v = {v!r} m/s < 0" if s == lo else ""))
+        return (
+            f"Error in initialization of hard stop: (s - L/2) must be >= smin (smin = {p.smin!r} m), "
+            f"but s - L/2 = {s - 0.5 * p.L!r} m" + (f" with v = {v!r} m/s < 0" if s == lo else "")
+        )
     if not (s < hi or (s == hi and v <= 0.0)):
-        return (f"Error in initialization of hard stop: (s + L/2) must be <= smax (smax = {p.smax!r} m), "
-                f"but s + L/2 = {s + 0.5 * p.L!r} m" + (f" with v = {v!r} m/s > 0" if s == hi else ""))
+        return (
+            f"Error in initialization of hard stop: (s + L/2) must be <= smax (smax = {p.smax!r} m), "
+            f"but s + L/2 = {s + 0.5 * p.L!r} m" + (f" with v = {v!r} m/s > 0" if s == hi else "")
+        )
     return None
 
 
@@ -84,7 +104,7 @@ def settle(p, s, v, mode, F):
         return FORWARD, True, False
     if F < -p.f0_max and s > p.lo:
         return BACKWARD, False, True
-    if mode == FORWARD and F > p.f0 and s < p.hi:      # hysteresis f0 < sa <= f0_max while starting
+    if mode == FORWARD and F > p.f0 and s < p.hi:  # hysteresis f0 < sa <= f0_max while starting
         return FORWARD, True, False
     if mode == BACKWARD and F < -p.f0 and s > p.lo:
         return BACKWARD, False, True
@@ -94,10 +114,10 @@ def settle(p, s, v, mode, F):
 def outputs(p, s, v, mode, F):
     """(a, f, sa) for the current state, mode and external force F (MSL equations)."""
     if mode == STUCK:
-        return 0.0, F, F                          # locked: a = 0, f = sa = F
+        return 0.0, F, F  # locked: a = 0, f = sa = F
     if mode == FREE:
         return F / p.m, 0.0, F / p.m
-    if v == 0.0:                                  # startForward/startBackward: no exp term
+    if v == 0.0:  # startForward/startBackward: no exp term
         f = p.F_prop * v + (p.f0 if mode == FORWARD else -p.f0)
     else:
         f = sliding_friction(p, v, mode == FORWARD)
@@ -112,8 +132,10 @@ class Body:
         self.p = p
         self.s, self.v = s, v
         self.mode = mode
-        self.events = events if events is not None else []  # [time, what] of located events, latest last
-        self.h_int = h_int        # integrator step carried between communication steps
+        self.events = (
+            events if events is not None else []
+        )  # [time, what] of located events, latest last
+        self.h_int = h_int  # integrator step carried between communication steps
 
     def initialize(self, F):
         """MSL initialization: v > 0 Forward, v < 0 Backward, v = 0 locked, then the event
@@ -136,7 +158,7 @@ class Body:
 
         s, v, mode = self.s, self.v, self.mode
         guard = 0
-        budget = [STEP_BUDGET]   # integrator steps for the whole communication step (bounded time)
+        budget = [STEP_BUDGET]  # integrator steps for the whole communication step (bounded time)
         while True:
             before = mode
             mode, start_f, start_b = settle(p, s, v, mode, force(t))
@@ -155,6 +177,7 @@ class Body:
             m = p.m
 
             if mode == FREE:
+
                 def rhs(tt, y):
                     return [y[1], force(tt) / m]
             else:
@@ -162,13 +185,32 @@ class Body:
                 # this 7 times per internal step
                 f_prop, f_c, f_s, fexp, exp = p.F_prop, p.F_Coulomb, p.F_Stribeck, p.fexp, math.exp
                 if forward:
+
                     def rhs(tt, y):
                         v = y[1]
-                        return [v, (F0 + dF * (tt - t_start) - (f_prop * v + f_c + f_s * exp(-fexp * abs(v)))) / m]
+                        return [
+                            v,
+                            (
+                                F0
+                                + dF * (tt - t_start)
+                                - (f_prop * v + f_c + f_s * exp(-fexp * abs(v)))
+                            )
+                            / m,
+                        ]
                 else:
+
                     def rhs(tt, y):
                         v = y[1]
-                        return [v, (F0 + dF * (tt - t_start) - (f_prop * v - f_c - f_s * exp(-fexp * abs(v)))) / m]
+                        return [
+                            v,
+                            (
+                                F0
+                                + dF * (tt - t_start)
+                                - (f_prop * v - f_c - f_s * exp(-fexp * abs(v)))
+                            )
+                            / m,
+                        ]
+
             events = []
             if mode != FREE:
                 events.append(Event((lambda tt, y: y[1]), -1 if forward else +1, "stuck"))
@@ -176,11 +218,21 @@ class Body:
                 events.append(Event((lambda tt, y: y[0] - p.hi), +1, "right stop"))
             if mode == FREE or not forward:
                 events.append(Event((lambda tt, y: y[0] - p.lo), -1, "left stop"))
-            t, y, ev, self.h_int = integrate(rhs, t, [s, v], t_end, events, rtol=rtol, atol=atol,
-                                             h=self.h_int, max_step=h, budget=budget)
+            t, y, ev, self.h_int = integrate(
+                rhs,
+                t,
+                [s, v],
+                t_end,
+                events,
+                rtol=rtol,
+                atol=atol,
+                h=self.h_int,
+                max_step=h,
+                budget=budget,
+            )
             s, v = y
             if not math.isfinite(s + v):
-                break            # the motion overflowed (forces near the largest float): reported as non-finite outputs
+                break  # the motion overflowed (forces near the largest float): reported as non-finite outputs
             if not p.lo <= s <= p.hi:
                 # a stop passed within one shortest integrator step (a force rate beyond what the
                 # time resolution can locate): the stops are hard, the impact happened in that step
@@ -205,17 +257,20 @@ class Body:
         if dF == 0.0:
             return t_end, None
         candidates = []
-        for threshold, allowed in ((p.f0_max, s < p.hi and dF > 0.0), (-p.f0_max, s > p.lo and dF < 0.0)):
-            if allowed:                          # the force moves toward this threshold
+        for threshold, allowed in (
+            (p.f0_max, s < p.hi and dF > 0.0),
+            (-p.f0_max, s > p.lo and dF < 0.0),
+        ):
+            if allowed:  # the force moves toward this threshold
                 tau = t + (threshold - force(t)) / dF
-                if t <= tau < t_end:             # (at the threshold now: breaks away at once)
+                if t <= tau < t_end:  # (at the threshold now: breaks away at once)
                     candidates.append(tau)
         if not candidates:
             return t_end, None
         tau = min(candidates)
         threshold = p.f0_max if dF > 0.0 else -p.f0_max
 
-        def beyond(tt):                          # settle's strict breakaway condition
+        def beyond(tt):  # settle's strict breakaway condition
             return force(tt) > threshold if dF > 0.0 else force(tt) < threshold
 
         # the first time the force is strictly beyond the threshold (a nudge of the time alone moves a

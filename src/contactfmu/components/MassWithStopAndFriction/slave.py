@@ -1,4 +1,5 @@
 """MassWithStopAndFriction FMU: MSL Translational.Components.MassWithStopAndFriction."""
+
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ...fmi.variables import out, parameter
@@ -20,25 +21,45 @@ class MassWithStopAndFriction(TranslationalSlave):
         "Sliding mass with hard stops and Stribeck friction "
         "(Modelica.Mechanics.Translational.Components.MassWithStopAndFriction, MSL 4.1): forces in, motion "
         "out, stick/slip and stop impacts located inside the step. Equations, co-simulation notes and "
-        "variables: documentation/index.html.")
+        "variables: documentation/index.html."
+    )
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=5.0, step_size=1e-3)
     INPUT_DERIVATIVES = True
     STEP_USES_OUTPUTS = False
 
     VARIABLES = [
-        parameter("m", 1.0, "kg", "Mass of the sliding mass (must be > 0)", min=0.0, min_exclusive=True),
-        parameter("L", 0.0, "m", "Length of component, from left flange to right flange (= flange_b.s - flange_a.s)",
-                  min=0.0),
+        parameter(
+            "m", 1.0, "kg", "Mass of the sliding mass (must be > 0)", min=0.0, min_exclusive=True
+        ),
+        parameter(
+            "L",
+            0.0,
+            "m",
+            "Length of component, from left flange to right flange (= flange_b.s - flange_a.s)",
+            min=0.0,
+        ),
         parameter("smax", 25.0, "m", "Right stop for (right end of) sliding mass"),
         parameter("smin", -25.0, "m", "Left stop for (left end of) sliding mass"),
         parameter("F_prop", 1.0, "N.s/m", "Velocity dependent friction", min=0.0),
         parameter("F_Coulomb", 5.0, "N", "Constant friction: Coulomb force", min=0.0),
         parameter("F_Stribeck", 10.0, "N", "Stribeck effect", min=0.0),
         parameter("fexp", 2.0, "s/m", "Exponential decay", min=0.0),
-        parameter("v_small", 1e-3, "m/s", "Relative velocity near to zero (see model info text)", min=0.0),
-        parameter("useHeatPort", False, None, "= true, if heatPort is enabled (heatPort.Q_flow = -lossPower)"),
-        parameter("s_start", 0.0, "m", "Initial absolute position of the centre (MSL s(start = s_start); "
-                  "must lie within [smin, smax])"),
+        parameter(
+            "v_small", 1e-3, "m/s", "Relative velocity near to zero (see model info text)", min=0.0
+        ),
+        parameter(
+            "useHeatPort",
+            False,
+            None,
+            "= true, if heatPort is enabled (heatPort.Q_flow = -lossPower)",
+        ),
+        parameter(
+            "s_start",
+            0.0,
+            "m",
+            "Initial absolute position of the centre (MSL s(start = s_start); "
+            "must lie within [smin, smax])",
+        ),
         parameter("v_start", 0.0, "m/s", "Initial absolute velocity (MSL v(start = v_start))"),
         *force_in_flange("flange_a"),
         *force_in_flange("flange_b"),
@@ -46,27 +67,78 @@ class MassWithStopAndFriction(TranslationalSlave):
         out("v", "m/s", "Absolute velocity of component (= v_start at the start time)"),
         out("a", "m/s2", "Absolute acceleration of component", depends=FORCES),
         *flange_motion_outputs(FORCES),
-        out("f", "N", "Friction force (positive opposes forward motion; = sa while stuck)", depends=FORCES),
+        out(
+            "f",
+            "N",
+            "Friction force (positive opposes forward motion; = sa while stuck)",
+            depends=FORCES,
+        ),
         out("f0", "N", "Friction force for v = 0 and forward sliding (= F_Coulomb + F_Stribeck)"),
         out("f0_max", "N", "Maximum friction force for v = 0 and locked (= 1.001*f0, MSL code)"),
-        out("sa", "1", "Path parameter of friction characteristic f = f(a = 0) (= f while stuck [N])",
-            depends=FORCES),
-        out("mode", None, "Mode of friction: -1 Backward, 0 Stuck, 1 Forward, 2 Free, 3 Unknown",
-            depends=FORCES, kind="Integer"),
-        out("startForward", None, "true while sliding starts forward (v = 0, breakaway)", depends=FORCES,
-            kind="Boolean"),
-        out("startBackward", None, "true while sliding starts backward (v = 0, breakaway)", depends=FORCES,
-            kind="Boolean"),
-        out("locked", None, "true if stuck (a = 0, friction holds the mass)", depends=FORCES, kind="Boolean"),
-        out("free", None, "true if the friction is inactive (f0 <= 0 and F_prop <= 0, between the stops)",
-            kind="Boolean"),
-        out("stopped", None, "-1 at the left stop, 0 between the stops, +1 at the right stop", kind="Integer"),
-        out("lossPower", "W", "Loss power leaving the component as heat (= f*v; stop impacts excluded)",
-            depends=FORCES),
-        out("heatPort.Q_flow", "W", "Heat flow rate into the heat port (= -lossPower if useHeatPort, else 0)",
-            depends=FORCES),
-        out("lastEventTime", "s", "Time of the last event located inside the steps (stick, slip, stop "
-                                  "impact; -1 before the first)"),
+        out(
+            "sa",
+            "1",
+            "Path parameter of friction characteristic f = f(a = 0) (= f while stuck [N])",
+            depends=FORCES,
+        ),
+        out(
+            "mode",
+            None,
+            "Mode of friction: -1 Backward, 0 Stuck, 1 Forward, 2 Free, 3 Unknown",
+            depends=FORCES,
+            kind="Integer",
+        ),
+        out(
+            "startForward",
+            None,
+            "true while sliding starts forward (v = 0, breakaway)",
+            depends=FORCES,
+            kind="Boolean",
+        ),
+        out(
+            "startBackward",
+            None,
+            "true while sliding starts backward (v = 0, breakaway)",
+            depends=FORCES,
+            kind="Boolean",
+        ),
+        out(
+            "locked",
+            None,
+            "true if stuck (a = 0, friction holds the mass)",
+            depends=FORCES,
+            kind="Boolean",
+        ),
+        out(
+            "free",
+            None,
+            "true if the friction is inactive (f0 <= 0 and F_prop <= 0, between the stops)",
+            kind="Boolean",
+        ),
+        out(
+            "stopped",
+            None,
+            "-1 at the left stop, 0 between the stops, +1 at the right stop",
+            kind="Integer",
+        ),
+        out(
+            "lossPower",
+            "W",
+            "Loss power leaving the component as heat (= f*v; stop impacts excluded)",
+            depends=FORCES,
+        ),
+        out(
+            "heatPort.Q_flow",
+            "W",
+            "Heat flow rate into the heat port (= -lossPower if useHeatPort, else 0)",
+            depends=FORCES,
+        ),
+        out(
+            "lastEventTime",
+            "s",
+            "Time of the last event located inside the steps (stick, slip, stop "
+            "impact; -1 before the first)",
+        ),
         inertia_output(),
     ]
 
@@ -75,13 +147,28 @@ class MassWithStopAndFriction(TranslationalSlave):
         if not self.smin < self.smax:
             bad.append(("smin", self.smin, f"must be < smax = {self.smax!r} m"))
         elif self.smax - self.smin < self.L:
-            bad.append(("L", self.L, f"the mass must fit between the stops: L <= smax - smin = "
-                                     f"{self.smax - self.smin!r} m"))
+            bad.append(
+                (
+                    "L",
+                    self.L,
+                    f"the mass must fit between the stops: L <= smax - smin = "
+                    f"{self.smax - self.smin!r} m",
+                )
+            )
         return bad
 
     def build_parameters(self):
-        return mwsf.Parameters(self.m, self.L, self.smax, self.smin, self.F_prop, self.F_Coulomb,
-                               self.F_Stribeck, self.fexp, self.v_small)
+        return mwsf.Parameters(
+            self.m,
+            self.L,
+            self.smax,
+            self.smin,
+            self.F_prop,
+            self.F_Coulomb,
+            self.F_Stribeck,
+            self.fexp,
+            self.v_small,
+        )
 
     def initialize(self, t0):
         self.s, self.v = self.s_start, self.v_start
@@ -90,7 +177,9 @@ class MassWithStopAndFriction(TranslationalSlave):
         if message:
             self._error(message)
             return
-        self.internal_mode = mwsf.Body(p, self.s, self.v).initialize(-self.cut_force("flange_a") - self.cut_force("flange_b"))
+        self.internal_mode = mwsf.Body(p, self.s, self.v).initialize(
+            -self.cut_force("flange_a") - self.cut_force("flange_b")
+        )
         self.event_log = []
         self.h_int = None
         self.lastEventTime = -1.0
@@ -101,7 +190,8 @@ class MassWithStopAndFriction(TranslationalSlave):
         p = self.parameters()
         F = -self.cut_force("flange_a") - self.cut_force("flange_b")
         mode, self.startForward, self.startBackward = mwsf.settle(
-            p, self.s, self.v, getattr(self, "internal_mode", mwsf.UNKNOWN), F)
+            p, self.s, self.v, getattr(self, "internal_mode", mwsf.UNKNOWN), F
+        )
         self.a, self.f, self.sa = mwsf.outputs(p, self.s, self.v, mode, F)
         self.mode = mode
         self.locked = mode == mwsf.STUCK
@@ -114,13 +204,21 @@ class MassWithStopAndFriction(TranslationalSlave):
         self.publish_motion()
 
     def step(self, t, h):
-        body = mwsf.Body(self.parameters(), self.s, self.v, self.internal_mode, self.event_log, self.h_int)
+        body = mwsf.Body(
+            self.parameters(), self.s, self.v, self.internal_mode, self.event_log, self.h_int
+        )
         try:
-            body.step(t, h, -self.cut_force("flange_a") - self.cut_force("flange_b"),
-                      -self.cut_force_rate("flange_a") - self.cut_force_rate("flange_b"))
-        except mwsf.StepBudgetExceeded as exc:   # the state stays at the start of the step
-            self._error(f"MassWithStopAndFriction: {exc} (the friction law is too stiff for the integrator: "
-                        f"F_prop/m = {self.F_prop / self.m:.3g} 1/s)")
+            body.step(
+                t,
+                h,
+                -self.cut_force("flange_a") - self.cut_force("flange_b"),
+                -self.cut_force_rate("flange_a") - self.cut_force_rate("flange_b"),
+            )
+        except mwsf.StepBudgetExceeded as exc:  # the state stays at the start of the step
+            self._error(
+                f"MassWithStopAndFriction: {exc} (the friction law is too stiff for the integrator: "
+                f"F_prop/m = {self.F_prop / self.m:.3g} 1/s)"
+            )
             return
         self.s, self.v, self.internal_mode, self.h_int = body.s, body.v, body.mode, body.h_int
         if self.event_log:

@@ -1,4 +1,5 @@
 """Sine: MSL Blocks.Sources.Sine."""
+
 import math
 
 

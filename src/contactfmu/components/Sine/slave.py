@@ -1,4 +1,5 @@
 """Sine FMU: MSL Blocks.Sources.Sine, a signal source."""
+
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ...fmi.slave import Slave
@@ -9,7 +10,8 @@ from . import law
 class Sine(Slave):
     description = (
         "Sine signal (Modelica.Blocks.Sources.Sine): y = offset + amplitude*sin(2*pi*f*(time - startTime) + "
-        "phase) from startTime on. Equations and variables: documentation/index.html.")
+        "phase) from startTime on. Equations and variables: documentation/index.html."
+    )
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
 
     VARIABLES = [
@@ -22,5 +24,9 @@ class Sine(Slave):
     ]
 
     def compute_outputs(self):
-        self.y = law.sine(self.time, self.amplitude, self.f, self.phase, self.offset, self.startTime)
-        self.der_y = law.sine_derivative(self.time, self.amplitude, self.f, self.phase, self.startTime)
+        self.y = law.sine(
+            self.time, self.amplitude, self.f, self.phase, self.offset, self.startTime
+        )
+        self.der_y = law.sine_derivative(
+            self.time, self.amplitude, self.f, self.phase, self.startTime
+        )

@@ -10,3 +10,15 @@ CROSS_CHECK = ("no inputs", {})
 
 # the outputs its documentation page draws over the cross-check experiment (contactfmu.pages)
 FIGURE_SIGNALS = ("y",)
+
+# the examples (examples/<name>.py) that use it, and the MSL reference results
+# (src/contactfmu/refdata/<Name>/) of the MSL examples among them (examples/msl_<name>.py)
+EXAMPLES = (
+    "endstop",
+    "hardstop",
+    "msl_friction",
+    "msl_generation_of_fmus",
+    "msl_preload",
+    "study_preload",
+)
+REFERENCE_RESULTS = ("Friction", "GenerationOfFMUs", "PreLoad")

@@ -21,6 +21,7 @@ m/d = 1e-10 s and d/c = 1 s: an impact is plastic, and a body pulled away from a
 given reduced mass and other accelerations; the FMU's contact_motion.Coupler turns that
 prediction into the force it holds over a communication step when it knows the attached inertia.
 """
+
 from ...mechanics.contact_motion import Piece, follow
 
 GAP_MIN = 2e-10  # b <= GAP_MIN: plain spring-damper (documentation)
@@ -74,7 +75,13 @@ def predict(x, w, mu, g, times, b, c, d, exact=False):
         return [piece.state(t) for t in times], 0.0, 0
     half = 0.5 * b
     laws = {
-        FREE: (0.0, 0.0, 0.0, ((1.0, 0.0, half, -1), (1.0, 0.0, -half, 1)), False),  # reaches x > half, x < -half
+        FREE: (
+            0.0,
+            0.0,
+            0.0,
+            ((1.0, 0.0, half, -1), (1.0, 0.0, -half, 1)),
+            False,
+        ),  # reaches x > half, x < -half
         UPPER: (c, d, half, ((1.0, 0.0, half, 1),), True),
         LOWER: (c, d, -half, ((1.0, 0.0, -half, -1),), True),
     }

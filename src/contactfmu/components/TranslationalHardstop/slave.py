@@ -1,4 +1,5 @@
 """TranslationalHardstop FMU: MapleSim Translational Hardstop, a compliant double-sided stop."""
+
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ...fmi.variables import out, parameter
@@ -21,34 +22,84 @@ class TranslationalHardstop(TranslationalSlave):
     description = (
         "Double-sided translational hard stop (MapleSim Translational Hardstop): motion in, stop force out, "
         "exact stiff impacts at any step when given the masses m_a/m_b. Equations, co-simulation notes and "
-        "variables: documentation/index.html.")
+        "variables: documentation/index.html."
+    )
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
-    RECORDED_READ = ("flange_b_f", ("flange_a_f", "flange_b_f", "F"))  # the held force and the outputs that carry it
+    RECORDED_READ = (
+        "flange_b_f",
+        ("flange_a_f", "flange_b_f", "F"),
+    )  # the held force and the outputs that carry it
 
     VARIABLES = [
-        parameter("b", 1.0, "m", "Distance between stops (gap width; b <= 2e-10: plain spring-damper)", min=0.0),
+        parameter(
+            "b",
+            1.0,
+            "m",
+            "Distance between stops (gap width; b <= 2e-10: plain spring-damper)",
+            min=0.0,
+        ),
         parameter("c", 1e10, "N/m", "Spring constant", min=0.0),
         parameter("d", 1e10, "N.s/m", "Damping constant (damper force not bounded)", min=0.0),
-        parameter("s_nominal", 1e-4, "m", "Nominal value of s_rel (MapleSim: scaling for the solver; kept for "
-                                          "compatibility, a co-simulation unit has no states to scale)",
-                  min=0.0),
-        parameter("m_a", 0.0, "kg", "Co-simulation: inertia attached at flange_a (0: fixed, or not known when "
-                                    "m_b is 0 too); with m_a = m_b = 0 the force is the law at the inputs",
-                  min=0.0),
-        parameter("m_b", 0.0, "kg", "Co-simulation: inertia attached at flange_b (0: fixed, or not known when "
-                                    "m_a is 0 too); set it to integrate stiff contacts inside the step", min=0.0),
+        parameter(
+            "s_nominal",
+            1e-4,
+            "m",
+            "Nominal value of s_rel (MapleSim: scaling for the solver; kept for "
+            "compatibility, a co-simulation unit has no states to scale)",
+            min=0.0,
+        ),
+        parameter(
+            "m_a",
+            0.0,
+            "kg",
+            "Co-simulation: inertia attached at flange_a (0: fixed, or not known when "
+            "m_b is 0 too); with m_a = m_b = 0 the force is the law at the inputs",
+            min=0.0,
+        ),
+        parameter(
+            "m_b",
+            0.0,
+            "kg",
+            "Co-simulation: inertia attached at flange_b (0: fixed, or not known when "
+            "m_a is 0 too); set it to integrate stiff contacts inside the step",
+            min=0.0,
+        ),
         *motion_in_flange("flange_a", "TranslationalHardstop"),
         *motion_in_flange("flange_b", "TranslationalHardstop"),
-        out("flange_a.f", "N", "Force acting on the element at flange_a (= -F)", depends=MOTION, derivative=True),
-        out("flange_b.f", "N", "Force acting on the element at flange_b (= F)", depends=MOTION, derivative=True),
-        out("F", "N", "Force at flange_b (MapleSim F = F_b = -F_a; > 0 pushes flange_b towards -s): the law at "
-                      "the inputs, or with m_a/m_b set the force held over the next step", depends=MOTION,
-            derivative=True),
-        out("s_rel", "m", "Distance between flanges (= flange_b.s - flange_a.s)", depends=POSITIONS),
+        out(
+            "flange_a.f",
+            "N",
+            "Force acting on the element at flange_a (= -F)",
+            depends=MOTION,
+            derivative=True,
+        ),
+        out(
+            "flange_b.f",
+            "N",
+            "Force acting on the element at flange_b (= F)",
+            depends=MOTION,
+            derivative=True,
+        ),
+        out(
+            "F",
+            "N",
+            "Force at flange_b (MapleSim F = F_b = -F_a; > 0 pushes flange_b towards -s): the law at "
+            "the inputs, or with m_a/m_b set the force held over the next step",
+            depends=MOTION,
+            derivative=True,
+        ),
+        out(
+            "s_rel", "m", "Distance between flanges (= flange_b.s - flange_a.s)", depends=POSITIONS
+        ),
         out("v_rel", "m/s", "Relative velocity (= der(s_rel))", depends=VELOCITIES),
-        out("contact", None, "Contact indicator: 1 at the upper stop (s_rel > b/2), -1 at the lower stop "
-                             "(s_rel < -b/2), 0 in the gap; for b <= 2e-10 the sign of s_rel",
-            depends=POSITIONS, kind="Integer"),
+        out(
+            "contact",
+            None,
+            "Contact indicator: 1 at the upper stop (s_rel > b/2), -1 at the lower stop "
+            "(s_rel < -b/2), 0 in the gap; for b <= 2e-10 the sign of s_rel",
+            depends=POSITIONS,
+            kind="Integer",
+        ),
         *interface_outputs(POSITIONS),
         integrates_output(("m_a", "m_b")),
     ]
@@ -67,15 +118,18 @@ class TranslationalHardstop(TranslationalSlave):
         self.v_rel = self.flange_b_v - self.flange_a_v
         f_law, self.contact = law.force(self.s_rel, self.v_rel, self.b, self.c, self.d)
         if self._coupler is None:
-            rate = law.force_rate(self.s_rel, self.v_rel, self.flange_b_a - self.flange_a_a,
-                                       self.b, self.c, self.d)
+            rate = law.force_rate(
+                self.s_rel, self.v_rel, self.flange_b_a - self.flange_a_a, self.b, self.c, self.d
+            )
             self.interface_c, self.interface_d = law.interface(self.s_rel, self.b, self.c, self.d)
             self._publish(f_law, rate)
             return
         coupler = self._coupler
         mu = coupler.mu
         x, w = coupler.motion(self.s_rel, self.v_rel, self._fresh)
-        force = coupler.force(x, w, self._predict, lambda h: stiffness_number(mu, h, self.c, self.d) > 1.0)
+        force = coupler.force(
+            x, w, self._predict, lambda h: stiffness_number(mu, h, self.c, self.d) > 1.0
+        )
         self.interface_c = self.interface_d = 0.0  # the held force is the element's own
         self._publish(force, 0.0)
 
@@ -89,11 +143,14 @@ class TranslationalHardstop(TranslationalSlave):
 
     def step(self, t, h):
         if self._coupler is not None:
-            x, w = self._coupler.motion(self.flange_b_s - self.flange_a_s, self.flange_b_v - self.flange_a_v,
-                                        self._fresh)
+            x, w = self._coupler.motion(
+                self.flange_b_s - self.flange_a_s, self.flange_b_v - self.flange_a_v, self._fresh
+            )
             self._coupler.commit(h, self._predict, x, w, self._delivered)
 
     def remedy(self, step_size):
         if self._coupler is not None:
             return ""
-        return sampled_law_remedy(self.c, self.d, step_size, ("m_a/m_b", "the masses at the flanges"))
+        return sampled_law_remedy(
+            self.c, self.d, step_size, ("m_a/m_b", "the masses at the flanges")
+        )

@@ -6,6 +6,7 @@ start, do_step; each chooses its own steps), each tuned by one parameter object:
 
 :func:`select` maps System.simulate's keywords (scheme name, step, tolerances) to one of them, once.
 """
+
 from ..errors import CosimError
 from .adaptive import Adaptive, AdaptiveAlgorithm, StepRecord
 from .base import Algorithm, Run
@@ -14,8 +15,19 @@ from .fixed import FixedStep, GaussSeidel, Implicit, Jacobi
 FIXED = {"gauss-seidel": GaussSeidel, "jacobi": Jacobi, "implicit": Implicit}
 SCHEMES = (*FIXED, "adaptive")
 
-__all__ = ["Algorithm", "Run", "FixedStep", "GaussSeidel", "Implicit", "Jacobi", "Adaptive", "AdaptiveAlgorithm",
-           "StepRecord", "SCHEMES", "select"]
+__all__ = [
+    "Algorithm",
+    "Run",
+    "FixedStep",
+    "GaussSeidel",
+    "Implicit",
+    "Jacobi",
+    "Adaptive",
+    "AdaptiveAlgorithm",
+    "StepRecord",
+    "SCHEMES",
+    "select",
+]
 
 
 def select(scheme=None, step=None, rtol=None, atol=None):
@@ -24,24 +36,35 @@ def select(scheme=None, step=None, rtol=None, atol=None):
     the fixed step, or the adaptive algorithm's first step; rtol, atol: the adaptive algorithm's
     tolerance (default Adaptive's), refused for a fixed-step scheme."""
     if isinstance(scheme, Algorithm):
-        given = [f"{name}={value!r}" for name, value in (("step", step), ("rtol", rtol), ("atol", atol))
-                 if value is not None]
+        given = [
+            f"{name}={value!r}"
+            for name, value in (("step", step), ("rtol", rtol), ("atol", atol))
+            if value is not None
+        ]
         if given:
-            raise CosimError(f"{', '.join(given)} given beside the algorithm {type(scheme).__name__}: its "
-                             f"parameter object holds its step and tolerances")
+            raise CosimError(
+                f"{', '.join(given)} given beside the algorithm {type(scheme).__name__}: its "
+                f"parameter object holds its step and tolerances"
+            )
         return scheme
     if scheme is None:
         scheme = "adaptive" if step is None else "gauss-seidel"
     if scheme not in SCHEMES:
         raise CosimError(f"scheme {scheme!r}: valid are {', '.join(map(repr, SCHEMES))}")
     if scheme == "adaptive":
-        tolerance = {name: value for name, value in (("rtol", rtol), ("atol", atol)) if value is not None}
+        tolerance = {
+            name: value for name, value in (("rtol", rtol), ("atol", atol)) if value is not None
+        }
         return AdaptiveAlgorithm(Adaptive(h0=step, **tolerance))
     if step is None:
-        raise CosimError(f"scheme {scheme!r} needs a communication step (step=...); without one the "
-                         f"master chooses the steps (scheme='adaptive')")
+        raise CosimError(
+            f"scheme {scheme!r} needs a communication step (step=...); without one the "
+            f"master chooses the steps (scheme='adaptive')"
+        )
     for name, value in (("rtol", rtol), ("atol", atol)):
         if value is not None:
-            raise CosimError(f"{name}={value!r} given with scheme {scheme!r}: a fixed-step scheme takes no "
-                             f"tolerance; rtol and atol are for scheme='adaptive' (no step, or the first step)")
+            raise CosimError(
+                f"{name}={value!r} given with scheme {scheme!r}: a fixed-step scheme takes no "
+                f"tolerance; rtol and atol are for scheme='adaptive' (no step, or the first step)"
+            )
     return FIXED[scheme](FixedStep(step))

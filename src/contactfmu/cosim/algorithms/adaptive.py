@@ -29,6 +29,7 @@ An attempt of size H from t:
 
 Every attempt, accepted or rejected, is kept as a :class:`StepRecord` for plots and benchmarks.
 """
+
 import math
 from dataclasses import dataclass
 from typing import NamedTuple, Optional
@@ -47,6 +48,7 @@ class Adaptive:
     span/100), the largest step hmax (default: the output interval, or span/50; at most the span),
     the smallest step hmin (default 1e-14*max(1, |stop|)) and the event window, the step within
     which a discrete change is located (default 1e-9*span); times in s."""
+
     rtol: float = 1e-4
     atol: float = 1e-6
     h0: Optional[float] = None
@@ -73,6 +75,7 @@ class StepRecord(NamedTuple):
     tolerance; nan if not estimated), whether the interface coupling was implicit, and how many
     fmi2DoStep calls each FMU made for it (the step and its two halves for the error estimate;
     two half steps each for the composite implicit coupling)."""
+
     t: float
     h: float
     accepted: bool
@@ -92,15 +95,20 @@ class AdaptiveAlgorithm(Algorithm):
 
     def setup(self, system, start, stop, output_interval):
         self.records = []
-        self.calls = 0                # fmi2DoStep calls per FMU of the present attempt
-        self.bracket = None           # an event lies in (t, bracket] of the present step
+        self.calls = 0  # fmi2DoStep calls per FMU of the present attempt
+        self.bracket = None  # an event lies in (t, bracket] of the present step
         p, span = self.params, stop - start
         if p.h0 is not None and not (0 < p.h0 <= span and math.isfinite(p.h0)):
             raise CosimError(f"first step {p.h0!r} s must be > 0 and at most the span {span!r} s")
-        if output_interval is not None and not (0 < output_interval and math.isfinite(output_interval)):
+        if output_interval is not None and not (
+            0 < output_interval and math.isfinite(output_interval)
+        ):
             raise CosimError(f"output_interval {output_interval!r} s must be > 0")
-        defaults = [inst.md.defaultExperiment.stepSize for inst in system.instances.values()
-                    if inst.md.defaultExperiment is not None and inst.md.defaultExperiment.stepSize]
+        defaults = [
+            inst.md.defaultExperiment.stepSize
+            for inst in system.instances.values()
+            if inst.md.defaultExperiment is not None and inst.md.defaultExperiment.stepSize
+        ]
         self.t0 = start
         self.h = p.h0 or min([float(h) for h in defaults] + [span / 100.0])
         self.hmax = min(p.hmax or output_interval or span / 50.0, span)
@@ -138,7 +146,9 @@ class AdaptiveAlgorithm(Algorithm):
         motion = {}
         for link in plan.motion:
             if link.source.name not in own:
-                motion.setdefault(link.source.name, (link.source, set()))[1].update((link.s, link.v))
+                motion.setdefault(link.source.name, (link.source, set()))[1].update(
+                    (link.s, link.v)
+                )
         self.motion = [Reader(inst, sorted(vrs)) for inst, vrs in motion.values()]
         # the discrete outputs of every FMU (events), but those of an element that integrates its
         # contact itself: it locates its own events inside the steps
@@ -147,8 +157,11 @@ class AdaptiveAlgorithm(Algorithm):
             if inst.name in integrating:
                 continue
             for kind in DISCRETE_TYPES:
-                vrs = [v.valueReference for v in inst.md.modelVariables
-                       if v.causality == "output" and v.type == kind]
+                vrs = [
+                    v.valueReference
+                    for v in inst.md.modelVariables
+                    if v.causality == "output" and v.type == kind
+                ]
                 if vrs:
                     self.discrete.append(Reader(inst, vrs, kind))
         # stiffness of the elements the implicit exchange can couple: (reader of c, d; reduced mass)
@@ -156,8 +169,11 @@ class AdaptiveAlgorithm(Algorithm):
         self.composite = self.implicit is not explicit and self.implicit.composite
         if self.coupling is not None:
             for element in self.coupling.elements:
-                masses = [self.coupling.bodies[end.body].m for end in (element.end_a, element.end_b)
-                          if end.body is not None]
+                masses = [
+                    self.coupling.bodies[end.body].m
+                    for end in (element.end_a, element.end_b)
+                    if end.body is not None
+                ]
                 inv = sum(1.0 / m for m in masses if m)
                 if inv > 0.0:
                     self.stiffness.append((Reader(element.inst, [element.c, element.d]), 1.0 / inv))
@@ -165,7 +181,9 @@ class AdaptiveAlgorithm(Algorithm):
     # ---- FMU states -------------------------------------------------------------------------
 
     def _save(self):
-        return [(inst, inst.call("fmi2GetFMUstate", inst.slave.getFMUState)) for inst in self.instances]
+        return [
+            (inst, inst.call("fmi2GetFMUstate", inst.slave.getFMUState)) for inst in self.instances
+        ]
 
     def _restore(self, states):
         for inst, state in states:
@@ -217,7 +235,7 @@ class AdaptiveAlgorithm(Algorithm):
         for a, b in zip(y_half, y_full):
             scale = atol + rtol * max(abs(a), abs(b))
             worst = max(worst, abs(a - b) / scale)
-        return worst / (2.0 ** order - 1.0)
+        return worst / (2.0**order - 1.0)
 
     # ---- the algorithm ----------------------------------------------------------------------
 
@@ -229,9 +247,14 @@ class AdaptiveAlgorithm(Algorithm):
         while True:
             h = min(self.h, self.hmax, limit - t)
             if self.bracket is not None:
-                h = min(h, self.bracket - t if self.bracket - t <= self.window else 0.5 * (self.bracket - t))
+                h = min(
+                    h,
+                    self.bracket - t
+                    if self.bracket - t <= self.window
+                    else 0.5 * (self.bracket - t),
+                )
             if limit - (t + h) < self.hmin:
-                h = limit - t                          # no sliver left before the limit
+                h = limit - t  # no sliver left before the limit
             saved = self._save()
             self.calls = 0
             try:
@@ -241,7 +264,9 @@ class AdaptiveAlgorithm(Algorithm):
                 y_full, d_full = self._measure(t + h)
                 if d_full != self.d and h > self.window:
                     # a discrete change inside the step: bracket it
-                    self.records.append(StepRecord(t, h, False, "event", math.nan, implicit, self.calls))
+                    self.records.append(
+                        StepRecord(t, h, False, "event", math.nan, implicit, self.calls)
+                    )
                     self.bracket = t + h
                     self._restore(saved)
                     continue
@@ -254,7 +279,9 @@ class AdaptiveAlgorithm(Algorithm):
                     self._advance(t, half, implicit)
                     y_mid, d_mid = self._measure(t + half)
                     if d_mid != self.d and half > self.window and self.bracket is None:
-                        self.records.append(StepRecord(t, h, False, "event", math.nan, implicit, self.calls))
+                        self.records.append(
+                            StepRecord(t, h, False, "event", math.nan, implicit, self.calls)
+                        )
                         self.bracket = t + half
                         self._restore(saved)
                         continue
@@ -262,18 +289,26 @@ class AdaptiveAlgorithm(Algorithm):
                     y_half, d_half = self._measure(t + h)
                     err = self._error(y_half, y_full, order)
                     if not err <= 1.0 and h > self.hmin:
-                        self.records.append(StepRecord(t, h, False, "error", err, implicit, self.calls))
-                        self.h = h * max(self.SHRINK, self.SAFETY * err ** (-1.0 / (order + 1)) if err > 0 else 1.0)
+                        self.records.append(
+                            StepRecord(t, h, False, "error", err, implicit, self.calls)
+                        )
+                        self.h = h * max(
+                            self.SHRINK,
+                            self.SAFETY * err ** (-1.0 / (order + 1)) if err > 0 else 1.0,
+                        )
                         self._restore(saved)
                         continue
             finally:
                 self._free(saved)
             self.records.append(StepRecord(t, h, True, "", err, implicit, self.calls))
-            factor = self.GROW if err == 0.0 else min(self.GROW, max(self.SHRINK,
-                                                                     self.SAFETY * err ** (-1.0 / (order + 1))))
+            factor = (
+                self.GROW
+                if err == 0.0
+                else min(self.GROW, max(self.SHRINK, self.SAFETY * err ** (-1.0 / (order + 1))))
+            )
             if not (self.bracket is not None and t + h < self.bracket):
                 self.bracket = None
             if h < limit - t or self.h <= h:
-                self.h = h * factor                    # (a step cut by the limit keeps the planned size)
+                self.h = h * factor  # (a step cut by the limit keeps the planned size)
             self.y, self.d = y_half, d_half
             return t + h

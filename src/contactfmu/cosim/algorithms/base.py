@@ -21,6 +21,7 @@ the execution (cosim.execution) through four calls, in this order:
 does not keep them. The manipulators (``run.manipulate``) are applied by the algorithm wherever it sets
 inputs, as libcosim applies its manipulators' modifiers when the algorithm sets them.
 """
+
 from typing import Callable, NamedTuple
 
 from ..fastcalls import check
@@ -29,6 +30,7 @@ from ..fastcalls import check
 class Run(NamedTuple):
     """What an algorithm binds to in initialization mode: the system (its instances), the exchange
     plan (System.plan) and the manipulators, ``manipulate(t)``: set the driven inputs to their values at t."""
+
     system: object
     plan: object
     manipulate: Callable
@@ -58,7 +60,9 @@ class DoSteps:
     """fmi2DoStep of every instance, bound once (fmpy's ctypes function, no wrapper): ``(t, h)``."""
 
     def __init__(self, instances):
-        self.steps = [(inst, inst.slave._functions["fmi2DoStep"], inst.slave.component) for inst in instances]
+        self.steps = [
+            (inst, inst.slave._functions["fmi2DoStep"], inst.slave.component) for inst in instances
+        ]
 
     def __len__(self):
         return len(self.steps)

@@ -12,6 +12,7 @@ steps to the next point.
 
 A fixed-step algorithm takes no tolerance: one given is refused (cosim.algorithms.select).
 """
+
 import math
 from dataclasses import dataclass
 
@@ -23,6 +24,7 @@ from .base import Algorithm, DoSteps
 @dataclass(frozen=True)
 class FixedStep:
     """The tuning of a fixed-step algorithm: its communication step [s] (> 0, at most the span)."""
+
     step: float
 
     def __post_init__(self):
@@ -47,9 +49,11 @@ class FixedStepAlgorithm(Algorithm):
     def setup(self, system, start, stop, output_interval):
         step = self.params.step
         if step > (stop - start) * (1 + 1e-12):
-            raise CosimError(f"communication step {step!r} s is longer than the simulated span "
-                             f"{stop - start!r} s ({start!r} to {stop!r} s): give a step of at "
-                             f"most the span")
+            raise CosimError(
+                f"communication step {step!r} s is longer than the simulated span "
+                f"{stop - start!r} s ({start!r} to {stop!r} s): give a step of at "
+                f"most the span"
+            )
         self.t0, self.stop = start, stop
         n_steps = int(math.ceil((stop - start) / step - 1e-9))
         every = 1 if output_interval is None else max(1, int(round(output_interval / step)))
