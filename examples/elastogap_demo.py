@@ -25,7 +25,7 @@ from scipy.integrate import solve_ivp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from contactfmu import examples  # noqa: E402
+from contactfmu import examples, plots  # noqa: E402
 from contactfmu import monolithic as ref  # noqa: E402  (laws written out independently of the FMUs' code)
 from contactfmu.cosim import Result, System, compare  # noqa: E402
 
@@ -86,7 +86,7 @@ def run(out="results", step=None, fmu_dir=None):
 
 def plot(result, path, steps):
     """The three monolithic force curves and the FMU run (markers) over time; legend below."""
-    fig, ax = examples.figure(figsize=(10, 5.6), steps=getattr(result, "steps", None))
+    fig, ax = plots.figure(figsize=(10, 5.6), steps=getattr(result, "steps", None))
     t_ms = result.time * 1e3
     styles = {
         "elastoGap1.f": dict(lw=3.2, alpha=0.55),  # wide: curve 2 runs on it in contact
@@ -118,7 +118,7 @@ def plot(result, path, steps):
     fig.legend(
         handles=ax.get_legend_handles_labels()[0], loc="outside lower center", ncol=2, fontsize=8
     )
-    examples.save(fig, path)
+    plots.save(fig, path)
 
 
 def main(argv=None):

@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from contactfmu import examples  # noqa: E402
+from contactfmu import examples, plots  # noqa: E402
 from contactfmu.cosim import Result, System  # noqa: E402
 
 NAME = "EndStop"
@@ -132,7 +132,7 @@ def plot(result, path, steps, records=None):
         ax.set_yticks(range(len(order)), [codes[c] for c in order], fontsize=8)
         ax.set_ylim(-0.5, len(order) - 0.5)
 
-    fig, axes = examples.figure(
+    fig, axes = plots.figure(
         3, 3, figsize=(15, 9.5), sharex=True, height_ratios=[3, 3, 2], steps=records
     )
     ci = CASES[""]["params"]["ci"]
@@ -253,7 +253,7 @@ def plot(result, path, steps, records=None):
         ax.set_xlabel("time [s]")
         ax.grid(True, alpha=0.3)
     fig.suptitle(f"EndStop FMU co-simulations: 1 kg mass, stop 1 at s = l1\n({steps})")
-    examples.save(fig, path)
+    plots.save(fig, path)
 
 
 def check_rigid(result):

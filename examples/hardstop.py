@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from contactfmu import examples, monolithic  # noqa: E402
+from contactfmu import examples, monolithic, plots  # noqa: E402
 from contactfmu.cosim import Result, System, compare  # noqa: E402
 from contactfmu.cosim.compare import tube_bounds  # noqa: E402
 
@@ -120,8 +120,8 @@ def plot(result, ref, path, step, records=None):
     case, FMU co-simulation solid, monolithic reference dashed; one legend below."""
     from matplotlib.lines import Line2D
 
-    fig, axes = examples.figure(2, 2, figsize=(13, 7.5), sharex=True, steps=records)
-    fmu_style, ref_style = dict(lw=1.6, color="C0"), examples.REFERENCE_STYLE
+    fig, axes = plots.figure(2, 2, figsize=(13, 7.5), sharex=True, steps=records)
+    fmu_style, ref_style = dict(lw=1.6, color="C0"), plots.REFERENCE_STYLE
     for col, prefix in enumerate(CASES):
         mass, stop = names(prefix)
         ax = axes[0, col]
@@ -149,7 +149,7 @@ def plot(result, ref, path, step, records=None):
             ax.set_ylabel(f"contact force {stop}.F [N]\n(symlog: linear within +-10 N)")
         ax.set_xlabel("time [s]")
         ax.grid(True, alpha=0.3)
-    examples.legend_below(
+    plots.legend_below(
         fig,
         [
             Line2D([], [], label="FMU co-simulation (forces: held over each step)", **fmu_style),
@@ -166,7 +166,7 @@ def plot(result, ref, path, step, records=None):
         f"TranslationalHardstop: 1 kg mass, 5 N sine force (1 Hz) in a {GAP * 100:g} cm gap "
         f"({f'communication step {step:g} s' if isinstance(step, float) else step})"
     )
-    examples.save(fig, path)
+    plots.save(fig, path)
 
 
 def main(argv=None):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from contactfmu import examples  # noqa: E402
+from contactfmu import examples, plots  # noqa: E402
 from contactfmu.cosim import System  # noqa: E402
 
 NAME = "ElastoGap"
@@ -55,7 +55,7 @@ def run(out="results", step=None, fmu_dir=None):
         outputs=SIGNALS + ["mass1.s", "mass2.s", "elastoGap1.f", "elastoGap2.f"],
     )
     report = examples.check(result, NAME, SIGNALS)
-    examples.plot(
+    plots.plot(
         result,
         out / f"{NAME}.png",
         [

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from contactfmu import examples  # noqa: E402
+from contactfmu import examples, plots  # noqa: E402
 from contactfmu.cosim import System  # noqa: E402
 
 NAME = "Friction"
@@ -127,7 +127,7 @@ def plot(result, path, steps):
     import numpy as np
     from matplotlib.lines import Line2D
 
-    fig, (ax1, ax2) = examples.figure(
+    fig, (ax1, ax2) = plots.figure(
         1, 2, figsize=(12, 5.4), width_ratios=[1, 1.25], steps=getattr(result, "steps", None)
     )
     ax1.plot(result["stop1.v"], result["stop1.f"], ".", ms=2)
@@ -196,7 +196,7 @@ def plot(result, path, steps):
         borderaxespad=0.0,
     )
     fig.suptitle(f"MSL Friction example (stop1, stop2) from FMUs ({steps})")
-    examples.save(fig, path)
+    plots.save(fig, path)
 
 
 def main(argv=None):

@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from contactfmu import examples  # noqa: E402
+from contactfmu import examples, plots  # noqa: E402
 from contactfmu.cosim import Result, System, compare  # noqa: E402
 
 NAME = "PreLoad"
@@ -117,7 +117,7 @@ def run(out="results", step=None, fmu_dir=None, stop=100.0, check=False, rtol=DE
 def plot(result, path, steps):
     """spool.s over force.f (the preload characteristic) and the contacts' s_rel over time, with
     the gaps s_rel0 below which an ElastoGap is in contact."""
-    fig, (ax1, ax2) = examples.figure(1, 2, figsize=(12, 5.2), steps=getattr(result, "steps", None))
+    fig, (ax1, ax2) = plots.figure(1, 2, figsize=(12, 5.2), steps=getattr(result, "steps", None))
     ax1.plot(result["force.f"], result["spool.s"] * 1e3, lw=1.4)
     ax1.set_xlabel("drive force force.f [N]")
     ax1.set_ylabel("spool position spool.s [mm]")
@@ -135,7 +135,7 @@ def plot(result, path, steps):
         fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, borderaxespad=0.0
     )
     fig.suptitle(f"MSL PreLoad from FMUs, 0 to {result.time[-1]:g} s ({steps})")
-    examples.save(fig, path)
+    plots.save(fig, path)
 
 
 def main(argv=None):

@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from contactfmu import (
     examples,  # noqa: E402
     monolithic,  # noqa: E402  (the MSL law written out independently of the FMUs' code)
+    plots,  # noqa: E402
 )
 from contactfmu.cosim import System  # noqa: E402
 from contactfmu.study import Metric, Study, grid  # noqa: E402
@@ -94,8 +95,8 @@ def plot(table, path, step, runs):
     at = {(x, y): k for k, (x, y) in enumerate(zip(table["gap.c"], table["gap.d"]))}
     err = np.array([[table["relative_error"].iloc[at[(x, y)]] for x in c] for y in d])
     ref = np.array([[table["reference"].iloc[at[(x, y)]] for x in c] for y in d])
-    fig, (ax1, ax2) = examples.figure(1, 2, figsize=(13, 5.4))
-    plt = examples.pyplot()
+    fig, (ax1, ax2) = plots.figure(1, 2, figsize=(13, 5.4))
+    plt = plots.pyplot()
     cmap = plt.get_cmap("viridis").copy()
     cmap.set_bad("lightgrey")
     magnitude = np.log10(np.maximum(np.abs(err), 1e-12))
@@ -149,7 +150,7 @@ def plot(table, path, step, runs):
         f"ElastoGap impact restitution over (c, d): {M:g} kg at {V0:g} m/s, Fixed -- ElastoGap -- Mass "
         f"FMUs, {len(table)} runs (contactfmu.study)"
     )
-    examples.save(fig, path)
+    plots.save(fig, path)
 
 
 def main(argv=None):

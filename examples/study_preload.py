@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from contactfmu import examples  # noqa: E402
+from contactfmu import examples, plots  # noqa: E402
 from contactfmu.cosim import read_csv  # noqa: E402
 from contactfmu.study import Metric, Study, samples  # noqa: E402
 
@@ -118,8 +118,8 @@ def run(
 def plot(table, out, step):
     """The characteristics (spool travel over the drive force, colour: spring.c), histograms of the
     lift-off force and the travel at 150 N, and their deviations from the quasi-static values."""
-    plt = examples.pyplot()
-    fig, axes = examples.figure(2, 2, figsize=(12, 9))
+    plt = plots.pyplot()
+    fig, axes = plots.figure(2, 2, figsize=(12, 9))
     ax = axes[0, 0]
     ok = table[table["status"] == "ok"]
     norm = plt.Normalize(*RANGES["spring.c"])
@@ -177,7 +177,7 @@ def plot(table, out, step):
     )
     ax2.set_ylabel("travel at 150 N - quasi-static [um]")
     ax.set_title("deviation from the quasi-static model", fontsize=10)
-    examples.legend_below(
+    plots.legend_below(
         fig,
         [
             *axes[0, 1].get_legend_handles_labels()[0],
@@ -190,7 +190,7 @@ def plot(table, out, step):
         f"{len(table)} runs\n0 to {STOP:g} s (drive force 0 to {F_PEAK:g} N), implicit coupling at {step:g} s "
         f"(contactfmu.study)"
     )
-    examples.save(fig, out / f"{NAME}.png")
+    plots.save(fig, out / f"{NAME}.png")
 
 
 def main(argv=None):

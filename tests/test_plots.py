@@ -223,7 +223,7 @@ def test_preload_plot_is_readable(tmp_path, figures):
 
 def test_shared_plot_gives_each_unit_its_axes(tmp_path, figures):
     """A panel mixing positions and velocities is split; each axis names its unit."""
-    from contactfmu import examples
+    from contactfmu import plots
     from contactfmu.cosim import Result
 
     t = np.linspace(0.0, 1.0, 201)
@@ -235,7 +235,7 @@ def test_shared_plot_gives_each_unit_its_axes(tmp_path, figures):
         ("contact force", ["m.f"]),
         ("reference signals", ["a.s_rel", "a.v_rel", "b.s_rel", "b.v_rel"]),
     ]
-    examples.plot(result, tmp_path / "shared.png", panels, "synthetic", ref)
+    plots.plot(result, tmp_path / "shared.png", panels, "synthetic", ref)
     check(figures, ["shared.png"])
     ((fig, _),) = figures
     labels = [ax.get_ylabel() for ax in fig.axes]
@@ -251,9 +251,9 @@ def test_shared_plot_gives_each_unit_its_axes(tmp_path, figures):
 
 def test_the_guard_sees_a_legend_on_the_data_and_a_missing_label(tmp_path):
     """The checks themselves: a legend in the middle of a line, an unlabelled twin axes."""
-    from contactfmu import examples
+    from contactfmu import plots
 
-    fig, ax = examples.figure(figsize=(6, 4))
+    fig, ax = plots.figure(figsize=(6, 4))
     t = np.linspace(0.0, 1.0, 400)
     ax.plot(t, np.full_like(t, 0.5), label="flat line")
     ax.set_ylim(0.0, 1.0)
@@ -263,7 +263,7 @@ def test_the_guard_sees_a_legend_on_the_data_and_a_missing_label(tmp_path):
     twin.plot(t, t, label="rising line")
     twin.legend(loc="center")
     found = problems(fig)
-    examples.pyplot().close(fig)
+    plots.pyplot().close(fig)
     assert any("covers" in p and "flat line" in p for p in found), found
     assert any("no y label" in p for p in found), found
     assert any("legend of axes 0 overlaps legend of axes 1" in p for p in found), found
@@ -292,14 +292,14 @@ def test_step_panel_draws_a_constant_step_as_a_flat_line_with_readable_ticks(tmp
     on a log axis every tick read 10^-3 and the noise was drawn as a solid block hiding two of the
     three runs. A constant step is a flat line on a linear axis with distinct tick labels, named
     with its value, and the runs sharing the panel have distinct line styles."""
-    from contactfmu import examples
+    from contactfmu import plots
     from contactfmu.cosim.algorithms.adaptive import StepRecord
 
     noisy = [0.0009999999999998899, 0.001000000000000112]
     records = [
         StepRecord(k * 1e-3, noisy[k % 2], True, "", float("nan"), False) for k in range(2000)
     ]
-    fig, ax = examples.figure(
+    fig, ax = plots.figure(
         1, 1, figsize=(8, 3), steps={"rigid": records, "elastic": records, "friction": records}
     )
     ax.plot([0.0, 2.0], [0.0, 1.0])
@@ -317,21 +317,21 @@ def test_step_panel_draws_a_constant_step_as_a_flat_line_with_readable_ticks(tmp
     for line in lines:  # flat: the float noise is not drawn
         assert set(np.asarray(line.get_ydata(), float)) == {1e-3}
     assert len({(line.get_linestyle(), line.get_linewidth()) for line in lines}) == 3
-    examples.save(fig, tmp_path / "constant.png")
+    plots.save(fig, tmp_path / "constant.png")
     check(figures, ["constant.png"])
 
 
 def test_step_panel_keeps_a_log_axis_for_steps_over_decades(tmp_path, figures):
     """An adaptive run whose steps span decades (a contact bracketed down to 1e-9 s) keeps the
     logarithmic axis, with distinct tick labels."""
-    from contactfmu import examples
+    from contactfmu import plots
     from contactfmu.cosim.algorithms.adaptive import StepRecord
 
     steps = [5e-3] * 50 + [1e-5, 1e-7, 1e-9, 1e-7, 1e-5] + [5e-3] * 50
     times = np.concatenate([[0.0], np.cumsum(steps)[:-1]])
     records = [StepRecord(t, h, True, "", 0.5, False) for t, h in zip(times, steps)]
     records.append(StepRecord(0.25, 1e-3, False, "event", float("nan"), False))
-    fig, ax = examples.figure(1, 1, figsize=(8, 3), steps=records)
+    fig, ax = plots.figure(1, 1, figsize=(8, 3), steps=records)
     ax.plot([0.0, 0.5], [0.0, 1.0])
     ax.set_ylabel("y [m]")
     ax.set_xlabel("time [s]")
@@ -342,5 +342,5 @@ def test_step_panel_keeps_a_log_axis_for_steps_over_decades(tmp_path, figures):
     labels = _y_tick_texts(fig, panel)
     assert len(labels) >= 3 and len(set(labels)) == len(labels), labels
     assert [line.get_label() for line in panel.get_lines()][0] == "accepted (105)"
-    examples.save(fig, tmp_path / "adaptive.png")
+    plots.save(fig, tmp_path / "adaptive.png")
     check(figures, ["adaptive.png"])

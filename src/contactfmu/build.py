@@ -30,7 +30,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from . import components, pages
+from . import components, pages, validation
 from .fmi.shim import DEFINES
 
 PACKAGE = Path(__file__).resolve().parent
@@ -232,33 +232,6 @@ def is_current(path, name):
         return False
 
 
-def validate(path):
-    """Problems of an FMU: fmpy's validate_fmu plus the project's own checks."""
-    from fmpy import read_model_description
-    from fmpy.validation import validate_fmu
-
-    problems = list(validate_fmu(str(path)))
-    if problems:
-        return problems
-    md = read_model_description(str(path))
-    with zipfile.ZipFile(path) as z:
-        names = set(z.namelist())
-    ident = md.coSimulation.modelIdentifier
-    for lib in (f"binaries/{PLATFORM}/{ident}.so", f"binaries/{PLATFORM}/{ident}_pythonfmu.so"):
-        if lib not in names:
-            problems.append(f"missing {lib}")
-    if md.defaultExperiment is None:
-        problems.append("no DefaultExperiment")
-    if not (md.coSimulation.canGetAndSetFMUstate and md.coSimulation.canSerializeFMUstate):
-        problems.append("canGetAndSetFMUstate/canSerializeFMUstate not set")
-    for v in md.modelVariables:
-        if not v.description:
-            problems.append(f"variable {v.name} has no description")
-        if v.type == "Real" and v.unit is None:
-            problems.append(f"Real variable {v.name} has no unit")
-    return problems
-
-
 def build_all(out_dir="fmus", names=None, progress=print, force=True):
     """Build (and validate) the FMUs; returns {name: (path, problems)}."""
     names = list(names or components.NAMES)
@@ -275,7 +248,7 @@ def build_all(out_dir="fmus", names=None, progress=print, force=True):
                 action = "built"
             else:
                 action = "current"
-            problems = validate(path)
+            problems = validation.problems(path)
             results[name] = (path, problems)
             if progress:
                 progress(

@@ -28,7 +28,7 @@ import time
 import zipfile
 from pathlib import Path
 
-from . import __version__, components
+from . import __version__, components, validation
 from .examples import ReferenceMissing
 
 # Parameters of each component's documentation (stateSelect, a Modelica translator directive,
@@ -82,98 +82,11 @@ def cmd_build(args):
 # ---- validate --------------------------------------------------------------------------------
 
 
-def state_round_trip(path, md):
-    """Run the FMU's cross-check experiment (or its DefaultExperiment with start inputs) to the
-    middle, save and serialize its state, run 20 steps, restore the deserialized state and run
-    them again: returns a problem text or None."""
-    import shutil
-    import tempfile
-
-    from fmpy import extract
-    from fmpy.fmi2 import FMU2Slave
-
-    de = md.defaultExperiment
-    start = float(de.startTime or 0.0) if de else 0.0
-    stop = float(de.stopTime or 1.0) if de else 1.0
-    h = float(de.stepSize or (stop - start) / 500) if de else (stop - start) / 500
-    inputs = (
-        components.spec(md.modelName).CROSS_CHECK[1] if md.modelName in components.NAMES else {}
-    )
-    vrs = {v.name: v.valueReference for v in md.modelVariables}
-    drive = [(vrs[n], f) for n, f in inputs.items() if n in vrs]
-    outs = [
-        v.valueReference for v in md.modelVariables if v.causality == "output" and v.type == "Real"
-    ]
-    tmp = tempfile.mkdtemp(prefix="contactfmu_validate_")
-    fmu = None
-    try:
-        fmu = FMU2Slave(
-            guid=md.guid,
-            unzipDirectory=extract(str(path), unzipdir=tmp),
-            modelIdentifier=md.coSimulation.modelIdentifier,
-            instanceName="validate",
-        )
-        fmu.instantiate()
-        fmu.setupExperiment(startTime=start)
-        fmu.enterInitializationMode()
-        fmu.exitInitializationMode()
-        n_half = max(1, int(round((stop - start) / h / 2)))
-
-        def run(n0, n):
-            rows = []
-            for k in range(n0, n0 + n):
-                t = start + k * h
-                for vr, f in drive:
-                    fmu.setReal([vr], [f(t)])
-                fmu.doStep(t, h)
-                rows.append(fmu.getReal(outs) if outs else [])
-            return rows
-
-        run(0, n_half)
-        state = fmu.deSerializeFMUstate(fmu.serializeFMUstate(fmu.getFMUstate()))
-        first = run(n_half, 20)
-        fmu.setFMUstate(state)
-        again = run(n_half, 20)
-        fmu.freeFMUstate(state)
-        fmu.terminate()
-        if first != again:
-            return "state round trip: 20 steps repeated from the serialized state differ"
-        return None
-    except Exception as exc:
-        return f"state round trip failed: {exc}"
-    finally:
-        if fmu is not None:
-            try:
-                fmu.freeInstance()
-            except Exception:
-                pass
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def validate_fmu(path):
-    """Problems of the FMU at `path`: fmpy's validation, the project's model-description checks
-    (binaries, DefaultExperiment, state capabilities, descriptions, units on every Real),
-    every documented parameter present, and a state round trip."""
-    from .build import validate
-
-    md = _fmu(path)
-    problems = list(validate(path))
-    if problems:
-        return md, problems
-    names = {v.name for v in md.modelVariables if v.causality == "parameter"}
-    if md.modelName in components.NAMES:
-        documented = components.spec(md.modelName).DOCUMENTED_PARAMETERS
-        problems += [f"documented parameter {p} is missing" for p in documented if p not in names]
-    problem = state_round_trip(path, md)
-    if problem:
-        problems.append(problem)
-    return md, problems
-
-
 def cmd_validate(args):
     failed = 0
     for path in args.fmu:
-        md, problems = validate_fmu(path)
+        md = _fmu(path)
+        problems = validation.validate(path, md)
         known = (
             ""
             if md.modelName in components.NAMES

@@ -14,8 +14,8 @@ import pytest
 from fmpy import read_model_description
 from fmpy.validation import validate_fmu
 
-from contactfmu.build import validate
 from contactfmu.components import NAMES
+from contactfmu.validation import problems as validate
 
 
 @pytest.mark.parametrize("name", NAMES)

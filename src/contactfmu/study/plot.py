@@ -5,7 +5,7 @@ are named in the title (and grey in heat maps)."""
 
 import numpy as np
 
-from .. import examples
+from .. import plots
 
 
 def label(name, unit):
@@ -74,12 +74,12 @@ def plot(frame, study, path, title=None):
     else:
         fig = _histograms(frame, study, metrics)
     fig.suptitle(title, fontsize=10)
-    return examples.save(fig, path)
+    return plots.save(fig, path)
 
 
 def _curves(frame, study, metrics):
     ((name, values),) = study.runs.axes.items()
-    fig, axes = examples.figure(
+    fig, axes = plots.figure(
         len(metrics), 1, figsize=(8, 1.2 + 2.4 * len(metrics)), sharex=True, squeeze=False
     )
     ok = frame["status"] == "ok"
@@ -95,7 +95,7 @@ def _curves(frame, study, metrics):
 
 def _heat_maps(frame, study, metrics):
     (nx, vx), (ny, vy) = study.runs.axes.items()
-    fig, axes = examples.figure(
+    fig, axes = plots.figure(
         1, len(metrics), figsize=(1.0 + 5.0 * len(metrics), 4.6), squeeze=False
     )
     logx, logy = is_geometric(vx), is_geometric(vy)
@@ -107,7 +107,7 @@ def _heat_maps(frame, study, metrics):
                 k = index.get((x, y))
                 if k is not None and frame["status"].iloc[k] == "ok":
                     z[i, j] = frame[metric].iloc[k]
-        cmap = examples.pyplot().get_cmap("viridis").copy()
+        cmap = plots.pyplot().get_cmap("viridis").copy()
         cmap.set_bad("lightgrey")
         mesh = ax.pcolormesh(
             cell_edges(vx, logx),
@@ -125,7 +125,7 @@ def _heat_maps(frame, study, metrics):
 
 
 def _histograms(frame, study, metrics):
-    fig, axes = examples.figure(
+    fig, axes = plots.figure(
         1, len(metrics), figsize=(1.0 + 4.2 * len(metrics), 4.0), squeeze=False
     )
     ok = frame["status"] == "ok"

@@ -1,0 +1,121 @@
+"""Validation of an FMU, as the build and `contactfmu validate` run it: fmpy's validate_fmu, the
+project's model-description checks, every documented parameter present (the component's spec)
+and a state round trip through fmi2SerializeFMUstate."""
+
+import zipfile
+
+from . import components
+
+
+def problems(path):
+    """Problems of an FMU: fmpy's validate_fmu plus the project's own checks."""
+    from fmpy import read_model_description
+    from fmpy.validation import validate_fmu
+
+    from .build import PLATFORM
+
+    found = list(validate_fmu(str(path)))
+    if found:
+        return found
+    md = read_model_description(str(path))
+    with zipfile.ZipFile(path) as z:
+        names = set(z.namelist())
+    ident = md.coSimulation.modelIdentifier
+    for lib in (f"binaries/{PLATFORM}/{ident}.so", f"binaries/{PLATFORM}/{ident}_pythonfmu.so"):
+        if lib not in names:
+            found.append(f"missing {lib}")
+    if md.defaultExperiment is None:
+        found.append("no DefaultExperiment")
+    if not (md.coSimulation.canGetAndSetFMUstate and md.coSimulation.canSerializeFMUstate):
+        found.append("canGetAndSetFMUstate/canSerializeFMUstate not set")
+    for v in md.modelVariables:
+        if not v.description:
+            found.append(f"variable {v.name} has no description")
+        if v.type == "Real" and v.unit is None:
+            found.append(f"Real variable {v.name} has no unit")
+    return found
+
+
+def state_round_trip(path, md):
+    """Run the FMU's cross-check experiment (or its DefaultExperiment with start inputs) to the
+    middle, save and serialize its state, run 20 steps, restore the deserialized state and run
+    them again: returns a problem text or None."""
+    import shutil
+    import tempfile
+
+    from fmpy import extract
+    from fmpy.fmi2 import FMU2Slave
+
+    de = md.defaultExperiment
+    start = float(de.startTime or 0.0) if de else 0.0
+    stop = float(de.stopTime or 1.0) if de else 1.0
+    h = float(de.stepSize or (stop - start) / 500) if de else (stop - start) / 500
+    inputs = (
+        components.spec(md.modelName).CROSS_CHECK[1] if md.modelName in components.NAMES else {}
+    )
+    vrs = {v.name: v.valueReference for v in md.modelVariables}
+    drive = [(vrs[n], f) for n, f in inputs.items() if n in vrs]
+    outs = [
+        v.valueReference for v in md.modelVariables if v.causality == "output" and v.type == "Real"
+    ]
+    tmp = tempfile.mkdtemp(prefix="contactfmu_validate_")
+    fmu = None
+    try:
+        fmu = FMU2Slave(
+            guid=md.guid,
+            unzipDirectory=extract(str(path), unzipdir=tmp),
+            modelIdentifier=md.coSimulation.modelIdentifier,
+            instanceName="validate",
+        )
+        fmu.instantiate()
+        fmu.setupExperiment(startTime=start)
+        fmu.enterInitializationMode()
+        fmu.exitInitializationMode()
+        n_half = max(1, int(round((stop - start) / h / 2)))
+
+        def run(n0, n):
+            rows = []
+            for k in range(n0, n0 + n):
+                t = start + k * h
+                for vr, f in drive:
+                    fmu.setReal([vr], [f(t)])
+                fmu.doStep(t, h)
+                rows.append(fmu.getReal(outs) if outs else [])
+            return rows
+
+        run(0, n_half)
+        state = fmu.deSerializeFMUstate(fmu.serializeFMUstate(fmu.getFMUstate()))
+        first = run(n_half, 20)
+        fmu.setFMUstate(state)
+        again = run(n_half, 20)
+        fmu.freeFMUstate(state)
+        fmu.terminate()
+        if first != again:
+            return "state round trip: 20 steps repeated from the serialized state differ"
+        return None
+    except Exception as exc:
+        return f"state round trip failed: {exc}"
+    finally:
+        if fmu is not None:
+            try:
+                fmu.freeInstance()
+            except Exception:
+                pass
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def validate(path, md):
+    """Problems of the FMU at `path` (model description `md`): fmpy's validation, the project's
+    model-description checks (binaries, DefaultExperiment, state capabilities, descriptions,
+    units on every Real), every documented parameter present, and a state round trip."""
+    found = problems(path)
+    if found:
+        return found
+    names = {v.name for v in md.modelVariables if v.causality == "parameter"}
+    if md.modelName in components.NAMES:
+        documented = components.spec(md.modelName).DOCUMENTED_PARAMETERS
+        found += [f"documented parameter {p} is missing" for p in documented if p not in names]
+    problem = state_round_trip(path, md)
+    if problem:
+        found.append(problem)
+    return found
