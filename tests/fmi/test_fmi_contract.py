@@ -19,6 +19,9 @@ import pytest
 from fmpy.fmi2 import fmi2Boolean, fmi2Byte, fmi2FMUstate, fmi2Integer, fmi2Real, fmi2ValueReference
 from fmu_helpers import Slave
 
+from contactfmu.components import NAMES
+from contactfmu.fmi.state import SEAL_HEADER
+
 OK, ERROR = 0, 3
 _TYPES = {"Real": fmi2Real, "Integer": fmi2Integer, "Boolean": fmi2Boolean}
 
@@ -506,13 +509,60 @@ def test_serialized_bytes_that_are_not_a_state_of_this_fmu_are_refused(fmu_dir, 
     assert fixed.step(0.0, 1e-3) == OK  # the instance is untouched
 
 
+def _flip_positions(blob):
+    """Byte positions of a serialized state to flip, of every class: the header, the SHA-256
+    checksum (hex) and its newline, the payload (its first and last bytes and 8 spread over it)."""
+    head = len(SEAL_HEADER)
+    payload = head + 65
+    assert blob.startswith(SEAL_HEADER) and blob[payload - 1 : payload] == b"\n"
+    spread = [payload + (len(blob) - 1 - payload) * k // 9 for k in range(10)]
+    return sorted({0, head // 2, head - 1, head, head + 31, head + 63, payload - 1, *spread})
+
+
+@pytest.mark.parametrize("name", list(NAMES))
+def test_a_serialized_state_with_a_flipped_bit_is_refused_and_the_instance_left_as_it_was(
+    fmu_dir, name
+):
+    """Every bit of a sample of byte positions (header, checksum, payload) flipped, one at a
+    time: fmi2DeSerializeFMUstate refuses each with fmi2Error and a message (the state carries
+    a SHA-256 of its content), fmi2SetFMUstate gets no state, and the instance continues as if
+    nothing had happened (bit-identical to a twin that never saw the corrupted bytes)."""
+    instance, twin = initialized(fmu_dir, name), initialized(fmu_dir, name)
+    for s in (instance, twin):
+        assert s.step(0.0, 1e-3) == OK and s.step(1e-3, 1e-3) == OK, s.errors()
+    blob = instance.fmu.serializeFMUstate(instance.get_state())
+    before = instance.outputs()
+    positions = _flip_positions(blob)
+    flips = 0
+    for position in positions:
+        for bit in range(8):
+            data = bytearray(blob)
+            data[position] ^= 1 << bit
+            status, state = instance.deserialize(bytes(data))
+            assert status == ERROR and not state, (position, bit, instance.errors())
+            (message,) = instance.new_errors()
+            assert message.startswith("fmi2DeSerializeFMUstate refused: "), message
+            if position >= len(SEAL_HEADER):
+                assert "corrupted" in message and "SHA-256" in message, message
+            assert instance.set_state(state) == ERROR  # no state to set
+            instance.new_errors()
+            flips += 1
+        assert instance.outputs() == before
+    assert flips >= 64
+    assert instance.step(2e-3, 1e-3) == OK and twin.step(2e-3, 1e-3) == OK
+    assert instance.outputs() == twin.outputs()
+    # the genuine bytes still restore (into the twin, which then repeats the instance's step)
+    status, state = twin.deserialize(blob)
+    assert status == OK, twin.errors()
+    assert twin.set_state(state) == OK and twin.step(2e-3, 1e-3) == OK
+    assert twin.outputs() == instance.outputs()
+
+
 # ---- 4. declared ranges and the checks agree --------------------------------------------------
 
 
 def _declared(fmu_dir):
     from fmpy import read_model_description
-
-    from contactfmu.components import NAMES
 
     cases = []
     for name in NAMES:
