@@ -3,10 +3,10 @@
 import itertools
 
 import pytest
-from fmpy import extract, read_model_description
+from fmpy import read_model_description
 from fmpy.fmi2 import FMU2Slave
 
-from contactfmu.cosim.system import LOGS, callbacks
+from contactfmu.cosim.system import LOGS, callbacks, extracted
 
 _names = itertools.count()
 
@@ -21,7 +21,7 @@ class Slave:
         self.log = LOGS[name] = []
         self.fmu = FMU2Slave(
             guid=self.md.guid,
-            unzipDirectory=extract(str(path)),
+            unzipDirectory=extracted(str(path)),  # once per FMU file, removed at exit
             modelIdentifier=self.md.coSimulation.modelIdentifier,
             instanceName=name,
         )

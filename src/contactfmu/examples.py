@@ -188,10 +188,14 @@ def exit_now(code):
     """Leave the process without interpreter finalization (see docs/known-issues.md, "Abort at
     interpreter exit (pythonfmu 0.7.0)"): seen
     intermittently (a few runs in a hundred, under CPU load), a process that ran pythonfmu FMUs
-    aborted after all its work was done ("corrupted double-linked list") while Python shut down."""
+    aborted after all its work was done ("corrupted double-linked list") while Python shut down.
+    The clean-ups registered with atexit run first (the master's FMU unzip directories in the
+    temporary directory, pytest's), as at a normal exit: only the finalization is skipped."""
+    import atexit
     import os
     import sys
 
+    atexit._run_exitfuncs()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)

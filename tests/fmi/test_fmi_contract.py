@@ -19,6 +19,9 @@ import pytest
 from fmpy.fmi2 import fmi2Boolean, fmi2Byte, fmi2FMUstate, fmi2Integer, fmi2Real, fmi2ValueReference
 from fmu_helpers import Slave
 
+from contactfmu.components import NAMES
+from contactfmu.fmi.state import SEAL_HEADER
+
 OK, ERROR = 0, 3
 _TYPES = {"Real": fmi2Real, "Integer": fmi2Integer, "Boolean": fmi2Boolean}
 
@@ -506,13 +509,60 @@ def test_serialized_bytes_that_are_not_a_state_of_this_fmu_are_refused(fmu_dir, 
     assert fixed.step(0.0, 1e-3) == OK  # the instance is untouched
 
 
+def _flip_positions(blob):
+    """Byte positions of a serialized state to flip, of every class: the header, the SHA-256
+    checksum (hex) and its newline, the payload (its first and last bytes and 8 spread over it)."""
+    head = len(SEAL_HEADER)
+    payload = head + 65
+    assert blob.startswith(SEAL_HEADER) and blob[payload - 1 : payload] == b"\n"
+    spread = [payload + (len(blob) - 1 - payload) * k // 9 for k in range(10)]
+    return sorted({0, head // 2, head - 1, head, head + 31, head + 63, payload - 1, *spread})
+
+
+@pytest.mark.parametrize("name", list(NAMES))
+def test_a_serialized_state_with_a_flipped_bit_is_refused_and_the_instance_left_as_it_was(
+    fmu_dir, name
+):
+    """Every bit of a sample of byte positions (header, checksum, payload) flipped, one at a
+    time: fmi2DeSerializeFMUstate refuses each with fmi2Error and a message (the state carries
+    a SHA-256 of its content), fmi2SetFMUstate gets no state, and the instance continues as if
+    nothing had happened (bit-identical to a twin that never saw the corrupted bytes)."""
+    instance, twin = initialized(fmu_dir, name), initialized(fmu_dir, name)
+    for s in (instance, twin):
+        assert s.step(0.0, 1e-3) == OK and s.step(1e-3, 1e-3) == OK, s.errors()
+    blob = instance.fmu.serializeFMUstate(instance.get_state())
+    before = instance.outputs()
+    positions = _flip_positions(blob)
+    flips = 0
+    for position in positions:
+        for bit in range(8):
+            data = bytearray(blob)
+            data[position] ^= 1 << bit
+            status, state = instance.deserialize(bytes(data))
+            assert status == ERROR and not state, (position, bit, instance.errors())
+            (message,) = instance.new_errors()
+            assert message.startswith("fmi2DeSerializeFMUstate refused: "), message
+            if position >= len(SEAL_HEADER):
+                assert "corrupted" in message and "SHA-256" in message, message
+            assert instance.set_state(state) == ERROR  # no state to set
+            instance.new_errors()
+            flips += 1
+        assert instance.outputs() == before
+    assert flips >= 64
+    assert instance.step(2e-3, 1e-3) == OK and twin.step(2e-3, 1e-3) == OK
+    assert instance.outputs() == twin.outputs()
+    # the genuine bytes still restore (into the twin, which then repeats the instance's step)
+    status, state = twin.deserialize(blob)
+    assert status == OK, twin.errors()
+    assert twin.set_state(state) == OK and twin.step(2e-3, 1e-3) == OK
+    assert twin.outputs() == instance.outputs()
+
+
 # ---- 4. declared ranges and the checks agree --------------------------------------------------
 
 
 def _declared(fmu_dir):
     from fmpy import read_model_description
-
-    from contactfmu.components import NAMES
 
     cases = []
     for name in NAMES:
@@ -595,35 +645,44 @@ def test_zero_is_refused_where_the_law_divides_by_it_and_accepted_where_unused(
         assert "must be >" not in s.vars[param].description
 
 
-def test_a_sine_starting_at_minus_1e308_fails_initialization_with_a_parameter_message(fmu_dir):
-    s = raw(fmu_dir, "Sine", startTime=-1.797e308)
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"startTime": -1.797e308},
+        {"startTime": -1.7976931348623157e308, "f": 1.7976931348623157e308, "amplitude": 1e-300},
+        {"startTime": -1e300, "f": 0.3, "phase": 1.7976931348623157e308},
+        {"startTime": 1.7976931348623157e308},
+        {"startTime": -1.797e308, "f": 5e-324},
+        {"startTime": -1.797e308, "f": 0.0, "phase": -1.797e308},
+        {"f": 1e300, "phase": -1e300},
+    ],
+)
+def test_a_sine_with_extreme_parameters_initializes_and_steps(fmu_dir, params):
+    """Any finite startTime, f and phase: 2*pi*f*(time - startTime) + phase overflowed (a math
+    domain error of sin(inf) failed the initialization); the number of periods is now reduced
+    exactly where the plain product is not finite."""
+    s = raw(fmu_dir, "Sine", **params)
     assert s.call("fmi2EnterInitializationMode") == OK
-    assert (
-        s.fetch("Real", ["y"])[0] == ERROR
-    )  # read in initialization mode: refused, the instance usable
-    (message,) = s.new_errors()
-    assert message.startswith(
-        "Sine: the outputs cannot be computed at t = 0.0 s (fmi2GetReal): ValueError: "
-        "math domain error"
-    ), message
-    assert "startTime = -1.797e+308 s" in message and "Traceback" not in message
-    assert s.call("fmi2ExitInitializationMode") == ERROR
-    (message,) = s.new_errors()
-    assert message.startswith(
-        "Sine: the outputs cannot be computed at t = 0.0 s (fmi2ExitInitializationMode): "
-        "ValueError: math domain error"
-    ), message
-    assert (
-        "with the parameters amplitude = 1.0, f = 1.0 Hz, phase = 0.0 rad, offset = 0.0, startTime = "
-        "-1.797e+308 s; initialization failed." in message
-    )
-    # in initialization mode the parameter can still be corrected
-    t = raw(fmu_dir, "Sine", startTime=-1.797e308)
-    assert t.call("fmi2EnterInitializationMode") == OK
-    assert t.fetch("Real", ["y"])[0] == ERROR
-    assert t.put("Real", {"startTime": -1.0}) == OK
-    assert t.call("fmi2ExitInitializationMode") == OK, t.errors()
-    assert t.step(0.0, 1e-3) == OK
+    assert s.fetch("Real", ["y"])[0] == OK, s.errors()  # read in initialization mode
+    assert s.call("fmi2ExitInitializationMode") == OK, s.errors()
+    amplitude = params.get("amplitude", 1.0)
+    for i in range(4):
+        assert s.step(0.125 * i, 0.125) == OK, s.errors()
+        status, (y,) = s.fetch("Real", ["y"])
+        assert status == OK and abs(y) <= amplitude, (y, s.errors())
+    assert s.errors() == []
+
+
+def test_a_sine_long_after_an_extreme_start_time_is_the_exact_sine(fmu_dir):
+    """startTime = -1.797e308 s (an integer number of 1 Hz periods before 0): y = sin(2*pi*t)
+    exactly reduced, at t = 0, 1/4, 1/2, 3/4 s."""
+    s = raw(fmu_dir, "Sine", startTime=-1.797e308)
+    assert s.exit_init() == OK, s.errors()
+    ys = [s.fetch("Real", ["y"])[1][0]]
+    for i in range(3):
+        assert s.step(0.25 * i, 0.25) == OK, s.errors()
+        ys.append(s.fetch("Real", ["y"])[1][0])
+    assert ys == [0.0, 1.0, math.sin(math.pi), -1.0]
 
 
 # ---- 5. time ----------------------------------------------------------------------------------

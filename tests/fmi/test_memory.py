@@ -64,7 +64,10 @@ CHILD = textwrap.dedent(r"""
     from fmpy.fmi2 import FMU2Slave
 
     mds = {n: read_model_description(os.path.join(fmu_dir, n + ".fmu")) for n in names}
-    dirs = {n: extract(os.path.join(fmu_dir, n + ".fmu")) for n in names}   # extracted once, reused
+    import shutil, tempfile
+    unzip = tempfile.mkdtemp(prefix="contactfmu_")
+    dirs = {n: extract(os.path.join(fmu_dir, n + ".fmu"), unzipdir=os.path.join(unzip, n))
+            for n in names}   # extracted once, reused
 
     def cycle():
         for n in names:
@@ -122,6 +125,7 @@ CHILD = textwrap.dedent(r"""
     per_cycle = {k: (after[k] - before[k]) / cycles for k in before if before[k] is not None}
     print(json.dumps({"per_cycle": per_cycle, "live_slaves": live_slaves(), "kept": len(kept)}))
     sys.stdout.flush()
+    shutil.rmtree(unzip, True)
     os._exit(0)  # no interpreter finalization (docs/known-issues.md, "Abort at interpreter exit (pythonfmu 0.7.0)")
 """)
 

@@ -29,14 +29,14 @@ import struct
 import time
 
 import pytest
-from fmpy import extract, read_model_description
+from fmpy import read_model_description
 from fmpy.fmi1 import FMICallException
 from fmpy.fmi2 import FMU2Slave, fmi2Real, fmi2ValueReference
 from hypothesis import event, given
 from hypothesis import strategies as st
 
 from contactfmu.components import NAMES
-from contactfmu.cosim.system import LOGS, callbacks
+from contactfmu.cosim.system import LOGS, callbacks, extracted
 
 OK, WARNING, DISCARD, ERROR, FATAL = range(5)
 STEP_CPU_BOUND = 1.0  # s of CPU per doStep, plus the step size
@@ -56,7 +56,7 @@ class Raw:
     def __init__(self, path):
         path = str(path)
         if path not in _extracted:
-            _extracted[path] = (read_model_description(path), extract(path))
+            _extracted[path] = (read_model_description(path), extracted(path))
         self.md, unzip = _extracted[path]
         self.vars = {v.name: v for v in self.md.modelVariables}
         self.name = f"prop{next(_names)}"

@@ -59,11 +59,12 @@ _EXTRACTED = {}  # (FMU path, mtime, size) -> its unzip directory, for the life 
 _EXTRACT_ROOT = []  # the folder of those directories (created on first use)
 
 
-def _unzipped(path):
+def extracted(path):
     """The FMU's unzip directory, extracted once per process and FMU file version. pythonfmu's
     library can never be unloaded (GNU-unique symbols), so every fresh extraction would load
     another copy of it (about 300 kB, kept until the process ends); an unchanged FMU reuses
-    the copy already loaded. The directories are removed when the process exits."""
+    the copy already loaded. The directories are removed when the process exits (an atexit
+    handler, which contactfmu.examples.exit_now runs too)."""
     from fmpy import extract
 
     st = os.stat(path)
@@ -354,7 +355,7 @@ class System:
 
         cb = callbacks()
         for inst in self.instances.values():
-            inst.unzipdir = _unzipped(inst.path)
+            inst.unzipdir = extracted(inst.path)
             inst.log = []
             LOGS[inst.name] = inst.log
             inst.slave = FMU2Slave(

@@ -36,6 +36,8 @@ A slave declares its FMI variables as a table (``VARIABLES``) of :class:`Var` ro
   restores a fully working instance bit-identically, also into an instance that is only
   instantiated or initialized with other parameters. A state carries its model and build; one
   of another FMU (or garbage bytes) is refused with a message and the instance left as it was.
+  Serialized, a state carries a SHA-256 checksum of its content: bytes altered or truncated
+  after fmi2SerializeFMUstate are refused by fmi2DeSerializeFMUstate the same way.
 
 Errors and statuses. No Python exception ever reaches pythonfmu: pythonfmu turns it into
 fmi2Fatal, drops the message and destroys the instance. Every entry point here catches and logs
@@ -759,12 +761,13 @@ class Slave(Fmi2Slave):
 
     @staticmethod
     def _fmu_state_to_bytes(state):
-        """JSON of the state. A state that cannot be used (an unusable fmi2DeSerializeFMUstate
-        result) serializes as a NUL byte followed by the reason: the status shim reports it."""
+        """JSON of the state, sealed with its SHA-256 (state.seal). A state that cannot be used
+        (an unusable fmi2DeSerializeFMUstate result) serializes as a NUL byte followed by the
+        reason: the status shim reports it."""
         try:
             if isinstance(state, dict) and "__invalid__" in state:
                 return b"\0" + str(state["__invalid__"]).encode("utf-8", "replace")
-            return json.dumps(state).encode("utf-8")
+            return state_codec.seal(json.dumps(state).encode("utf-8"))
         except Exception as exc:  # cannot log here: no instance
             return (
                 b"\0"
@@ -775,11 +778,14 @@ class Slave(Fmi2Slave):
 
     @classmethod
     def _fmu_state_from_bytes(cls, data):
-        """The state of serialized bytes; bytes that are not a state of this FMU give a state
-        marked invalid with the reason (see _fmu_state_to_bytes)."""
+        """The state of serialized bytes; bytes that are not a state of this FMU, or altered
+        since fmi2SerializeFMUstate (their SHA-256 checksum does not match), give a state marked
+        invalid with the reason (see _fmu_state_to_bytes)."""
         try:
-            state = json.loads(bytes(data).decode("utf-8"))
+            state = json.loads(state_codec.unseal(data).decode("utf-8"))
             problem = cls._state_problem(state)
+        except state_codec.Unsealed as exc:
+            problem = str(exc)
         except Exception as exc:
             problem = (
                 f"not a serialized FMU state of a contactfmu FMU ({type(exc).__name__}: {exc})"

@@ -2,12 +2,53 @@
 bit, tuples, dicts, and objects of the slave's own package rebuilt from their class), so a state
 restores a fully working instance, also into another instance or process.
 
+Serialized, a state is sealed (``seal``): a fixed header, the SHA-256 of the payload (the JSON)
+in hex and a newline, then the payload. ``unseal`` checks all three, so bytes altered after
+fmi2SerializeFMUstate (any flipped bit: header, checksum or payload) or truncated are refused,
+never restored into a state nobody saved.
+
 Generic: names no component and no physical domain. Only the standard library is imported
 (this module runs inside the FMUs)."""
 
+import hashlib
 import sys
 
 STATE_FORMAT = "contactfmu FMU state 2"
+SEAL_HEADER = b"contactfmu FMU state, SHA-256 "
+_DIGEST_LENGTH = 64  # hex characters of a SHA-256
+
+
+class Unsealed(ValueError):
+    """Bytes that are not a sealed state, or whose checksum does not match: the reason."""
+
+
+def seal(payload):
+    """The serialized state: header, SHA-256 of the payload (hex), newline, payload."""
+    return SEAL_HEADER + hashlib.sha256(payload).hexdigest().encode("ascii") + b"\n" + payload
+
+
+def unseal(data):
+    """The payload of sealed bytes; Unsealed with the reason if the header is not the seal's or
+    the checksum does not match the payload."""
+    data = bytes(data)
+    start = len(SEAL_HEADER) + _DIGEST_LENGTH + 1
+    if not data.startswith(SEAL_HEADER):
+        raise Unsealed(
+            f"not a serialized FMU state of a contactfmu FMU (its {len(data)} bytes do not begin "
+            f"with {SEAL_HEADER.decode()!r})"
+        )
+    payload = data[start:]
+    if (
+        len(data) < start
+        or data[start - 1 : start] != b"\n"
+        or hashlib.sha256(payload).hexdigest().encode("ascii") != data[len(SEAL_HEADER) : start - 1]
+    ):
+        raise Unsealed(
+            "corrupted: not a serialized FMU state as fmi2SerializeFMUstate wrote it (the SHA-256 of "
+            f"its {len(payload)} bytes of content is not the checksum it carries: bytes altered or "
+            "truncated)"
+        )
+    return payload
 
 
 def encode(value, build):

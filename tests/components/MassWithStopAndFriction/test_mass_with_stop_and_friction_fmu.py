@@ -249,3 +249,50 @@ def test_a_slowly_rising_force_breaks_a_stuck_mass_away_when_it_passes_f0_max(F0
     expected = (math.copysign(F0_MAX, dF) - F0) / dF
     assert what == "breakaway " + ("forward" if dF > 0 else "backward")
     assert abs(t - expected) <= 4.0 * math.ulp(F0_MAX) / abs(dF) + 4.0 * math.ulp(expected)
+
+
+@pytest.mark.parametrize(
+    "F_prop, m, v_start, F, expected",
+    [
+        # F_prop/m = 1e300: v relaxes within 1e-300 s to the balance F = F_prop*v + f0 (here
+        # 8.5e-299 m/s), or to rest when F does not exceed f0; v_start only moves the body by
+        # about v_start*m/F_prop
+        (1e300, 1.0, 1.0, 100.0, (8.5e-299, 1)),
+        (1e300, 1.0, 1.0, 0.0, (0.0, 0)),
+        (1e300, 1.0, 0.0, 1e303, (1000.0, 1)),
+        (1e300, 1e-3, -2.0, -1e300, (-1.0, -1)),
+        (1e10, 1.0, 0.5, 100.0, (8.5e-9, 1)),  # m/F_prop = 1e-10 s: beyond any integrator step too
+    ],
+)
+def test_a_huge_viscous_friction_gives_the_quasi_static_motion(
+    fmu_dir, F_prop, m, v_start, F, expected
+):
+    """F_prop/m far beyond 1/step (the velocity's time constant m/F_prop far below it): the
+    stiff limit of the MSL equations, v at the balance velocity (F_prop*v + F_Coulomb +
+    F_Stribeck*exp(-fexp*|v|) = F, MSL's sliding friction) or at rest, in bounded time; not an
+    integrator failure (a step budget used up, or non-finite outputs)."""
+    r = run_in_subprocess(
+        fmu_dir,
+        f"""
+        s = Slave(FMU + "/MassWithStopAndFriction.fmu").init(
+            m={m!r}, F_prop={F_prop!r}, v_start={v_start!r}, smin=-1e3, smax=1e3
+        )
+        rows, cpu_total = [], 0.0
+        for k in range(5):
+            s.set(flange_a__f=-{F!r})
+            ok, cpu = timed(s, k * 1e-3, 1e-3)
+            cpu_total += cpu
+            rows.append((ok, s.get("s", "v"), s.fmu.getInteger(s.vr(["mode"]))[0]))
+        print(json.dumps(dict(rows=rows, cpu=cpu_total, errors=s.errors())))
+    """,
+    )
+    assert r["cpu"] < 1.0, r
+    assert r["errors"] == []
+    v_bal, mode = expected
+    s_prev = None
+    for ok, (s, v), got_mode in r["rows"]:
+        assert ok and got_mode == mode, r
+        assert v == pytest.approx(v_bal, rel=1e-8, abs=0.0), r
+        if s_prev is not None:  # then it moves at the balance velocity
+            assert s - s_prev == pytest.approx(v * 1e-3, rel=1e-9, abs=1e-300), r
+        s_prev = s

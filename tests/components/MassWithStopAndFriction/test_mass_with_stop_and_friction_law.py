@@ -403,13 +403,28 @@ def test_mwsf_overflowing_motion_is_reported_as_a_non_finite_state():
 
 
 def test_mwsf_too_stiff_a_step_raises_step_budget_exceeded():
-    """F_prop = 1e9 N.s/m on 1 kg (time constant 1 ns) cannot be followed by the explicit integrator over
-    1 s: step() raises StepBudgetExceeded (bounded time, module docstring), not a hang."""
+    """A 1 ng mass (time constant about 1 ns) whose Stribeck term falls faster than F_prop rises
+    (F_prop < 2*fexp*F_Stribeck: no quasi-static limit taken) cannot be followed by the explicit
+    integrator over 1 s: step() raises StepBudgetExceeded (bounded time, module docstring), not a
+    hang."""
+    p = msf.Parameters(m=1e-9, F_prop=1.0)
+    body = msf.Body(p, s=0.0, v=1.0)
+    body.initialize(100.0)
+    with pytest.raises(ode.StepBudgetExceeded):
+        body.step(0.0, 1.0, 100.0)
+
+
+def test_mwsf_a_time_constant_far_below_the_step_is_the_quasi_static_limit():
+    """F_prop = 1e9 N.s/m on 1 kg (time constant 1 ns) over 1 s under F = 1e9 N: v at once at
+    the balance F = F_prop*v + F_Coulomb + F_Stribeck*exp(-fexp*v), s = v*t (plus the start
+    transient, (v_start - v)*m/F_prop)."""
     p = msf.Parameters(F_prop=1e9)
     body = msf.Body(p, s=0.0, v=1.0)
     body.initialize(0.0)
-    with pytest.raises(ode.StepBudgetExceeded):
-        body.step(0.0, 1.0, 1e9)
+    body.step(0.0, 1.0, 1e9)
+    v = (1e9 - 5.0 - 10.0 * math.exp(-2.0 * body.v)) / 1e9
+    assert body.mode == msf.FORWARD and body.v == pytest.approx(v, rel=1e-15)
+    assert body.s == pytest.approx(v * 1.0, rel=1e-14)
 
 
 def test_mwsf_chattering_step_raises_after_1000_mode_changes():

@@ -22,11 +22,23 @@ F(t) = F0 + dF*(t - t_n) over a step (held force when dF = 0).
 """
 
 import math
+import struct
 
 from ...mechanics.ode import Event, StepBudgetExceeded, integrate  # noqa: F401 (StepBudgetExceeded: raised by step())
 
 UNKNOWN, FREE, FORWARD, STUCK, BACKWARD = 3, 2, 1, 0, -1
 STEP_BUDGET = 20000  # integrator steps per communication step (a safety net: a smooth friction ODE needs tens)
+# sliding is quasi-static when the velocity's time constant m/F_prop is below QUASI_STATIC times the
+# step (and F_prop >= 2*fexp*F_Stribeck, so the friction rises with |v|): no integrator step could
+# resolve the relaxation (F_prop/m = 1e300: 1e-300 s), v follows the balance F = f(v) (see quasi_static)
+QUASI_STATIC = 1e-5
+_GAUSS = (  # 5-point Gauss-Legendre nodes on [0, 1] and weights
+    (0.04691007703066800, 0.11846344252809454),
+    (0.23076534494715845, 0.23931433524968324),
+    (0.5, 0.28444444444444444),
+    (0.76923465505284155, 0.23931433524968324),
+    (0.95308992296933200, 0.11846344252809454),
+)
 
 
 class Parameters:
@@ -67,6 +79,92 @@ def sliding_friction(p, v, forward):
     if forward:
         return p.F_prop * v + p.F_Coulomb + p.F_Stribeck * math.exp(-p.fexp * abs(v))
     return p.F_prop * v - p.F_Coulomb - p.F_Stribeck * math.exp(-p.fexp * abs(v))
+
+
+def is_quasi_static(p, h):
+    """Sliding over a step h is the stiff limit: the velocity's time constant m/F_prop is far
+    below the step and the friction rises with |v| (a unique balance velocity)."""
+    return (
+        p.F_prop > 0.0
+        and p.m <= QUASI_STATIC * h * p.F_prop
+        and p.F_prop >= 2.0 * p.fexp * p.F_Stribeck
+    )
+
+
+def balance_speed(p, drive):
+    """The speed w >= 0 at which sliding friction balances the drive (the force along the
+    motion, F forward, -F backward): F_prop*w + F_Coulomb + F_Stribeck*exp(-fexp*w) = drive,
+    and the time constant m/f'(w) of the relaxation towards it; w = 0 when the drive does not
+    exceed f0 (the body comes to rest). Newton's method on the convex rising friction."""
+    target = drive - p.F_Coulomb
+    if not target > p.F_Stribeck:
+        return 0.0, p.m / (p.F_prop - p.fexp * p.F_Stribeck)
+    w = (target - p.F_Stribeck) / p.F_prop
+    for _ in range(100):
+        e = p.F_Stribeck * math.exp(-p.fexp * w)
+        slope = p.F_prop - p.fexp * e
+        step = (p.F_prop * w + e - target) / slope
+        w_next = max(0.0, w - step)
+        if w_next == w or abs(step) <= 4e-16 * w:
+            w = w_next
+            break
+        w = w_next
+    return w, p.m / (p.F_prop - p.fexp * p.F_Stribeck * math.exp(-p.fexp * w))
+
+
+def quasi_static(p, t, t_end, s, v, forward, force):
+    """Sliding in the stiff limit (is_quasi_static) from (t, s, v) towards t_end with the force
+    force(t') (linear in t'): v relaxes at once to the balance speed (its transient moves the
+    body by (v - v_bal)*m/f'), then follows it; the body stops when the drive falls to f0 (stuck)
+    or reaches a stop (impact). Returns (t, s, v, event): event None (sliding at t_end),
+    "stuck", "right stop" or "left stop" (then v = 0 and s at the stop)."""
+    sign = 1.0 if forward else -1.0
+    limit = p.hi if forward else p.lo
+
+    def speed(tt):
+        return balance_speed(p, sign * force(tt))
+
+    w, tau = speed(t)
+    s = s + (v - sign * w) * tau  # the transient, settled within a few m/f' (far below the step)
+    if w == 0.0:
+        return t, s, 0.0, "stuck"
+    t1, event = t_end, None
+    dF = force(t_end) - force(t)
+    if sign * dF < 0.0 and sign * force(t_end) - p.F_Coulomb <= p.F_Stribeck:
+        # the drive falls to f0 within the step: the balance speed reaches 0 there
+        t1 = t + (sign * p.f0 - sign * force(t)) / (sign * dF) * (t_end - t)
+        t1 = min(max(t1, t), t_end)
+        event = "stuck"
+
+    def position(tb):
+        dt = tb - t
+        return s + sign * sum(wg * speed(t + x * dt)[0] for x, wg in _GAUSS) * dt
+
+    s1 = position(t1)
+    if sign * (s1 - limit) >= 0.0:  # a stop within [t, t1]: the first time s reaches it
+        # (bisection over the floats' ordering: at most 64 halvings, whatever the scales)
+        lo, hi = _ordinal(t), _ordinal(t1)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if sign * (position(_from_ordinal(mid)) - limit) >= 0.0:
+                hi = mid
+            else:
+                lo = mid
+        hi = _from_ordinal(hi)
+        return hi, limit, 0.0, "right stop" if forward else "left stop"
+    if event:
+        return t1, s1, 0.0, event
+    return t1, s1, sign * speed(t1)[0], None
+
+
+def _ordinal(x):
+    """An integer of the same order as the float x (adjacent floats: adjacent integers)."""
+    bits = struct.unpack("<q", struct.pack("<d", x))[0]
+    return bits if bits >= 0 else -(bits & 0x7FFFFFFFFFFFFFFF)
+
+
+def _from_ordinal(i):
+    return struct.unpack("<d", struct.pack("<q", i if i >= 0 else (-i) | -0x8000000000000000))[0]
 
 
 def start_checks(p, s, v):
@@ -175,6 +273,12 @@ class Body:
                 continue
             forward = mode == FORWARD
             m = p.m
+            if mode != FREE and is_quasi_static(p, h):
+                t, s, v, what = quasi_static(p, t, t_end, s, v, forward, force)
+                if what is not None:
+                    mode = STUCK
+                    self._log(t, "stuck (v = 0)" if what == "stuck" else what + " impact")
+                continue
 
             if mode == FREE:
 
