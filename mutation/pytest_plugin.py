@@ -49,6 +49,13 @@ def _slow_clock(monkeypatch):
 
 
 PREBUILT = os.environ.get("CONTACTFMU_MUTATION_FMUS")
+# tests that run the documentation's snippets or the examples from the repository (README.md, docs/,
+# examples/), which mutmut's copy (mutants/) does not hold; they check those, not the mutated code
+REPOSITORY = (
+    "tests/cosim/test_system.py::test_readme_master_snippet_runs_and_writes_into_an_ignored_folder",
+    "tests/test_study.py::test_docs_study_snippet_runs_and_writes_into_an_ignored_folder",
+    "tests/test_study.py::test_command_line_study_writes_table_and_heat_map",  # examples/
+)
 
 
 def _copy_prebuilt(out_dir="fmus", names=None, progress=print, force=True):
@@ -74,7 +81,7 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     keep, drop = [], []
     for item in items:
-        slow = item.nodeid.startswith(SLOW)
+        slow = item.nodeid.startswith(SLOW + REPOSITORY)
         needs_fmus = "fmu_dir" in getattr(item, "fixturenames", ()) and not PREBUILT
         (drop if slow or needs_fmus else keep).append(item)
     if drop:
