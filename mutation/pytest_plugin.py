@@ -15,9 +15,16 @@
   Piece/first_crossing): with them a full run takes hours on two cores. The behaviours they
   check (rattle envelopes) are covered by faster tests of the same functions; drop an entry to
   run it anyway.
+* With CONTACTFMU_MUTATION_FMUS set (the --cosim and --study profiles of mutation/run.py: FMUs
+  built once from the unmutated source, into that folder), the tests that need the FMUs are kept,
+  and the build of the session fixture ``fmu_dir`` copies those FMUs instead of building them: the
+  master's and the studies' code is not in the FMUs, a mutant of it changes nothing there.
 """
 
+import os
+import shutil
 import time
+from pathlib import Path
 
 import pytest
 
@@ -41,11 +48,42 @@ def _slow_clock(monkeypatch):
     monkeypatch.setattr(time, "process_time", lambda: real() / SLOWDOWN)
 
 
+PREBUILT = os.environ.get("CONTACTFMU_MUTATION_FMUS")
+# tests that run the documentation's snippets or the examples from the repository (README.md, docs/,
+# examples/), which mutmut's copy (mutants/) does not hold; they check those, not the mutated code
+REPOSITORY = (
+    "tests/cosim/test_system.py::test_readme_master_snippet_runs_and_writes_into_an_ignored_folder",
+    "tests/test_study.py::test_docs_study_snippet_runs_and_writes_into_an_ignored_folder",
+    "tests/test_study.py::test_command_line_study_writes_table_and_heat_map",  # examples/
+)
+
+
+def _copy_prebuilt(out_dir="fmus", names=None, progress=print, force=True):
+    """contactfmu.build.build_all's result for the FMUs prebuilt in PREBUILT: copied, not built."""
+    from contactfmu import components
+
+    results = {}
+    os.makedirs(out_dir, exist_ok=True)
+    for name in names or components.NAMES:
+        path = os.path.join(out_dir, f"{name}.fmu")
+        shutil.copyfile(os.path.join(PREBUILT, f"{name}.fmu"), path)
+        results[name] = (Path(path), [])
+    return results
+
+
+def pytest_configure(config):
+    if PREBUILT:
+        import contactfmu.build
+
+        contactfmu.build.build_all = _copy_prebuilt
+
+
 def pytest_collection_modifyitems(config, items):
     keep, drop = [], []
     for item in items:
-        slow = item.nodeid.startswith(SLOW)
-        (drop if slow or "fmu_dir" in getattr(item, "fixturenames", ()) else keep).append(item)
+        slow = item.nodeid.startswith(SLOW + REPOSITORY)
+        needs_fmus = "fmu_dir" in getattr(item, "fixturenames", ()) and not PREBUILT
+        (drop if slow or needs_fmus else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep

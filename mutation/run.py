@@ -24,6 +24,20 @@ build). Report: mutation/REPORT_SLAVES.md, survivors
 explained in mutation/equivalent_slaves*.toml.
 
     python mutation/run.py --slaves --jobs 1 'contactfmu.components.Spring.slave.*'
+
+--cosim, --study and --fmi mutate the co-simulation master (src/contactfmu/cosim/), the parameter
+studies (src/contactfmu/study/) and the generic FMI layer (src/contactfmu/fmi/) the same way, each in
+its own working directory (mutation-cosim/, mutation-study/, mutation-fmi/) with its own test
+selection (PROFILES) and report (mutation/REPORT_COSIM.md, REPORT_STUDY.md, REPORT_FMI.md), survivors
+explained in mutation/equivalent_<profile>*.toml, with the physics' bar: at least 90 % killed,
+every survivor explained. The master and the studies run FMUs: their tests need the built FMUs
+(fixture fmu_dir), which are built once, from the unmutated source, into <work>/fmus/ and handed to
+every test session (CONTACTFMU_MUTATION_FMUS, mutation/pytest_plugin.py); their code is not in the
+FMUs, so the prebuilt FMUs are the same for every mutant. The FMI layer runs inside the FMUs under a
+renamed package, where no mutant is selected: like the slaves, it is tested in-process.
+
+    python mutation/run.py --cosim --jobs 1 'contactfmu.cosim.compare.*'
+    python mutation/run.py --study --jobs 1 'contactfmu.study.metrics.*'
 """
 
 import argparse
@@ -45,7 +59,6 @@ EQUIVALENT = ROOT / "mutation" / "equivalent.toml"
 CARRIED = ROOT / "mutation" / "carried_over.toml"  # results of an earlier run for mutants not rerun
 REPORT = ROOT / "mutation" / "REPORT.md"
 TARGET = 0.90
-SLAVES_WORK = ROOT / "mutation-slaves"  # working directory of --slaves (git-ignored)
 SLAVES_REPORT = ROOT / "mutation" / "REPORT_SLAVES.md"
 SLAVES_TESTS = [  # the slave classes driven in-process (no FMU build)
     "tests/fmi/test_slaves_inprocess.py",
@@ -53,34 +66,78 @@ SLAVES_TESTS = [  # the slave classes driven in-process (no FMU build)
     "tests/components/TranslationalHardstop/test_translational_hardstop_slave.py",
     "tests/components/supporting/test_supporting_slaves.py",
 ]
+COSIM_TESTS = [  # the master's tests by unit, the tube comparison, the masters' common behaviour
+    "tests/cosim/",
+    "tests/test_compare.py",
+    "tests/test_any_master.py",
+    "tests/test_stiff_coupling.py",
+]
+STUDY_TESTS = ["tests/test_study.py"]
+FMI_TESTS = SLAVES_TESTS  # the FMI base class and its state codec, driven in-process
+PROFILES = {
+    # name: (modules mutated (only_mutate), test selection, FMUs prebuilt for the tests, score target)
+    "slaves": (
+        ["src/contactfmu/components/*/slave.py", "src/contactfmu/components/translational.py"],
+        SLAVES_TESTS,
+        False,
+        None,
+    ),
+    "cosim": (
+        ["src/contactfmu/cosim/*.py", "src/contactfmu/cosim/algorithms/*.py"],
+        COSIM_TESTS,
+        True,
+        TARGET,
+    ),
+    "study": (["src/contactfmu/study/*.py"], STUDY_TESTS, True, TARGET),
+    "fmi": (["src/contactfmu/fmi/*.py"], FMI_TESTS, False, TARGET),
+}
+SUBJECTS = {
+    "physics": "src/contactfmu/mechanics",
+    "slaves": "src/contactfmu/components",
+    "cosim": "src/contactfmu/cosim",
+    "study": "src/contactfmu/study",
+    "fmi": "src/contactfmu/fmi",
+}
 
 
 class Profile:
-    """What a run mutates and where its results go: physics (default) or the slave layer (--slaves)."""
+    """What a run mutates and where its results go: physics (default), the slave layer (--slaves),
+    the master (--cosim), the studies (--study) or the FMI layer (--fmi)."""
 
-    def __init__(self, slaves):
-        self.slaves = slaves
-        self.work = SLAVES_WORK if slaves else ROOT
+    def __init__(self, name="physics"):
+        self.name = name
+        self.slaves = name == "slaves"
+        self.physics = name == "physics"
+        self.work = ROOT if self.physics else ROOT / f"mutation-{name}"
         self.mutants = self.work / "mutants"
-        self.report = SLAVES_REPORT if slaves else REPORT
-        self.equivalent = "equivalent_slaves*.toml" if slaves else "equivalent*.toml"
-        self.target = None if slaves else TARGET
-        self.subject = "src/contactfmu/components" if slaves else "src/contactfmu/mechanics"
+        self.report = REPORT if self.physics else ROOT / "mutation" / f"REPORT_{name.upper()}.md"
+        self.equivalent = "equivalent*.toml" if self.physics else f"equivalent_{name}*.toml"
+        self.target = TARGET if self.physics else PROFILES[name][3]
+        self.fmus = (self.work / "fmus") if not self.physics and PROFILES[name][2] else None
+        self.subject = SUBJECTS[name]
 
     def explanation_files(self):
         files = sorted(EQUIVALENT.parent.glob(self.equivalent))
-        return (
-            files
-            if self.slaves
-            else [f for f in files if not f.name.startswith("equivalent_slaves")]
-        )
+        if not self.physics:
+            return files
+        others = tuple(f"equivalent_{name}" for name in PROFILES)
+        return [f for f in files if not f.name.startswith(others)]
+
+    def env(self):
+        """The environment of the mutmut run (the prebuilt FMUs, if the tests need them)."""
+        env = dict(os.environ)
+        if self.fmus is not None:
+            env["CONTACTFMU_MUTATION_FMUS"] = str(self.fmus)
+        return env
 
 
-def prepare_slaves(keep):
-    """mutation-slaves/: a fresh copy of src/, tests/ and mutation/ and a pyproject.toml that points
-    mutmut at the slave layer and the in-process slave tests; keep: reuse its mutants/ (mutmut
-    reruns only the mutants whose function changed)."""
-    work = SLAVES_WORK
+def prepare(profile, keep):
+    """mutation-<profile>/: a fresh copy of src/, tests/ and mutation/ and a pyproject.toml that points
+    mutmut at the profile's modules and tests (and, if its tests run FMUs, the FMUs built once from
+    the unmutated source into its fmus/); keep: reuse its mutants/ (mutmut reruns only the mutants
+    whose function changed)."""
+    work = profile.work
+    only_mutate, tests, _, _ = PROFILES[profile.name]
     if not keep and work.exists():
         shutil.rmtree(work)
     work.mkdir(exist_ok=True)
@@ -92,24 +149,29 @@ def prepare_slaves(keep):
     base = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
     config = {
         "source_paths": ["src"],
-        "only_mutate": [
-            "src/contactfmu/components/*/slave.py",
-            "src/contactfmu/components/translational.py",
-        ],
+        "only_mutate": only_mutate,
         "also_copy": ["mutation/"],
         "pytest_add_cli_args": base["pytest_add_cli_args"],
-        "pytest_add_cli_args_test_selection": SLAVES_TESTS,
+        "pytest_add_cli_args_test_selection": tests,
         "use_git_change_detection": False,
         "timeout_multiplier": base.get("timeout_multiplier", 3.0),
         "timeout_constant": base.get("timeout_constant", 0.5),
     }
     lines = [
-        "# written by mutation/run.py --slaves (do not edit: rewritten on every run)",
+        f"# written by mutation/run.py --{profile.name} (do not edit: rewritten on every run)",
         "[tool.mutmut]",
     ]
     lines += [f"{key} = {json.dumps(value)}" for key, value in config.items()]
     lines += ["", "[tool.pytest.ini_options]", 'testpaths = ["tests"]', ""]
     (work / "pyproject.toml").write_text("\n".join(lines))
+    if profile.fmus is not None and not (keep and any(profile.fmus.glob("*.fmu"))):
+        build = (
+            "import sys; from contactfmu.build import build_all; "
+            "bad = {n: p for n, (_, p) in build_all(sys.argv[1], progress=None).items() if p}; "
+            "sys.exit(repr(bad) if bad else 0)"
+        )
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+        subprocess.run([sys.executable, "-c", build, str(profile.fmus)], env=env, check=True)
 
 
 STATUS = {
@@ -133,7 +195,7 @@ def carried_over(profile=None):
     """(prefixes, text) of mutant names whose result is carried over from an earlier run when this run
     did not check them (mutation/carried_over.toml: functions unchanged since that run, whose mutants
     take long; see its comment), or ((), None)."""
-    if not CARRIED.is_file() or (profile is not None and profile.slaves):
+    if not CARRIED.is_file() or (profile is not None and not profile.physics):
         return (), None
     data = tomllib.loads(CARRIED.read_text())
     return tuple(data.get("prefixes", ())), data.get("text")
@@ -219,22 +281,30 @@ def write_report(profile, results, elapsed=None, jobs=None, note=None):
     unexplained = [
         (m, name, st) for m, name, st in survivors if name not in explained and name not in accepted
     ]
-    command = "python mutation/run.py --slaves" if profile.slaves else "python mutation/run.py"
-    tests = (
-        "Tests run against the mutants: tests/fmi/test_slaves_inprocess.py and the components' "
-        "test_*_slave.py, which drive the slave classes in-process through their FMI methods (no FMU "
-        "build). Killed = a test failed (or mutmut's CPU-time "
-        "limit hit: timeout, counted as killed)."
-        if profile.slaves
-        else "Tests run against the mutants: those that call the physics directly (the FMU-building tests are "
-        "deselected by mutation/pytest_plugin.py). Killed = a test failed (or mutmut's CPU-time limit hit: "
-        "timeout, counted as killed)."
-    )
+    command = "python mutation/run.py" + ("" if profile.physics else f" --{profile.name}")
+    killed = "Killed = a test failed (or mutmut's CPU-time limit hit: timeout, counted as killed)."
+    selection = ", ".join(PROFILES[profile.name][1]) if not profile.physics else ""
+    tests = {
+        "physics": "Tests run against the mutants: those that call the physics directly (the "
+        "FMU-building tests are deselected by mutation/pytest_plugin.py). ",
+        "slaves": "Tests run against the mutants: tests/fmi/test_slaves_inprocess.py and the "
+        "components' test_*_slave.py, which drive the slave classes in-process through their FMI "
+        "methods (no FMU build). ",
+        "fmi": f"Tests run against the mutants: {selection}, which drive the FMI base class (and its "
+        "state codec, variable table) in-process through the slaves' FMI methods (inside a built FMU "
+        "the package is renamed and no mutant is selected; the FMU-level tests are not run). ",
+        "cosim": f"Tests run against the mutants: {selection}, with the FMUs built once from the "
+        "unmutated source (the master's code is not in them). ",
+        "study": f"Tests run against the mutants: {selection}, with the FMUs built once from the "
+        "unmutated source (the studies' code is not in them); runs executed on dask workers of the "
+        "tests' own clusters are not traced by mutmut, so a mutant counts as covered by the tests "
+        "that call it in-process. ",
+    }[profile.name] + killed
     target = (
         f"Target: at least {100 * profile.target:.0f} % killed, every survivor explained. "
         if profile.target
         else "No score target for the slave layer (the 90 % target is for physics/); "
-        "every survivor explained. "
+        "every survivor should be explained. "
     )
     lines = [
         f"# Mutation testing report: {profile.subject}",
@@ -297,29 +367,54 @@ def main():
     )
     ap.add_argument(
         "--slaves",
-        action="store_true",
+        action="store_const",
+        const="slaves",
+        dest="profile",
         help="mutate the slave layer (components/*/slave.py; in mutation-slaves/; report "
         "mutation/REPORT_SLAVES.md) instead of physics/",
+    )
+    ap.add_argument(
+        "--cosim",
+        action="store_const",
+        const="cosim",
+        dest="profile",
+        help="mutate the master (cosim/; in mutation-cosim/; report mutation/REPORT_COSIM.md)",
+    )
+    ap.add_argument(
+        "--study",
+        action="store_const",
+        const="study",
+        dest="profile",
+        help="mutate the studies (study/; in mutation-study/; report mutation/REPORT_STUDY.md)",
+    )
+    ap.add_argument(
+        "--fmi",
+        action="store_const",
+        const="fmi",
+        dest="profile",
+        help="mutate the FMI layer (fmi/; in mutation-fmi/; report mutation/REPORT_FMI.md)",
     )
     ap.add_argument(
         "names",
         nargs="*",
         help="mutant names or globs to (re)run, e.g. 'contactfmu.mechanics.ode*', "
-        "with --slaves e.g. 'contactfmu.components.Spring.slave.*'",
+        "with --slaves e.g. 'contactfmu.components.Spring.slave.*', with --cosim "
+        "'contactfmu.cosim.compare.*'",
     )
     args = ap.parse_args()
-    profile = Profile(args.slaves)
+    profile = Profile(args.profile or "physics")
     os.chdir(ROOT)
     elapsed = None
     if not args.report:
-        if args.slaves:
-            prepare_slaves(args.keep)
+        if not profile.physics:
+            prepare(profile, args.keep)
         elif not args.keep and MUTANTS.exists():
             shutil.rmtree(MUTANTS)
         start = time.monotonic()
         r = subprocess.run(
             [sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs), *args.names],
             cwd=profile.work,
+            env=profile.env(),
         )
         elapsed = time.monotonic() - start
         if r.returncode:

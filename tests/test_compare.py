@@ -122,3 +122,42 @@ def test_read_csv_reads_nan_unless_finite_is_asked(tmp_path):
     assert np.isnan(read_csv(path)["y"][1])
     with pytest.raises(CsvError, match="line 3, column 'y': 'nan' is not finite"):
         read_csv(path, finite=True)
+
+
+T = np.linspace(0.0, 2.0, 201)
+
+
+def _ramp(a, b):
+    """a until 0.5 s, linear to b at 1.5 s, b until 2 s (plateaus longer than dt = 4 ms)."""
+    return np.interp(T, [0.0, 0.5, 1.5, 2.0], [a, a, b, b])
+
+
+@pytest.mark.parametrize(
+    "y, dy",
+    [
+        # rising from 1 to 3: range 2, |y_min| = 1, |y_max| = 3: dy = 2e-3*max(2, 1) = 4e-3
+        (_ramp(1.0, 3.0), 4e-3),
+        # falling from -1 to -5: range 4, |y_min| = 5, |y_max| = 1: dy = 2e-3*5 = 1e-2
+        (_ramp(-1.0, -5.0), 1e-2),
+        # rising from 10 to 11: range 1, |y_min| = 10 (|y_max| = 11): dy = 2e-3*10 = 2e-2
+        (_ramp(10.0, 11.0), 2e-2),
+    ],
+    ids=["rising", "falling", "offset"],
+)
+def test_tube_height_takes_the_minimum_not_the_maximum(y, dy):
+    """csv-compare's legacy base: baseY = max(y_max - y_min, |y_min|, floor); a rising and a falling
+    reference where |y_min| and |y_max| differ, dy computed by hand. On the plateaus the tube is
+    y +- dy (on the ramp the time tolerance widens it): a result 0.9*dy off passes, 1.1*dy off
+    fails."""
+    ref = Result(["time", "y"], np.column_stack([T, y]))
+    lo, hi, dt, dy_tube = tube_bounds(T, y, T)
+    assert dy_tube == pytest.approx(dy, rel=1e-12) and dt == pytest.approx(4e-3)
+    flat = (T <= 0.49) | (T >= 1.51)
+    assert np.allclose(hi[flat] - y[flat], dy, rtol=1e-9, atol=0)
+    assert np.allclose(y[flat] - lo[flat], dy, rtol=1e-9, atol=0)
+    for offset, ok in ((0.9, True), (-0.9, True), (1.1, False), (-1.1, False)):
+        shifted = Result(["time", "y"], np.column_stack([T, y + offset * dy]))
+        report = compare(shifted, ref)
+        assert report.passed is ok, (offset, str(report))
+        assert report["y"].dy == pytest.approx(dy, rel=1e-12)
+        assert (report["y"].failures == 0) if ok else (report["y"].failures >= flat.sum())

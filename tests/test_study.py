@@ -212,6 +212,55 @@ def test_names_are_checked_against_the_model_and_its_fmus(fmus):
     assert ok.units == {"gap.c": "N/m", "mass.v_start": "m/s"} and ok.metrics[0].unit == "m/s"
 
 
+# ---- metrics ---------------------------------------------------------------------------------
+
+# a non-uniform time grid not starting at 0 (an adaptive run's): steps 0.1, 0.4, 1.5 s
+METRIC_T = [1.0, 1.1, 1.5, 3.0]
+METRIC_Y = [1.0, 3.0, -5.0, 4.0]
+
+
+@pytest.mark.parametrize(
+    "kind, expected",
+    [
+        ("final", 4.0),
+        ("initial", 1.0),
+        ("max", 4.0),
+        ("min", -5.0),
+        ("absmax", 5.0),
+        ("ptp", 9.0),
+        # trapezoidal time average: (0.1*(1 + 3)/2 + 0.4*(3 - 5)/2 + 1.5*(-5 + 4)/2)/2.0
+        # = (0.2 - 0.4 - 0.75)/2 = -0.475 (the plain sample mean would be 0.75)
+        ("mean", -0.475),
+    ],
+)
+def test_every_signal_metric_against_a_hand_computed_value(kind, expected):
+    from contactfmu.cosim import Result
+    from contactfmu.study import metrics
+
+    assert set(metrics.KINDS) == {"final", "initial", "max", "min", "absmax", "ptp", "mean"}
+    result = Result(["time", "mass.s", "mass.v"], np.column_stack([METRIC_T, METRIC_Y, METRIC_T]))
+    metric = metrics.signal(kind, "mass.s")
+    assert metric.name == f"{kind}(mass.s)" and metric.signals == ["mass.s"]
+    assert metric(result) == pytest.approx(expected, rel=1e-14, abs=1e-15)
+    parsed = metrics.parse_metric(f"{kind}:mass.s")
+    assert parsed.kind == kind and parsed(result) == metric(result)
+    # the other signal (the time itself): its own values
+    other = {"final": 3.0, "initial": 1.0, "max": 3.0, "min": 1.0, "absmax": 3.0, "ptp": 2.0}
+    # mean of t over [1, 3]: 2
+    other["mean"] = 2.0
+    assert metrics.signal(kind, "mass.v")(result) == pytest.approx(other[kind], rel=1e-14)
+
+
+def test_mean_of_one_instant_or_a_zero_span_is_the_value():
+    from contactfmu.study.metrics import KINDS
+
+    mean = KINDS["mean"][0]
+    assert mean(np.array([2.0]), np.array([7.0])) == 7.0
+    assert mean(np.array([2.0, 2.0]), np.array([7.0, 9.0])) == 7.0
+    # two points: the trapezoid is the average of the two, whatever the span
+    assert mean(np.array([0.0, 5.0]), np.array([1.0, 2.0])) == pytest.approx(1.5)
+
+
 # ---- execution -------------------------------------------------------------------------------
 
 
@@ -378,6 +427,63 @@ def test_parquet_table_and_its_resume(fmus, tmp_path):
     assert back.equals(table) and list(back["v0"]) == [-1.0, -2.0]
     assert not (tmp_path / "t.parquet.partial.csv").exists()
     assert study.run(tmp_path / "t.parquet", workers=0).equals(table) and len(executions(log)) == 2
+
+
+class Failing(Logged):
+    """Logged, but fails (raises) for the runs with the start speeds in `fail`: their rows are errors."""
+
+    def __init__(self, log, fail):
+        super().__init__(log)
+        self.fail = tuple(fail)
+
+    def __call__(self, result):
+        v0 = super().__call__(result)
+        if v0 in self.fail:
+            raise ValueError(f"no rebound at {v0!r} m/s")
+        return v0
+
+
+def test_a_resume_keeps_error_rows_and_runs_lost_and_missing_ones_again(fmus, tmp_path):
+    """docs/studies.md, Resume: rows with status ok or error are kept (an error row is the run's
+    result, its message with it: the run is not executed again), lost rows and runs missing from
+    the file are run again. Serial (workers=0): every execution is logged by the metric."""
+    log, out = tmp_path / "executions.log", tmp_path / "study.csv"
+    speeds = [-1.0, -2.0, -3.0, -4.0]
+
+    def study(fail):
+        return Study(
+            impact,
+            grid({"mass.v_start": speeds}),
+            [Metric("v0", Failing(log, fail), ["mass.v"])],
+            stop_time=0.005,
+            fmus=fmus,
+            options={"step": 1e-4},
+        )
+
+    first = study([-2.0]).run(out, workers=0)
+    assert list(first["status"]) == ["ok", "error", "ok", "ok"]
+    assert first["error"][1] == "metric v0: ValueError: no rebound at -2.0 m/s"
+    assert np.isnan(first["v0"][1]) and sorted(executions(log)) == sorted(speeds)
+    # resumed with a metric that would not fail any more: the error row is kept, nothing runs
+    again = study([]).run(out, workers=0)
+    assert len(executions(log)) == 4
+    assert list(again["status"]) == ["ok", "error", "ok", "ok"]
+    assert again["error"][1] == first["error"][1]
+    assert again.drop(columns=["wall_time"]).equals(first.drop(columns=["wall_time"]))
+    # an interrupted study: the error row kept, the row of -3.0 lost, that of -4.0 never written
+    lines = out.read_text().splitlines(keepends=True)
+    assert ",error," in lines[2]
+    lost = lines[3].replace(",ok,", ",lost,")
+    out.write_text(lines[0] + lines[1] + lines[2] + lost)
+    third = study([]).run(out, workers=0)
+    assert sorted(executions(log)[4:]) == [-4.0, -3.0]  # not -2.0 (error), not -1.0 (ok)
+    assert list(third["status"]) == ["ok", "error", "ok", "ok"]
+    assert list(third["v0"][[0, 2, 3]]) == [-1.0, -3.0, -4.0] and np.isnan(third["v0"][1])
+    assert third["error"][1] == "metric v0: ValueError: no rebound at -2.0 m/s"
+    assert len(read_table(out)) == 4 and list(read_table(out)["status"]).count("error") == 1
+    # resume=False starts afresh: the error run runs again (and passes now)
+    fresh = study([]).run(out, workers=0, resume=False)
+    assert list(fresh["status"]) == ["ok"] * 4 and len(executions(log)) == 10
 
 
 # ---- command line ----------------------------------------------------------------------------

@@ -468,6 +468,157 @@ def test_a_state_restores_a_working_instance_bit_identically(fmu_dir, config, ta
     assert instance.errors() == []
 
 
+USED = {  # every FMU: (parameters of the source, of the used target, step, inputs(i), other inputs(i))
+    # the targets are initialized with parameters that make them build more (an inertia-aware
+    # coupler from m_a/m_b, m1/m2; EndStop's friction; MassWithStopAndFriction's stops)
+    "Damper": (
+        {"d": 3.0},
+        {"d": 50.0},
+        1e-3,
+        lambda i: {"flange_a.v": 0.1 * i, "flange_b.s": 0.01 * i, "flange_b.v": -0.2},
+        lambda i: {"flange_a.v": 7.0, "flange_b.v": 3.0 - i},
+    ),
+    "Spring": (
+        {"c": 100.0},
+        {"c": 5.0, "s_rel0": 0.5},
+        1e-3,
+        lambda i: {"flange_a.s": 0.01 * i, "flange_b.s": 0.2, "flange_b.v": 1.0},
+        lambda i: {"flange_b.s": 3.0 + i},
+    ),
+    "SpringDamper": (
+        {"c": 100.0, "d": 2.0},
+        {"c": 1e4, "d": 0.1},
+        1e-3,
+        lambda i: {"flange_a.s": 0.01 * i, "flange_b.s": 0.2, "flange_b.v": 1.0 - 0.1 * i},
+        lambda i: {"flange_b.s": -1.0, "flange_a.v": 2.0},
+    ),
+    "Fixed": (
+        {"s0": 0.25},
+        {"s0": -3.0},
+        1e-3,
+        lambda i: {"flange.f": 1.0 + i},
+        lambda i: {"flange.f": -5.0, "flange.f2": 2.0},
+    ),
+    "Force": (
+        {},
+        {},
+        1e-3,
+        lambda i: {"f": 2.0 - i, "flange.s": 0.1 * i},
+        lambda i: {"f": 40.0, "flange.v": 3.0},
+    ),
+    "Sine": (
+        {"amplitude": 2.0, "f": 3.0},
+        {"amplitude": 0.5, "f": 11.0, "phase": 1.0},
+        1e-3,
+        lambda i: {},
+        lambda i: {},
+    ),
+    "Mass": (
+        {"m": 2.0, "s_start": 1.0},
+        {"m": 7.0, "v_start": -3.0},
+        1e-3,
+        lambda i: {"flange_a.f": -1.0 - i, "flange_b.f": 0.5},
+        lambda i: {"flange_a.f": 30.0, "flange_b.f2": -4.0},
+    ),
+    "MassWithStopAndFriction": (
+        # the first input, 15.01 N forward, lies in the friction's hysteresis (f0 = 15 N < F <=
+        # f0_max = 15.015 N at the defaults): stuck from rest, sliding on in the mode FORWARD the
+        # used instance, pushed by 50 N, is in
+        {"m": 0.2},
+        {"smax": 0.01, "smin": -0.01, "m": 3.0},
+        1e-3,
+        lambda i: {"flange_a.f": -15.01 - 9.0 * i},
+        lambda i: {"flange_a.f": -50.0},
+    ),
+    "ElastoGap": (
+        {"c": 1e5, "d": 20.0},
+        {"m_a": 1.0, "m_b": 2.0, "c": 5e3},
+        1e-4,
+        lambda i: {"flange_b.s": -1e-4 * i, "flange_b.v": -1.0 + 0.1 * i},
+        lambda i: {"flange_b.s": -3e-3, "flange_b.v": 2.0},
+    ),
+    "TranslationalHardstop": (
+        {"b": 0.5},
+        {"m_a": 1.0, "m_b": 2.0, "b": 0.3},
+        1e-3,
+        lambda i: {"flange_b.s": 0.497 + 1e-3 * i, "flange_b.v": 1.0 - 0.3 * i},
+        lambda i: {"flange_b.s": 0.31, "flange_b.v": 0.8},
+    ),
+    "EndStop": (
+        {"k1": 1.0},
+        {"mode": 1, "m1": 1.0, "friction": True, "kindF": 2},
+        1e-3,
+        lambda i: {"ctr1.x": 0.008 + 1e-3 * i, "ctr1.v": 0.3 - 0.1 * i, "ctr1.a": 1.0},
+        lambda i: {"ctr1.x": 0.004 + 1e-3 * i, "ctr1.v": 1.0 - 0.2 * i},
+    ),
+}
+
+
+def _used(fmu_dir, name, params, h, other):
+    """An instance of `name` initialized with `params`, stepped three times with the inputs `other`."""
+    instance = initialized(fmu_dir, name, **params)
+    _stepping(instance, other, h, 0, 3)
+    return instance
+
+
+@pytest.mark.parametrize("name", list(USED))
+def test_a_state_restored_into_a_used_instance_continues_bit_identically(fmu_dir, name):
+    """A state of an instance initialized with the source's parameters and stepped, set into an
+    instance that was initialized with other parameters (building what the source did not: a
+    coupler, friction, stops) and stepped with other inputs: the used instance continues exactly
+    as the source, every output, bit for bit, and reads the source's parameters."""
+    params, other_params, h, inputs, other = USED[name]
+    source = initialized(fmu_dir, name, **params)
+    _stepping(source, inputs, h, 0, 4)
+    state = source.get_state()
+    expected = _stepping(source, inputs, h, 4, 5)
+    for target in ("same FMU", "deserialized"):
+        instance = _used(fmu_dir, name, other_params, h, other)
+        restored = state
+        if target == "deserialized":
+            status, restored = instance.deserialize(source.fmu.serializeFMUstate(state))
+            assert status == OK, instance.errors()
+        assert instance.set_state(restored) == OK, instance.errors()
+        assert _stepping(instance, inputs, h, 4, 5) == expected, target
+        names = list(params) or ["f"]
+        assert [instance.fetch(source.vars[n].type, [n]) for n in names] == [
+            source.fetch(source.vars[n].type, [n]) for n in names
+        ]
+        assert instance.errors() == []
+
+
+def _initializing(s, params, inputs):
+    """Parameters and the first inputs set in initialization mode; the outputs read there (they
+    are readable before initialization ends), then fmi2ExitInitializationMode."""
+    assert s.call("fmi2EnterInitializationMode") == OK, s.errors()
+    for key, value in params.items():
+        assert s.put(s.vars[key].type, {key: value}) == OK, s.errors()
+    if inputs:
+        assert s.put("Real", inputs) == OK, s.errors()
+    rows = [s.outputs()]
+    assert s.call("fmi2ExitInitializationMode") == OK, s.errors()
+    return rows + [s.outputs()]
+
+
+@pytest.mark.parametrize("name", list(USED))
+def test_a_state_saved_before_initialization_restores_a_used_instance_to_it(fmu_dir, name):
+    """A state saved right after instantiation (fmi2SetupExperiment only: it lacks what
+    initialization and the steps create, e.g. MassWithStopAndFriction's internal mode, its event
+    log, the derived parameters) set into a used instance: the instance is the instantiated one
+    again (fmi2SetFMUstate drops what the state does not hold), its outputs in initialization mode
+    (MassWithStopAndFriction's start from no mode yet, not the used instance's stop) and every
+    output after it, stepped like the source, bit for bit."""
+    params, other_params, h, inputs, other = USED[name]
+    source = raw(fmu_dir, name)
+    state = source.get_state()
+    expected = _initializing(source, params, inputs(0)) + _stepping(source, inputs, h, 0, 5)
+    instance = _used(fmu_dir, name, other_params, h, other)
+    assert instance.set_state(state) == OK, instance.errors()
+    got = _initializing(instance, params, inputs(0)) + _stepping(instance, inputs, h, 0, 5)
+    assert got == expected
+    assert instance.errors() == []
+
+
 def test_a_state_of_another_fmu_is_refused_and_the_instance_left_as_it_was(fmu_dir):
     mass = initialized(fmu_dir, "Mass")
     assert mass.step(0.0, 1e-3) == OK

@@ -253,3 +253,31 @@ def test_non_finite_force_names_the_remedy(cls, params, inputs, expected):
     assert "non-finite output" in message
     for text in expected:
         assert text in message
+
+
+def _slave_classes():
+    import importlib
+
+    from contactfmu.components import NAMES
+
+    return [getattr(importlib.import_module(f"contactfmu.components.{n}.slave"), n) for n in NAMES]
+
+
+@pytest.mark.parametrize("cls", _slave_classes(), ids=lambda c: c.__name__)
+def test_a_state_restores_exactly_its_attributes_into_a_used_instance(cls):
+    """A state saved right after instantiation lacks what initialization and the steps create
+    (the derived parameters, MassWithStopAndFriction's internal mode and event log, ...); set into
+    an initialized and stepped instance, the instance holds exactly the state's attributes again
+    (those it created since are dropped), with the state's values, as the instantiated one did."""
+    fresh = cls(instance_name="x", resources="/tmp", visible=False, logger=None)
+    fresh.setup_experiment(0.0)
+    state = fresh._get_fmu_state()
+    used = Driver(cls)
+    for t in (0.0, 1e-3, 2e-3):
+        used.s.do_step(t, 1e-3)
+    before = set(used.s.__dict__)
+    used.s._set_fmu_state(state)
+    after = {k: v for k, v in used.s.__dict__.items() if k not in used.s._infra}
+    assert set(after) == set(state["values"]) and set(after) < before
+    assert used.s._get_fmu_state() == state
+    assert not used.errors()
