@@ -11,8 +11,8 @@ FMU through the raw FMI 2.0 functions (fmpy's ctypes bindings, statuses as retur
 * fmi2DoStep returns within a bounded CPU time (1 s + the step, whatever the inputs);
 * state continuation: from a saved state (same instance, or serialized into a fresh instance)
   the same inputs give bit-identical outputs and statuses;
-* the documented invariants of each component (the ElastoGap law never pulls, nor f without
-m_a/m_b; hardstop force 0 in the
+* the documented invariants of each component (the ElastoGap law never pulls, nor f, with or
+  without m_a/m_b; hardstop force 0 in the
   gap; EndStop Fi = 0 when free and Pl = Ff*dv; MassWithStopAndFriction between its stops and
   lossPower = f*v; Spring, Damper: their laws).
 
@@ -245,8 +245,8 @@ def invariants(model, params, out, inputs):
             f"the ElastoGap law pulls: f_c + f_d = {out['f_c'] + out['f_d']!r}"
         )
         assert abs(out["f_d"]) <= abs(out["f_c"]), "|f_d| > |f_c|"
-        if not params["m_a"] and not params["m_b"]:  # (with m_a/m_b, f is the held coupling force)
-            assert out["f"] <= 0.0, f"ElastoGap pulls: f = {out['f']!r}"
+        # (with m_a/m_b, f is the held coupling force: it never pulls either)
+        assert out["f"] <= 0.0, f"ElastoGap pulls: f = {out['f']!r}"
     elif model == "TranslationalHardstop" and not params["m_a"] and not params["m_b"]:
         if params["b"] > 2e-10 and abs(out["s_rel"]) < params["b"] / 2:
             assert out["F"] == 0.0, f"force {out['F']!r} in the gap (s_rel = {out['s_rel']!r})"

@@ -285,7 +285,7 @@ def advance_shadow(shadow, h, predict):
     return (None if free >= 2 else (x, w, free, rest[0] if rest else None)), prediction
 
 
-def couple(x, w, mu, g, h, shadow, predict, stiff, state=None):
+def couple(x, w, mu, g, h, shadow, predict, stiff, state=None, pushes_only=False):
     """One communication point of the inertia-aware coupling of a contact element.
 
     x, w: the relative motion of the bodies now (inputs); mu: their reduced mass; g: their
@@ -309,6 +309,8 @@ def couple(x, w, mu, g, h, shadow, predict, stiff, state=None):
     - In a contact the step resolves, and after a release: F gives the bodies the shadow's
       velocity at the end of the step (impulse-consistent), so a rebound leaves with the law's
       velocity.
+    - pushes_only (a law whose force is never > 0: it only pushes the bodies apart): where the
+      plan above pulls, on this step or on the next one it plans, F is push_only_plan's.
     """
     if shadow is None:
         prediction = predict(x, w, state, (h, 2.0 * h))
@@ -319,7 +321,8 @@ def couple(x, w, mu, g, h, shadow, predict, stiff, state=None):
         prediction = predict(shadow[0], shadow[1], shadow[3], (h, 2.0 * h))
     (x1, w1, *_), (x2, w2, *_) = prediction[0]
     onset = prediction[1]
-    if stiff or (onset is not None and onset > 0.0):
+    deadbeat = stiff or (onset is not None and onset > 0.0)
+    if deadbeat:
         a = deadbeat_acceleration(x, w, x2, w2, h)
         noise = _EPS4 * (abs(x2) + abs(x) + 1.5 * h * abs(w) + 0.5 * h * abs(w2)) / (h * h)
     else:
@@ -327,7 +330,64 @@ def couple(x, w, mu, g, h, shadow, predict, stiff, state=None):
         noise = _EPS4 * (abs(w1) + abs(w)) / h
     # a force within the rounding of the velocity arithmetic is 0: a free motion (the law
     # transmits nothing) gives exactly 0, not +-1e-13 N (which a law that only pushes must never show)
-    return (0.0 if abs(g - a) <= noise + _EPS4 * abs(g) else mu * (g - a)), shadow
+    force = 0.0 if abs(g - a) <= noise + _EPS4 * abs(g) else mu * (g - a)
+    if pushes_only and (force > 0.0 or (deadbeat and _pulls_next(w, w2, g, a, h, noise))):
+        return push_only_plan(x, w, mu, g, h, shadow, predict), shadow
+    return force, shadow
+
+
+def _pulls_next(w, w2, g, a, h, noise):
+    """Whether the two-step plan (acceleration a over the step, then (w2 - w)/h - a) pulls on its
+    second step (F = mu*(g - a2) > 0 beyond the rounding of the velocity arithmetic)."""
+    a2 = (w2 - w) / h - a
+    return g - a2 > noise + _EPS4 * (abs(w2) + abs(w)) / h + _EPS4 * abs(g)
+
+
+PLAN_STEPS = 8  # the longest plan (in steps) push_only_plan looks for
+
+
+def push_only_plan(x, w, mu, g, h, shadow, predict):
+    """The force F <= 0 to hold over the step for a law that never pulls, where the two-step plan
+    of couple() pulls.
+
+    Forces F_0 .. F_(N-1) held over the next N steps take the bodies from (x, w) to the shadow's
+    state (xN, wN) at N*h exactly if and only if
+        S = F_0 + ... + F_(N-1)                    = mu*(w + N*h*g - wN)/h
+        M = sum (N - k - 1/2)*F_k                  = mu*(x + N*h*w + (N*h)^2*g/2 - xN)/h^2,
+    the impulse and its moment about N*h. With every F_k <= 0 this needs S < 0 and the impulse's
+    centre t_c = N - M/S (in steps from now) between the middles of the first and last steps,
+    1/2 <= t_c <= N - 1/2; the remaining N - 1 steps can then still land the bodies exactly after
+    F_0 if and only if (M - S/2)/(N - 1) <= F_0 <= M - (N - 3/2)*S. The two-step plan (N = 2) pulls
+    on its first step where t_c > 3/2 (the law's push comes late in the two steps: a contact that
+    starts in the second half of the step, its force rising), on its second where t_c < 1/2.
+
+    For the shortest N <= PLAN_STEPS with such a plan, F is the law's mean force over the step on
+    the shadow, moved into that range: the bodies land on the law's motion within N steps (each
+    step re-plans), and receive the law's impulse. Without one, no force that only pushes brings
+    the bodies back onto the law's motion: they are separating faster than it (S > 0 for every
+    N: any push adds to that), or their push is overdue (t_c < 1/2: they went into the contact
+    during a step that held less than the law's force, and a push on the later steps can match
+    either the law's impulse or its moment, not both). F then gives the bodies the shadow's
+    velocity at the end of the step if that is a push (the law's impulse: the rebound leaves with
+    the law's velocity; the bodies stay off the law's motion by the position they gained), else 0
+    (the law's motion catches up with the bodies' as it pushes, or the bodies leave faster than
+    the law would send them)."""
+    times = tuple(h * k for k in range(1, PLAN_STEPS + 1))
+    states = predict(shadow[0], shadow[1], shadow[3], times)[0]
+    mean = mu * (g - (states[0][1] - shadow[1]) / h)
+    for n in range(2, PLAN_STEPS + 1):
+        xn, wn = states[n - 1][:2]
+        span = n * h
+        total = mu * (w + span * g - wn) / h
+        moment = mu * (x + span * (w + 0.5 * span * g) - xn) / (h * h)
+        if not total < 0.0:
+            continue
+        lo, hi = (moment - 0.5 * total) / (n - 1), min(0.0, moment - (n - 1.5) * total)
+        if total <= lo <= hi:
+            return min(max(mean, lo), hi)
+    a = (states[0][1] - w) / h
+    noise = _EPS4 * (abs(states[0][1]) + abs(w)) / h + _EPS4 * abs(g)
+    return mu * (g - a) if g - a < -noise else 0.0
 
 
 _EPS4 = 4.0 * 2.0**-52
@@ -409,6 +469,12 @@ def follow(x, w, mu, g, times, classify, law, exact=False):
         if tc is None:
             return out, onset, changes
         x, w = piece.state(tc)
+        if not math.isfinite(x + w):
+            # the motion overflowed (a penetration near the largest float): no motion to follow,
+            # non-finite results from here on, as for non-finite inputs above (it used to go on
+            # through nan segments of 5e-324 s until an EventStorm after MAX_WORK evaluations)
+            out += [(math.nan, math.nan)] * (len(times) - k)
+            return out, (t if onset is None else onset), changes
         t += tc
         history.append(region)
         if transmits:
@@ -570,7 +636,10 @@ class Coupler:
     the result until commit(). After force(), `moved` is the prediction that moved the shadow to
     the present point (None: no shadow) and `pending_state` the law's state there. starts_late =
     False: commit() never starts a shadow for a contact the plan did not see (a law that decides
-    the onset of contact by its state alone)."""
+    the onset of contact by its state alone). pushes_only = True: a law whose force is never > 0
+    (it only pushes the bodies apart); the held force is then never > 0 either (couple)."""
+
+    pushes_only = False  # (also for a state saved before the attribute existed)
 
     def __init__(self, mu, default_h):
         self.mu, self.default_h = mu, default_h
@@ -580,6 +649,7 @@ class Coupler:
         self.expected = None
         self.state = self.pending_state = self.moved = None
         self.starts_late = True
+        self.pushes_only = False  # set by an element whose law never pulls
 
     def motion(self, x, w, fresh):
         """The bodies' relative motion now: (x, w), the inputs, if they were set since the last step
@@ -604,7 +674,7 @@ class Coupler:
         if state is not None:
             # the shadow's state after the step, else the held state settled at the present motion
             state = (self.moved if self.moved is not None else law(x, w, state, (0.0,)))[0][0][2]
-        force, shadow = couple(x, w, mu, g, h, shadow, law, stiff(h), state)
+        force, shadow = couple(x, w, mu, g, h, shadow, law, stiff(h), state, self.pushes_only)
         self.pending = list(shadow) if shadow is not None else None
         self.pending_state = shadow[3] if shadow is not None else state
         self.force_now, self.x_now, self.v_now, self.g_now = force, x, w, g

@@ -8,12 +8,15 @@ Translational.Components.ElastoGap documentation written out here, scipy's solve
 built.
 """
 
+import math
+
 import pytest
 from elastogap_written_out import elastogap_force
 from motion_reference import simulate
 from scipy.integrate import solve_ivp
 
 from contactfmu.components.ElastoGap import law as elastogap
+from contactfmu.mechanics import contact_motion
 
 
 def documented_force(*args, **kwargs):
@@ -251,3 +254,18 @@ def test_elastogap_predict_onset_and_changes_follow_the_contact_definition():
     # on the LINEAR/SEPARATE boundary (d*w = -k*x = 1) going into LINEAR (g = -5): no region change
     states, onset, changes = elastogap.predict(-0.1, 0.5, mu, -5.0, (1e-3,), k, d)
     assert onset == 0.0 and changes == 0
+
+
+def test_elastogap_predict_of_a_motion_that_overflows_gives_nan_states_at_once():
+    """Issue 28, item 3 (contact_motion.follow): a penetration near the largest float, x = -1.8e308
+    m, w = -999 m/s, k = d = 1, mu = 0.26 kg, under g = -7.6e4 m/s2: the motion overflows in the
+    linear region, and the prediction gives non-finite states from there on, at once. It used to go
+    on through nan segments of 5e-324 s until the EventStorm bound (1e6 motion evaluations, 1.45 s
+    of CPU in an FMU step of 1e-5 s)."""
+    start = contact_motion.work()
+    out, onset, changes = elastogap.predict(
+        -1.7976931348623157e308, -999.0, 0.2594469473972287, -75717.8, (1e-5, 2e-5), 1.0, 1.0
+    )
+    assert contact_motion.work() - start < 1000  # measured 126
+    assert len(out) == 2 and all(math.isnan(x) and math.isnan(w) for x, w in out)
+    assert onset == 0.0

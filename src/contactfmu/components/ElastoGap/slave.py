@@ -115,7 +115,7 @@ class ElastoGap(TranslationalSlave):
             "f",
             "N",
             "Forces between flanges (= flange_b.f = f_c + f_d; <= 0: pushes only; with m_a/m_b set: the "
-            "coupling force held over the next step, which may pull on one step of an impact)",
+            "coupling force held over the next step, <= 0 too)",
             depends=MOTION,
             derivative=True,
         ),
@@ -159,6 +159,10 @@ class ElastoGap(TranslationalSlave):
     def initialize(self, t0):
         mu = reduced_mass(self.m_a, self.m_b)
         self._coupler = Coupler(mu, self.default_experiment.step_size) if mu else None
+        if self._coupler is not None:
+            self._coupler.pushes_only = (
+                True  # the law never pulls (f <= 0), nor does the held force
+            )
 
     def _f_ref(self):
         return law.reference_force(self.c, self.s_ref, self.f_ref)
