@@ -599,6 +599,30 @@ def test_endstop_fmu_rigid_rattle_step_is_bounded(fmu_dir):
     assert all(-0.01 <= dx <= 0.01 for _, dx in r["out"])
 
 
+def test_endstop_fmu_undamped_rigid_rattle_over_long_steps_is_summed(fmu_dir):
+    """Issue 28 item 7b, through FMI calls: the rattle of the nightly profile (elastic impacts, kind 2,
+    between stops 0.02 m apart at dv = -863 m/s), with the mass given as m2 and 1 s steps (86,300
+    impacts in the 2 s the element plans over): summed in closed form (bounces.rattle_series), each
+    doStep within a fraction of the 1 s bound, the element's motion between the stops and undamped
+    (|dv| = 863 m/s)."""
+    r = run(
+        fmu_dir,
+        """
+        s = Slave(FMU + "/EndStop.fmu").init(mode=1, kind=2, m2=1.0)
+        s.set(ctr1__v=-863.0)
+        out = []
+        for k in range(3):
+            ok, cpu = timed(s, 1.0 * k, 1.0)
+            out.append([ok, cpu, s.get("dx"), s.get("dv")])
+        print(json.dumps(dict(out=out, errors=s.errors())))
+    """,
+    )
+    assert all(ok for ok, *_ in r["out"]), r["errors"]
+    assert max(cpu for _, cpu, _, _ in r["out"]) < 0.5, r
+    assert all(-0.01 <= dx <= 0.01 for _, _, dx, _ in r["out"])
+    assert all(abs(dv) == pytest.approx(863.0, rel=1e-9) for *_, dv in r["out"])
+
+
 def test_endstop_fmu_at_the_largest_float_speed_steps_in_bounded_time(fmu_dir):
     """The same through FMI (m1 = 2 kg, 1 ms step): the step returns within 1 s of CPU, with
     fmi2Error naming the forces that cannot be computed (the force to hold such a body is not a
