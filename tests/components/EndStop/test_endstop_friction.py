@@ -21,6 +21,7 @@ from scipy.optimize import brentq
 from contactfmu.components.EndStop import friction as endstop_friction
 from contactfmu.components.EndStop import law as endstop
 from contactfmu.components.EndStop import prediction as endstop_prediction
+from contactfmu.mechanics import contact_motion
 from contactfmu.mechanics.contact_motion import EventStorm
 
 
@@ -913,3 +914,21 @@ def test_endstop_friction_bands_stay_within_the_tolerance_of_the_law():
         (0.0,),
         (0.0,),
     )
+
+
+def test_negligible_continuous_friction_is_not_followed_through_its_bands():
+    """hypothesis nightly (seed 1): an elastic stop (k2 = 1e6 N/m, b2 = 0) pressed at -1.8e300 m/s2
+    with continuous friction of at most 0.014 N (1e-17 of mu*|g| and less: g - Ff/mu is g) moves as
+    without friction, and its 212 bands are not followed: the motion is the frictionless one, float for
+    float, within a few thousand motion evaluations (it was an EventStorm after a million)."""
+    kw = dict(l1=0.01, l2=0.01, k1=1e6, k2=1e6, b1=100.0, b2=0.0, mode=endstop.ELASTIC)
+    fr = dict(friction=True, kindF=endstop.CONTINUOUS, Fst=0.0, Fsl=0.014123476573556308)
+    p = endstop.Parameters(**kw, **fr, dvL=0.05077133584831251, eps_sigma=0.004332913745435725)
+    assert len(endstop_friction.friction_bands(p)[0]) > 200
+    args = (-0.0014015458882014917, 0.05705984190980495, endstop.FREE, 0, 7.713184031817284)
+    g, times = -1.777777777777778e300, (0.22877901833482753, 0.45755803666965505)
+    start = contact_motion.work()
+    pred = endstop_prediction.predict(*args, g, times, p)
+    assert contact_motion.work() - start < 10000
+    free = endstop_prediction.predict(*args, g, times, endstop.Parameters(**kw))
+    assert pred.states == free.states and pred.changes == free.changes

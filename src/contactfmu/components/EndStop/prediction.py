@@ -81,7 +81,11 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
         return pred
     t, k = 0.0, 0
     x, w = dx, dv
-    continuous = p.friction and p.kindF == CONTINUOUS
+    # continuous friction below the rounding of the held acceleration (|Ff| <= max(Fst, Fsl) <=
+    # 1e-17*mu*|g|: g - Ff/mu is g) changes no motion: its bands are not followed (a body pressed at
+    # 1e300 m/s2 onto an elastic stop oscillated through the friction's 212 bands at each turn, a
+    # million motion evaluations in 2 s of CPU before its EventStorm)
+    continuous = p.friction and p.kindF == CONTINUOUS and not _negligible_friction(mu, g, p)
     bands = friction_bands(p) if continuous else None
     stop, sf = _settle(stop, sf, x, w, mu, g, p)
     start = work()
@@ -161,9 +165,7 @@ def _bounce_series(event, u, mu, g, p, span, pred=None):
     velocity then (0 when the contact became permanent), the sum of their impulses and count."""
     # continuous friction below rounding of the pressing force (max(Fst, Fsl) <= 1e-17*mu*|g|,
     # e.g. a body pressed by 1e297 N): the bounces are those without friction
-    negligible = (
-        p.friction and p.kindF != STICK_SLIP and max(abs(p.Fst), abs(p.Fsl)) <= 1e-17 * mu * abs(g)
-    )
+    negligible = p.friction and p.kindF != STICK_SLIP and _negligible_friction(mu, g, p)
     if p.mode != RIGID or p.preloaded or u == 0.0:
         return None
     side = 1.0 if event == "hit1" else -1.0  # direction into the stop
@@ -180,6 +182,11 @@ def _bounce_series(event, u, mu, g, p, span, pred=None):
     return geometric_bounces(
         side, abs(u), a_away, a_back, p.restitution, p.eps_dv, mu, p.l1 + p.l2, span
     )
+
+
+def _negligible_friction(mu, g, p):
+    """Is a friction force of at most max(Fst, Fsl) below the rounding of the held force mu*g?"""
+    return max(abs(p.Fst), abs(p.Fsl)) <= 1e-17 * mu * abs(g)
 
 
 def _piece(stop, sf, x, w, mu, g, damp, p):

@@ -8,8 +8,6 @@ from ..translational import TranslationalSlave, integrates_output, sampled_law_r
 from . import law, prediction
 
 MOTION = ("ctr1.x", "ctr1.v", "ctr2.x", "ctr2.v")
-POSITIONS = ("ctr1.x", "ctr2.x")
-VELOCITIES = ("ctr1.v", "ctr2.v")
 # advanced settings used while adv = false (SimulationX: "previous releases used internal defaults")
 ADVANCED = {
     "eps_Fi": 1e-6,
@@ -173,8 +171,20 @@ class EndStop(TranslationalSlave):
         out("Fs", "N", "Spring force in end stop (elastic)", depends=MOTION),
         out("Fd", "N", "Damping force in end stop (elastic)", depends=MOTION),
         out("Ff", "N", "Friction force", depends=MOTION),
-        out("dx", "m", "Displacement difference (= ctr1.x - ctr2.x)", depends=POSITIONS),
-        out("dv", "m/s", "Velocity difference (= ctr1.v - ctr2.v)", depends=VELOCITIES),
+        out(
+            "dx",
+            "m",
+            "Displacement difference (= ctr1.x - ctr2.x; with m1/m2 of the element's own motion, "
+            "which the bodies follow)",
+            depends=MOTION,
+        ),
+        out(
+            "dv",
+            "m/s",
+            "Velocity difference (= ctr1.v - ctr2.v; with m1/m2 of the element's own motion, "
+            "which the bodies follow)",
+            depends=MOTION,
+        ),
         out(
             "stop",
             None,
@@ -270,6 +280,11 @@ class EndStop(TranslationalSlave):
         self.impulse = coupler.moved[3].impulse if coupler.moved is not None else 0.0
         if coupler.pending is not None:
             x, w = coupler.pending[0], coupler.pending[1]
+        # the outputs are those of the element's own motion (x, w), dx and dv included, which the
+        # bodies follow: its state, Ff and Pl = Ff*dv belong to that motion (paired with the inputs'
+        # dv, which lag it by up to the steps an impact is spread over, the friction of a motion that
+        # already rebounded or stuck appeared to drive the bodies: Pl < 0)
+        self.dx, self.dv = x, w
         self._results(p, coupler.pending_state, x, w, mu * coupler.g_now)
         self._publish(force, 0.0)
 
@@ -282,7 +297,9 @@ class EndStop(TranslationalSlave):
         self.stop, self.sf, self.Fs, self.Fd, self.Ff, self.Fstop, self.Fi = law.results(
             *state, x, w, need, p
         )
-        self.Pl = self.Ff * self.dv  # documented Pl = Ff*dv, with the dv output (= ctr1.v - ctr2.v)
+        self.Pl = (
+            self.Ff * w
+        )  # documented Pl = Ff*dv, with the motion the outputs describe (dv = w)
 
     def _sampled(self, p):
         """No inertia given (elastic only): the law at the inputs, states updated at the points."""
