@@ -83,9 +83,8 @@ def bounce(cls, params, h, T, jacobi, offset=0.0):
     The stop is at s = offset + 0.01 (offset: the fixed flange's position, or ElastoGap's s_rel0).
     Returns (v at T, largest s - offset at a communication point, errors logged, the element's Driver)."""
     m = Driver(Mass, m=1.0, v_start=1.0, s_start=offset)
-    gap = (
-        cls is ElastoGap
-    )  # ElastoGap: contact while flange_b.s - flange_a.s < s_rel0: the mass at flange_a
+    # ElastoGap: contact while flange_b.s - flange_a.s < s_rel0: the mass at flange_a
+    gap = cls is ElastoGap
     e = Driver(cls, **({"m_a": 1.0} if gap else {"m_b": 1.0}), **params)
     mine, force, mass_input = (
         ("flange_a", "flange_a.f", "flange_b__f")

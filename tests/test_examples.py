@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from fmu_subprocess import run_example
 
 from contactfmu.cosim import compare, read_csv
 from contactfmu.examples import REFDATA
@@ -23,20 +24,7 @@ SIGNALS = [
 
 
 def test_generation_of_fmus_passes_the_reference_tube(fmu_dir, tmp_path):
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "examples" / "msl_generation_of_fmus.py"),
-            "--out",
-            str(tmp_path),
-            "--fmus",
-            str(fmu_dir),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run_example("msl_generation_of_fmus", fmu_dir, tmp_path, timeout=300)
     csv = tmp_path / "GenerationOfFMUs.csv"
     assert (tmp_path / "GenerationOfFMUs.png").stat().st_size > 10000
     result = read_csv(csv)

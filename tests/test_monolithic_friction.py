@@ -9,9 +9,8 @@ import pytest
 
 from contactfmu.monolithic import friction
 
-DYMOLA_HIT = (
-    0.0605969540580  # stop2 hits its left stop (src/contactfmu/refdata/Friction/events.csv)
-)
+# stop2 hits its left stop (src/contactfmu/refdata/Friction/events.csv)
+DYMOLA_HIT = 0.0605969540580
 DYMOLA_STICKS = 1.0459741  # stop2 sticks for good
 # every event instant of stop2 in the Dymola CSV (duplicated time stamps, left of the row pair),
 # without the stop-leaving event at 0.0605986808 (s = lo + 1e-10, no mode change)

@@ -362,9 +362,8 @@ def _stribeck_body(
         return STUCK
 
     t, s, v = 0.0, float(s0), float(v0)
-    mode = (
-        FORWARD if v > 0 else BACKWARD if v < 0 else settle(t, s)
-    )  # initialization + t = 0+ iteration
+    # initialization + t = 0+ iteration
+    mode = FORWARD if v > 0 else BACKWARD if v < 0 else settle(t, s)
     segments, log = [], []
     while t < t_end:
         rhs, events, kinds = sliding(mode) if mode != STUCK else stuck(s)

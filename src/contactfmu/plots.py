@@ -113,9 +113,8 @@ def _split_by_unit(ylabel, signals):
     ]
 
 
-STEP_DIGITS = (
-    12  # significant digits of the plotted steps: float noise (1 ms +- 1e-16) is not drawn
-)
+# significant digits of the plotted steps: float noise (1 ms +- 1e-16) is not drawn
+STEP_DIGITS = 12
 CONSTANT_STEP = 1e-9  # relative spread of the steps below which they are one constant step
 LOG_STEPS = 10.0  # ratio of the largest to the smallest step from which the axis is logarithmic
 # one style per run sharing the step panel, drawn in turn from wide to narrow: equal steps stay visible

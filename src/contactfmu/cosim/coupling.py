@@ -508,9 +508,8 @@ class ImplicitCoupling:
     def _scheme(self, h):
         """(theta, beta_s, beta_v, alpha(end index, row end) -> (alpha_s, alpha_v))."""
         if self.stage in (0, 1):  # backward Euler: forces held at the end values; trapezoidal:
-            theta = (
-                1.0 if self.stage == 0 else 0.5
-            )  # held at their mean (Newmark's average acceleration)
+            # held at their mean (Newmark's average acceleration)
+            theta = 1.0 if self.stage == 0 else 0.5
             return theta, 0.5 * h * h, h, lambda k, end: (h * _value(end.v), 0.0)
         H = 2.0 * h  # three-point backward Euler over the composite step [t0, t0 + H]
         start = self.start

@@ -19,9 +19,8 @@ class Result:
             raise ValueError("the first column must be 'time'")
         self.names = list(names)
         self.values = values
-        self.steps = (
-            None  # adaptive runs: every attempted step (cosim.algorithms.adaptive.StepRecord)
-        )
+        # adaptive runs: every attempted step (cosim.algorithms.adaptive.StepRecord)
+        self.steps = None
         self.data = (
             np.rec.fromarrays(values.T, dtype=[(n, "f8") for n in names])
             if len(values)

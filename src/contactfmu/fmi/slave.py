@@ -105,9 +105,8 @@ class Slave(Fmi2Slave):
     version = "0.1.0"
     license = "BSD-3-Clause"
     model_name = None  # defaults to the class name; also the FMU file name and modelIdentifier
-    INPUT_DERIVATIVES = (
-        False  # True: uses first derivatives of its Real inputs (canInterpolateInputs)
-    )
+    # True: uses first derivatives of its Real inputs (canInterpolateInputs)
+    INPUT_DERIVATIVES = False
     STEP_USES_OUTPUTS = True  # False: step() reads inputs and state only, so doStep need not bring
     #                            the outputs up to date first (one compute_outputs per step saved)
     RECORDED_READ = None  # (attribute, outputs): a get of one of the outputs (attribute names)
@@ -148,9 +147,8 @@ class Slave(Fmi2Slave):
         self._failed = ""  # the failure that put the instance in error state ("" = none)
         self._stale = True  # inputs changed since compute_outputs
         self._fresh = True  # inputs set since the last doStep (Gauss-Seidel); False: they are one step old (Jacobi)
-        self._delivered = (
-            None  # RECORDED_READ's value as the importer last read it, None before any read
-        )
+        # RECORDED_READ's value as the importer last read it, None before any read
+        self._delivered = None
         self._initialized = False
 
     # ---- variable table --------------------------------------------------------------------

@@ -394,8 +394,9 @@ _EPS4 = 4.0 * 2.0**-52
 
 
 MAX_SEGMENTS = 10000  # segments simulated one by one (cycle skipping keeps a rattle far below this)
-MAX_WORK = 1_000_000  # motion evaluations of the event location (first_crossing) per prediction:
-# about 0.5 s of CPU; a prediction that needs more is an EventStorm
+# motion evaluations of the event location (first_crossing) per prediction: about 0.5 s of CPU;
+# a prediction that needs more is an EventStorm
+MAX_WORK = 1_000_000
 _work = [0]  # motion evaluations by first_crossing so far (in this process)
 
 
@@ -415,9 +416,8 @@ def bound_work(start, what):
 
 EXACT_CHANGES = 2000  # contact changes simulated exactly before a rattle under g != 0 is followed by its envelope
 ENVELOPE_STEP = 0.02  # largest relative change of the rattle's speed per envelope skip (g != 0)
-_UNDAMPED = (
-    1e-12  # a cycle's speed ratio this close to 1 is 1 (an undamped law, measured to rounding)
-)
+# a cycle's speed ratio this close to 1 is 1 (an undamped law, measured to rounding)
+_UNDAMPED = 1e-12
 _SAME = 1e-8  # two cycles agree: their ratio, contact time and flight measure to this relative tolerance
 
 
@@ -483,7 +483,7 @@ def follow(x, w, mu, g, times, classify, law, exact=False):
             free_time += tc
         previous, region = region, classify(x, w)
         changes += 1
-        if exact or not transmits or law(region)[4] or not math.isfinite(x + w):
+        if exact or not transmits or law(region)[4]:
             continue
         # left a contact: a point of the cycle map
         records.append(
@@ -649,7 +649,6 @@ class Coupler:
         self.expected = None
         self.state = self.pending_state = self.moved = None
         self.starts_late = True
-        self.pushes_only = False  # set by an element whose law never pulls
 
     def motion(self, x, w, fresh):
         """The bodies' relative motion now: (x, w), the inputs, if they were set since the last step

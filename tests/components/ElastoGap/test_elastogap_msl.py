@@ -3,33 +3,15 @@ FMUs pass the Dymola reference results (src/contactfmu/refdata/README.md) within
 tube, and the demo shows the three documented curves.
 """
 
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
+from fmu_subprocess import run_example
 
 from contactfmu.cosim import compare, read_csv
 from contactfmu.examples import REFDATA
 
-ROOT = Path(__file__).resolve().parents[3]
-
 
 def test_msl_elastogap_example_passes_the_reference_tube(fmu_dir, tmp_path):
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "examples" / "msl_elastogap.py"),
-            "--out",
-            str(tmp_path),
-            "--fmus",
-            str(fmu_dir),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run_example("msl_elastogap", fmu_dir, tmp_path)
     signals = ["elastoGap1.v_rel", "elastoGap2.s_rel", "springDamper1.v_rel", "springDamper2.s_rel"]
     result = read_csv(tmp_path / "ElastoGap.csv")
     report = compare(result, read_csv(REFDATA / "ElastoGap" / "ElastoGap.csv"), signals)
@@ -39,20 +21,7 @@ def test_msl_elastogap_example_passes_the_reference_tube(fmu_dir, tmp_path):
 
 
 def test_demo_shows_the_three_documented_curves(fmu_dir, tmp_path):
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "examples" / "elastogap_demo.py"),
-            "--out",
-            str(tmp_path),
-            "--fmus",
-            str(fmu_dir),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run_example("elastogap_demo", fmu_dir, tmp_path)
     res = read_csv(tmp_path / "ElastoGapDemo.csv")
     f1, f2, f3, fmu = (res[n] for n in res.names[1:])
     assert f1.max() > 1.0  # 1: pulls at the end of contact
@@ -68,21 +37,7 @@ def test_msl_preload_from_fmus_passes_the_msl_reference_by_default(fmu_dir, tmp_
     whole 100 s: the six comparison signals inside the 2e-3 tube of the MSL reference result
     (Dymola, refdata/PreLoad) on the experiment's 0.05 s grid, and the seven states inside the tube
     of the project's monolithic scipy model (--check). About 5 s of wall time."""
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "examples" / "msl_preload.py"),
-            "--out",
-            str(tmp_path),
-            "--fmus",
-            str(fmu_dir),
-            "--check",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = run_example("msl_preload", fmu_dir, tmp_path, "--check", timeout=900)
     assert "tube vs Dymola reference (2e-3): PASSED (6 of 6 passed)" in proc.stdout
     assert (
         "tube vs the project's monolithic reference (scipy, --check): PASSED (7 of 7 passed)"

@@ -8,6 +8,7 @@ import pytest
 from endstop_cases import G, _pressed
 from fmpy.fmi1 import FMICallException
 from fmu_helpers import Slave
+from fmu_subprocess import run_example
 from fmu_subprocess import run_in_subprocess as run
 
 from contactfmu.components.EndStop import friction as endstop_friction
@@ -264,27 +265,9 @@ def test_nan_is_refused(fmu_dir):
 
 
 def test_example_writes_the_documented_results(fmu_dir, tmp_path):
-    import subprocess
-    import sys
-    from pathlib import Path
-
     from contactfmu.cosim import read_csv
 
-    root = Path(__file__).resolve().parents[3]
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(root / "examples" / "endstop.py"),
-            "--out",
-            str(tmp_path),
-            "--fmus",
-            str(fmu_dir),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run_example("endstop", fmu_dir, tmp_path)
     r = read_csv(tmp_path / "EndStop.csv")
     assert {"mass.s", "mass.v", "endstop.Fi", "endstop.stop"} <= set(r.names)
     assert (tmp_path / "EndStop.png").is_file()

@@ -2,33 +2,15 @@
 stop2 against the Dymola reference (src/contactfmu/refdata/Friction/events.csv).
 """
 
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
+from fmu_subprocess import run_example
 
 from contactfmu.cosim import read_csv
 
-ROOT = Path(__file__).resolve().parents[3]
-
 
 def test_msl_friction_example_event_times(fmu_dir, tmp_path):
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "examples" / "msl_friction.py"),
-            "--out",
-            str(tmp_path),
-            "--fmus",
-            str(fmu_dir),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run_example("msl_friction", fmu_dir, tmp_path)
     res = read_csv(tmp_path / "Friction.csv")
     for name in ("stop1.s", "stop1.v", "stop1.f", "stop1.mode", "stop2.s", "stop2.v", "stop2.mode"):
         assert name in res.names

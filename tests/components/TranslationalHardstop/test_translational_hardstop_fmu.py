@@ -6,15 +6,12 @@ every fmi2DoStep of a stiff rattle returning in bounded time (run in a subproces
 
 import math
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from fmpy.fmi1 import FMICallException
 from fmu_helpers import Slave, slave_fixture
-from fmu_subprocess import run_in_subprocess
+from fmu_subprocess import run_example, run_in_subprocess
 from hardstop_written_out import hardstop_force
 
 from contactfmu.cosim import CosimError, System, read_csv
@@ -52,9 +49,6 @@ def test_hardstop_undamped_rattle_under_held_force_in_bounded_time(fmu_dir):
     )
     assert r["ok"], r["errors"]
     assert r["cpu"] < 1.0, r
-
-
-ROOT = Path(__file__).resolve().parents[3]
 
 
 stop = slave_fixture("TranslationalHardstop")
@@ -341,20 +335,7 @@ def test_sine_example_hits_both_stops_and_releases_when_the_law_says(fmu_dir, tm
     unbounded damper holds the mass at a stop after the push has turned into a pull until the
     spring has relaxed (time constant d/c = 1 s), a sub-nanometre effect: the co-simulation must
     keep the contact's history to release when the monolithic solution does."""
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "examples" / "hardstop.py"),
-            "--out",
-            str(tmp_path),
-            "--fmus",
-            str(fmu_dir),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr  # the tube against the reference
+    run_example("hardstop", fmu_dir, tmp_path)  # the tube against the reference
     assert (tmp_path / "Hardstop.png").is_file()
     r = read_csv(tmp_path / "Hardstop.csv")
     assert {"mass.s", "mass.v", "hardstop.F"} <= set(r.names)

@@ -160,9 +160,8 @@ class ElastoGap(TranslationalSlave):
         mu = reduced_mass(self.m_a, self.m_b)
         self._coupler = Coupler(mu, self.default_experiment.step_size) if mu else None
         if self._coupler is not None:
-            self._coupler.pushes_only = (
-                True  # the law never pulls (f <= 0), nor does the held force
-            )
+            # the law never pulls (f <= 0), nor does the held force
+            self._coupler.pushes_only = True
 
     def _f_ref(self):
         return law.reference_force(self.c, self.s_ref, self.f_ref)

@@ -19,9 +19,8 @@ import math
 
 from .law import RIGID, STICK_SLIP, STOP1, STOP2
 
-RATTLE_EXACT = (
-    20000  # legs of a rigid rattle between the two stops followed one by one before its envelope
-)
+# legs of a rigid rattle between the two stops followed one by one before its envelope
+RATTLE_EXACT = 20000
 RATTLE_STEP = 0.02  # largest relative change of the rattle's energy per envelope skip
 
 

@@ -22,9 +22,8 @@ from ...mechanics.contact_motion import EventStorm, phi1, phi2
 from .bounces import geometric_bounces
 from .law import CONTINUOUS, Parameters, Prediction, continuous_friction, stop_force
 
-BAND_TOL = (
-    1e-4  # largest deviation of the interpolated continuous friction from the law, / max(Fst, Fsl)
-)
+# largest deviation of the interpolated continuous friction from the law, / max(Fst, Fsl)
+BAND_TOL = 1e-4
 BAND_DEPTH = 16  # finest band: 2**-16 of the transition (or of the decaying tail)
 
 
@@ -141,9 +140,8 @@ def band_at(bands, stop, x, w, mu, g, p):
 
 
 BOUNCE_EXACT = 20000  # bounces with continuous friction followed one by one before their envelope
-ENVELOPE_SIGMA = (
-    1e-3  # largest scaled bounce speed s*slope/(mu*G) of the envelope (linear friction)
-)
+# largest scaled bounce speed s*slope/(mu*G) of the envelope (linear friction)
+ENVELOPE_SIGMA = 1e-3
 ENVELOPE_CI = 0.999  # smallest restitution of the envelope (below it the bounces die out quickly)
 
 
@@ -411,9 +409,8 @@ def _friction_envelope(s, B1, G, ci, eps, span):
     if duration(limit) <= span:
         m = limit
     else:
-        m = (
-            largest(lambda m: duration(m) <= span, limit) - 1
-        )  # at least one exact cycle before span
+        # at least one exact cycle before span
+        m = largest(lambda m: duration(m) <= span, limit) - 1
     if not m >= 1:
         return None
     zm = z(m)

@@ -255,14 +255,11 @@ class EndStop(TranslationalSlave):
         mu = reduced_mass(self.m1, self.m2)
         self._coupler = Coupler(mu, self.default_experiment.step_size) if mu else None
         if self._coupler is not None:
-            self._coupler.state = self._coupler.pending_state = (
-                law.FREE,
-                0,
-            )  # the stop and friction states
+            # the stop and friction states
+            self._coupler.state = self._coupler.pending_state = (law.FREE, 0)
             self._coupler.starts_late = False
-        self._stop = self._pending_stop = (
-            law.FREE
-        )  # the stop state of the sampled law (no inertia given)
+        # the stop state of the sampled law (no inertia given)
+        self._stop = self._pending_stop = law.FREE
 
     def compute_outputs(self):
         self.interface_integrates = bool(reduced_mass(self.m1, self.m2))
@@ -297,9 +294,8 @@ class EndStop(TranslationalSlave):
         self.stop, self.sf, self.Fs, self.Fd, self.Ff, self.Fstop, self.Fi = law.results(
             *state, x, w, need, p
         )
-        self.Pl = (
-            self.Ff * w
-        )  # documented Pl = Ff*dv, with the motion the outputs describe (dv = w)
+        # documented Pl = Ff*dv, with the motion the outputs describe (dv = w)
+        self.Pl = self.Ff * w
 
     def _sampled(self, p):
         """No inertia given (elastic only): the law at the inputs, states updated at the points."""

@@ -230,9 +230,8 @@ class Body:
         self.p = p
         self.s, self.v = s, v
         self.mode = mode
-        self.events = (
-            events if events is not None else []
-        )  # [time, what] of located events, latest last
+        # [time, what] of located events, latest last
+        self.events = events if events is not None else []
         self.h_int = h_int  # integrator step carried between communication steps
 
     def initialize(self, F):
