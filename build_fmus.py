@@ -13,9 +13,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from contactfmu import examples  # noqa: E402
-from contactfmu.build import build_all  # noqa: E402
-from contactfmu.components import NAMES  # noqa: E402
+try:
+    from contactfmu import examples
+    from contactfmu.build import build_all
+    from contactfmu.components import NAMES
+except ModuleNotFoundError as missing:  # run before the project's install step
+    sys.exit(
+        f"build_fmus.py: {missing.name} is not installed in {sys.executable}: install the project "
+        f"first (python -m pip install -e ., the README's first command)"
+    )
 
 
 def main(argv=None):
