@@ -1046,3 +1046,30 @@ def test_endstop_fall_through_falling_friction_bands_does_not_chatter():
     assert stop == endstop.FREE
     assert g * t <= w <= g * t + p.Fst / mu * t
     assert pred.changes < 1000
+
+
+@pytest.mark.parametrize("mode", [endstop.ELASTIC, endstop.RIGID])
+def test_stick_slip_static_below_sliding_friction_holds_up_to_the_sliding_force(mode):
+    """Stick-slip with Fst < Fsl (hypothesis ci profile: Fst = 10, Fsl = 800 chattered between
+    break-away and sticking, 10000 state changes in 0.6 s of CPU, then an EventStorm): a push
+    between Fst and Fsl cannot keep a sliding start going (the friction Fsl exceeds it and stops
+    the motion at once), so the friction stays stuck and holds the push (Filippov's sticking
+    condition); beyond Fsl it breaks away and slides against Fsl."""
+    p = endstop.Parameters(
+        mode=mode, l1=0.01, l2=0.01, friction=True, kindF=endstop.STICK_SLIP, Fst=10.0, Fsl=800.0
+    )
+    mu = 2.0
+    for push in (10.5, 400.0, 800.0):
+        for side in (1.0, -1.0):
+            g = side * push / mu
+            pred = endstop_prediction.predict(0.0, 0.0, FREE, 0, mu, g, (1e-3, 0.01), p)
+            assert pred.states == [(0.0, 0.0, FREE, 0)] * 2
+            assert pred.changes == 0
+            got = endstop.results(FREE, 0, 0.0, 0.0, mu * g, p)
+            assert got[4] == side * push  # Ff holds the push
+    g = 810.0 / mu  # beyond Fsl: slides with (810 - 800)/mu
+    pred = endstop_prediction.predict(0.0, 0.0, FREE, 0, mu, g, (1e-3,), p)
+    x, w, stop, sf = pred.states[0]
+    assert (stop, sf) == (FREE, 1)
+    assert w == pytest.approx(10.0 / mu * 1e-3, rel=1e-12)
+    assert x == pytest.approx(0.5 * 10.0 / mu * 1e-6, rel=1e-12)

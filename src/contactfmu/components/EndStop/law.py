@@ -28,7 +28,10 @@ not publicly available; this reading is documented in the FMU):
        step from -1 to 1, Gevrey or tanh shape), sign(dv)*(Fsl + (Fst - Fsl)*exp(1 - |dv|/dvL))
        beyond: rises from 0 to the static level Fst at the limit velocity, then decays to Fsl.
     kindF 2, stick-slip: sliding Ff = Fsl*sign(dv); stuck (dv = 0) while |mu*g| <= Fst, Ff =
-       mu*g; breaks away beyond Fst, and sliding starts at the break-away instant.
+       mu*g; breaks away beyond Fst, and sliding starts at the break-away instant. With Fst < Fsl
+       (not documented) a body pushed by Fst < |mu*g| <= Fsl would slide against a friction
+       larger than its push and stop again at once: it stays stuck (Filippov's sticking
+       condition), up to holding_force(p) = max(Fst, Fsl).
 
 Modules of the element: this one, the documented law (parameters, forces, states and their
 transitions); prediction.py, the relative motion under it in closed form; bounces.py, the bounce
@@ -193,6 +196,12 @@ def stop_force(stop, x, w, p):
     return fs + fd
 
 
+def holding_force(p):
+    """The largest force stuck stick-slip friction holds: Fst, or Fsl when Fst < Fsl (a sliding
+    start against a friction larger than the push ends in zero time)."""
+    return max(p.Fst, p.Fsl)
+
+
 def _settle(stop, sf, x, w, mu, g, p):
     """Instantaneous transitions at the present state (no time passes)."""
     if p.mode == RIGID:
@@ -211,15 +220,15 @@ def _settle(stop, sf, x, w, mu, g, p):
             sf = -1
         else:
             need = mu * g - stop_force(stop, x, w, p)  # what friction must hold to keep dv = 0
-            sf = 0 if abs(need) <= p.Fst else (1 if need > 0.0 else -1)
+            sf = 0 if abs(need) <= holding_force(p) else (1 if need > 0.0 else -1)
     return stop, sf
 
 
 def results(stop, sf, x, w, need, p):
     """The documented results (stop, sf, Fs, Fd, Ff, Fstop, Fi) of the motion (x, w) in state (stop,
     sf); need = mu*g, the force a rigid connection carries. Fi = Fstop + Ff; with continuous friction
-    sf = sign(dv); a stuck stick-slip friction (sf = 0) carries need - Fs - Fd within +-Fst; a rigid
-    stop in contact carries need - Ff."""
+    sf = sign(dv); a stuck stick-slip friction (sf = 0) carries need - Fs - Fd within +-holding_force(p); a
+    rigid stop in contact carries need - Ff."""
     if p.friction and p.kindF == CONTINUOUS:
         sf = (w > 0.0) - (w < 0.0)
     fs, fd = elastic_forces(stop, x, w, p) if p.mode == ELASTIC else (0.0, 0.0)
@@ -230,7 +239,8 @@ def results(stop, sf, x, w, need, p):
         elif sf:
             ff = p.Fsl * sf
         elif not (p.mode == RIGID and stop != FREE):
-            ff = max(-p.Fst, min(p.Fst, need - fs - fd))
+            hold = holding_force(p)
+            ff = max(-hold, min(hold, need - fs - fd))
     if p.mode == RIGID:
         fstop = need - ff if stop != FREE else 0.0
     else:

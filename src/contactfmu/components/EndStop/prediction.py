@@ -40,6 +40,7 @@ from .law import (
     STOP2,
     Prediction,
     _settle,
+    holding_force,
     stop_force,
     transmits,
 )
@@ -175,7 +176,7 @@ def _bounce_series(event, u, mu, g, p, span, pred=None):
         return friction_bounces(side, u, mu, g, p, span, pred)
     a_away = a_back = side * g
     if p.friction and not negligible:
-        if abs(mu * g) <= p.Fst or p.Fsl < 0.0:
+        if abs(mu * g) <= holding_force(p) or p.Fsl < 0.0:
             return None  # sticks at the apex: an ordinary event ends the bouncing
         a_away += p.Fsl / mu
         a_back -= p.Fsl / mu
