@@ -11,7 +11,7 @@ which :class:`Piece` solves exactly, including the extremely stiff and overdampe
 (c = d = 1e10 against 1 kg: time constants 1e-10 s and 1 s) where any explicit integrator fails.
 :func:`first_crossing` locates the first time a linear function alpha*x + beta*w of the motion
 leaves a region: it splits the horizon at the turning points of that function (known in closed
-form), so the function is monotone on each part and bisection cannot miss a crossing.
+form), so the function is monotone on each part and the search cannot miss a crossing.
 
 :func:`deadbeat_acceleration` is the coupling rule used by the contact FMUs: the constant
 relative acceleration over the next communication step after which a held acceleration over the
@@ -199,21 +199,6 @@ def _periodic(first, period, horizon):
         k += 1
 
 
-def _bisect(outside, lo, hi):
-    """The earliest float in (lo, hi] at which outside() holds, outside(hi) being true and
-    outside(lo) false: bisection on the binary representation of the (non-negative) times, which
-    reaches adjacent floats in at most 64 halvings wherever the crossing is (a crossing 1e-200 s
-    after the start of a horizon of 1 s is located to its own float precision)."""
-    ilo, ihi = _bits(lo), _bits(hi)
-    while ihi - ilo > 1:
-        imid = (ilo + ihi) // 2
-        if outside(_float(imid)):
-            ihi = imid
-        else:
-            ilo = imid
-    return _float(ihi)
-
-
 def _bits(t):
     return struct.unpack("<q", struct.pack("<d", t))[0]
 
@@ -227,19 +212,113 @@ def first_crossing(piece, alpha, beta, level, inside, horizon):
     leaves the region where that expression is >= 0 (inside = +1) or <= 0 (inside = -1); None if it
     stays. The returned time is the earliest computed instant strictly outside (the crossing to
     to within one float)."""
+    found = earliest_crossing(piece, [(alpha, beta, level, inside)], horizon)
+    return None if found is None else found[0]
 
-    def outside(t):
+
+def _signed(piece, alpha, beta, level, inside):
+    """f(t) = inside*(alpha*x + beta*w - level) of the motion at t: the region is f >= 0, so the
+    motion is outside where not f(t) >= 0 (nan, a motion that overflowed, counts as outside)."""
+
+    def f(t):
         _work[0] += 1
         x, w = piece.state(t)
-        value = (alpha * x if alpha else 0.0) + (beta * w if beta else 0.0) - level
-        return not inside * value >= 0.0  # nan (a motion that overflowed) counts as outside
+        return inside * ((alpha * x if alpha else 0.0) + (beta * w if beta else 0.0) - level)
 
+    return f
+
+
+def _bracket(piece, f, alpha, beta, horizon):
+    """(lo, hi, f(hi)): the part of (0, horizon] between two turning points of alpha*x + beta*w
+    (monotone there) in which the motion first leaves the region (f(lo) >= 0, not f(hi) >= 0);
+    None if it stays."""
     lo = 0.0
     for hi in itertools.chain(piece.turning_points(alpha, beta, horizon), (horizon,)):
-        if outside(hi):
-            return _bisect(outside, lo, hi)
+        fhi = f(hi)
+        if not fhi >= 0.0:
+            return lo, hi, fhi
         lo = hi
     return None
+
+
+def _locate(f, lo, hi, fhi):
+    """The earliest float in (lo, hi] at which not f >= 0, f being monotone on [lo, hi] with
+    f(lo) >= 0 and not f(hi) >= 0: the float that halving the binary representation of the times
+    reaches, in fewer evaluations. Each probe keeps that bracket, so any probe order ends on the
+    same float:
+    - false position with the Anderson-Bjorck weighting of an end retained twice;
+    - f(lo) = 0 exactly (the rounding plateau at the boundary): probes 1, 2, 4, ... floats past lo
+      until one is outside;
+    - a halving, in time and every third one in bits (a crossing at 1e-200 s in a horizon of 1 s
+      is reached in at most 3*64 of them), where false position is not defined (nan) or has not
+      halved the bracket, in time or in bits, over three probes."""
+    flo = f(lo)
+    ilo, ihi = _bits(lo), _bits(hi)
+    retained, halvings, stride = 0, 0, 1
+    marks = [(ihi - ilo, hi - lo)] * 3  # the bracket three probes ago
+    while ihi - ilo > 1:
+        bits, width = ihi - ilo, hi - lo
+        stalled = bits > marks[0][0] // 2 and width > 0.5 * marks[0][1]
+        it = None
+        if flo == 0.0 and lo > 0.0 and stride:
+            it = ilo + stride
+            stride *= 2
+        elif not stalled and flo > fhi and math.isfinite(flo - fhi):
+            t = lo + width * (flo / (flo - fhi))
+            it = _bits(t) if t > 0.0 else None
+        if it is None or not ilo < it < ihi:
+            halvings += 1
+            it = _bits(lo + 0.5 * width) if halvings % 3 else (ilo + ihi) // 2
+            if not ilo < it < ihi:
+                it = (ilo + ihi) // 2
+            marks = [(bits, width)] * 3
+        else:
+            marks = marks[1:] + [(bits, width)]
+        t = _float(it)
+        ft = f(t)
+        if ft >= 0.0:
+            if retained == 1:  # Anderson-Bjorck: scale the far end's value
+                ratio = 1.0 - ft / flo if flo > 0.0 else 0.0
+                fhi *= ratio if ratio > 0.0 else 0.5
+            ilo, lo, flo, retained = it, t, ft, 1
+        else:
+            if retained == -1 and math.isfinite(ft) and fhi < 0.0:
+                ratio = 1.0 - ft / fhi
+                flo *= ratio if ratio > 0.0 else 0.5
+            ihi, hi, fhi, retained = it, t, ft, -1
+            if flo == 0.0:
+                stride = 0  # past the plateau's end: halvings from here
+    return _float(ihi)
+
+
+def earliest_crossing(piece, guards, horizon):
+    """(time, index) of the guard (alpha, beta, level, inside) whose region the motion leaves
+    first (first_crossing of each; a tie goes to the earlier guard); None if it leaves none.
+
+    Only the guard whose bracket ends first is located (_locate); another is located only if the
+    motion is already outside it at that crossing (its function is monotone over its bracket:
+    outside at tc exactly when its own crossing is at or before tc), one evaluation otherwise. An
+    elastic contact under continuous friction crosses a friction band at every segment: this
+    locates one crossing per segment, not one per guard."""
+    brackets = []
+    for index, (alpha, beta, level, inside) in enumerate(guards):
+        f = _signed(piece, alpha, beta, level, inside)
+        bracket = _bracket(piece, f, alpha, beta, horizon)
+        if bracket is not None:
+            lo, hi, fhi = bracket
+            brackets.append((hi, index, lo, fhi, f))
+    if not brackets:
+        return None
+    brackets.sort(key=lambda b: (b[0], b[1]))
+    hi, index, lo, fhi, f = brackets[0]
+    best = (_locate(f, lo, hi, fhi), index)
+    for _, index, lo, _, f in brackets[1:]:
+        tc = best[0]
+        if lo < tc:
+            ftc = f(tc)
+            if not ftc >= 0.0:
+                best = min(best, (_locate(f, lo, tc, ftc), index))
+    return best
 
 
 def reduced_mass(m_a, m_b):
@@ -458,11 +537,8 @@ def follow(x, w, mu, g, times, classify, law, exact=False):
         if transmits and onset is None:
             onset = t
         piece = Piece(x, w, mu, g, c, d, xe)
-        tc = None
-        for alpha, beta, level, inside in exits:
-            crossing = first_crossing(piece, alpha, beta, level, inside, times[-1] - t)
-            if crossing is not None and (tc is None or crossing < tc):
-                tc = crossing
+        crossing = earliest_crossing(piece, exits, times[-1] - t)
+        tc = None if crossing is None else crossing[0]
         while k < len(times) and (tc is None or times[k] - t <= tc):
             out.append(piece.state(times[k] - t))
             k += 1

@@ -8,7 +8,7 @@ element) and the reduced mass mu, each state is a linear motion (contact_motion.
 (free: c = d = 0; at an elastic stop c = k1, d = b1, xe = l1 (stop 2: k2, b2, -l2); a rigid
 connection or stuck friction: dv = 0; sliding stick-slip friction F0 = Fsl*sf; continuous friction
 F0 + d_f*dv within one of its velocity bands, friction.py), which ends where one of the state's
-guards alpha*dx + beta*dv - level changes sign (contact_motion.first_crossing): a stop reached
+guards alpha*dx + beta*dv - level changes sign (contact_motion.earliest_crossing): a stop reached
 (dx = l1, dx = -l2), an elastic stop's force Fstop = k1*(dx - l1) + b1*dv reaching 0 (release),
 the stop point passed or dv turning into the stop again (detaching), dv = 0 (sticking), a friction
 band's end. The event then applies the documented transition (rigid impact dv' = -ci*dv, permanent
@@ -16,14 +16,13 @@ contact if |dv'| <= eps_dv; law._settle for the instantaneous ones). After a rig
 bounces on one stop or the rattle between both are summed in closed form (bounces.py, friction.py).
 """
 
-import itertools
 import math
 
 from ...mechanics.contact_motion import (
     EventStorm,
     Piece,
     bound_work,
-    first_crossing,
+    earliest_crossing,
     stiffness_number,
     work,
 )
@@ -67,7 +66,7 @@ MAX_SEGMENTS = 10000
 def predict(dx, dv, stop, sf, mu, g, times, p):
     """The element's relative motion from (dx, dv) in state (stop, sf) under the held relative
     acceleration g, for the reduced mass mu, at the ascending times. Closed form per state
-    (contact_motion.Piece), transitions located (contact_motion.first_crossing). Continuous
+    (contact_motion.Piece), transitions located (contact_motion.earliest_crossing). Continuous
     friction (kindF = 1) enters as its continuous piecewise linear interpolant (friction_bands):
     within each velocity band a linear damper, solved exactly however stiff (a 1 g mass on the
     friction's slope of 2e4 N.s/m near dv = 0 has a time constant of 5e-8 s), the crossing of a
@@ -106,11 +105,10 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
                 pred.onset = t
             return pred
         piece, guards = _piece(stop, sf, x, w, mu, g - fric0 / mu, damp, p)
-        best = None
-        for alpha, beta, level, inside, event in itertools.chain(guards, band_guards):
-            tc = first_crossing(piece, alpha, beta, level, inside, times[-1] - t)
-            if tc is not None and (best is None or tc < best[0]):
-                best = (tc, event)
+        guards = [*guards, *band_guards]
+        best = earliest_crossing(piece, [guard[:4] for guard in guards], times[-1] - t)
+        if best is not None:
+            best = (best[0], guards[best[1]][4])
         while k < len(times) and (best is None or times[k] - t <= best[0]):
             xs, ws = piece.state(times[k] - t)
             pred.states.append((xs, ws, stop, sf))
