@@ -3,15 +3,19 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 # property-based tests (tests/fmi/test_properties.py): "ci", the default, runs a fixed seed and a few
 # examples per FMU in the test suite; "nightly" many random examples:
 #     python -m pytest tests/fmi/test_properties.py --hypothesis-profile=nightly
+# Without hypothesis's "explain" phase: it reruns a failing example under line tracing, which
+# slows the FMUs' Python several times over and turns a CPU-time bound's margin into a failure.
+PHASES = [Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink]
 settings.register_profile(
     "ci",
     max_examples=12,
     derandomize=True,
+    phases=PHASES,
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
@@ -19,6 +23,7 @@ settings.register_profile(
 settings.register_profile(
     "nightly",
     max_examples=1500,
+    phases=PHASES,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
