@@ -136,13 +136,13 @@ def measure(name, fmu_dir, out):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("examples", nargs="*", default=list(EXAMPLES), choices=list(EXAMPLES))
+    parser.add_argument("examples", nargs="*", choices=[*EXAMPLES, []], help="default: all")
     parser.add_argument("--fmus", default=str(ROOT / "fmus"))
     parser.add_argument("--out", default=None, help="write the numbers to this JSON file")
     args = parser.parse_args(argv)
     res = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name in args.examples:
+        for name in args.examples or list(EXAMPLES):
             r = res[name] = measure(name, args.fmus, tmp)
             print(
                 f"{name}: wall {r['wall']:.2f} s, {r['accepted']} accepted + {r['rejected']} "
@@ -158,4 +158,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from contactfmu.examples import run_main
+
+    run_main(main)  # leaves without the interpreter's finalization (pythonfmu), output flushed
