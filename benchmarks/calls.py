@@ -23,6 +23,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "examples"))
 
+import msl_elastogap  # noqa: E402
+import msl_friction  # noqa: E402
+import msl_generation_of_fmus  # noqa: E402
+import msl_preload  # noqa: E402
+
 from contactfmu.cosim import system as cosim_system  # noqa: E402
 
 # the FMI functions whose third argument is the number of value references (values carried)
@@ -104,17 +109,16 @@ def counting(counter=None):
 
 
 EXAMPLES = {
-    "PreLoad": "msl_preload",
-    "Friction": "msl_friction",
-    "GenerationOfFMUs": "msl_generation_of_fmus",
-    "ElastoGap": "msl_elastogap",
+    "PreLoad": msl_preload,
+    "Friction": msl_friction,
+    "GenerationOfFMUs": msl_generation_of_fmus,
+    "ElastoGap": msl_elastogap,
 }
 
 
 def run_example(name, fmu_dir, out):
     """(result, wall time) of the example as its script runs it by default."""
-    module = __import__(EXAMPLES[name])
-    result, *_, wall = module.run(out, None, fmu_dir)
+    result, *_, wall = EXAMPLES[name].run(out, None, fmu_dir)
     return result, wall
 
 
