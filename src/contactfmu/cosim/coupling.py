@@ -2,8 +2,11 @@
 and the implicit coupling, built and run here.
 
 :class:`Exchange`, built once per run from System.plan() (which instances and value references are
-linked), makes one batched get or set call per instance and phase (fastcalls) in the Gauss-Seidel
-order of the System docstring, or libcosim's Jacobi order (all reads, then all writes). With an
+linked), writes the exchange in the Gauss-Seidel order of the System docstring, or libcosim's Jacobi
+order (all reads, then all writes), as a fastcalls.Program: compiled once into one batched get or
+set call per instance and FMI function wherever the order lets them meet (one fmi2GetReal and one
+fmi2SetReal per instance for Jacobi; in Gauss-Seidel order a body is read before and after its
+forces are set, an element set before and after its forces are read). With an
 :class:`ImplicitCoupling` (made by :func:`implicit_coupling`: scheme="implicit" and the adaptive
 algorithm's stiff steps) it replaces the forces of the linearizable compliant elements by their
 linearly implicit values before they are summed into the bodies.
@@ -14,47 +17,50 @@ from typing import NamedTuple
 from fmpy.fmi2 import fmi2Real, fmi2ValueReference
 
 from .. import conventions
-from .fastcalls import Reader, Writer, check
+from .fastcalls import Program, Reader, check
+
+# False: one FMI call per value, in the listed order (the reference the batched exchange is
+# tested against, bit for bit)
+BATCHED = True
 
 
-def _readers(pairs, kind="Real", derivative=False):
-    """Readers for [(instance, vr)] (one per instance) and where each value lands: {(name, vr): (buf, i)}."""
+def _read(program, pairs, kind="Real", derivative=False):
+    """Reads of [(instance, vr)] (one per instance, each vr once) and where each value lands:
+    {(name, vr): Slot}."""
     groups = {}
     for inst, vr in pairs:
         vrs = groups.setdefault(inst.name, (inst, []))[1]
         if vr not in vrs:
             vrs.append(vr)
-    readers, where = [], {}
+    where = {}
     for inst, vrs in groups.values():
-        reader = Reader(inst, vrs, kind, derivative)
-        readers.append(reader)
-        for i, vr in enumerate(vrs):
-            where[(inst.name, vr)] = (reader.buf, i)
-    return readers, where
+        for vr, slot in zip(vrs, program.read(inst, vrs, kind, derivative)):
+            where[(inst.name, vr)] = slot
+    return where
 
 
-def _writers(slots, kind="Real", derivative=False):
-    """Writers for [(instance, vr, terms, offset)] (one per instance)."""
+def _write(program, slots, kind="Real", derivative=False):
+    """Writes of [(instance, vr, terms, offset)] (one per instance)."""
     groups = {}
     for inst, vr, terms, offset in slots:
         group = groups.setdefault(inst.name, (inst, [], []))
         group[1].append(vr)
         group[2].append((terms, offset))
-    return [Writer(inst, vrs, values, kind, derivative) for inst, vrs, values in groups.values()]
+    for inst, vrs, values in groups.values():
+        program.write(inst, vrs, values, kind, derivative)
 
 
 class _Lead:
-    """A signal set to its value extrapolated to the end of the step (Exchange, lead=True)."""
+    """A signal's value extrapolated to the end of the step, x + h*dx/dt (Exchange, lead=True)."""
 
-    __slots__ = ("value", "rate", "write", "h")
+    __slots__ = ("value", "rate", "h")
 
-    def __init__(self, value, rate, write):
-        self.value, self.rate, self.write, self.h = value, rate, write, 0.0
+    def __init__(self, value, rate):
+        self.value, self.rate, self.h = value, rate, 0.0
 
     def __call__(self, t):
-        self.value(t)
-        self.value.buf[0] += self.h * self.rate(t)[0]
-        self.write(t)
+        value, rate = self.value, self.rate
+        value.buf[value.i] += self.h * rate.buf[rate.i]
 
 
 class Exchange:
@@ -70,78 +76,40 @@ class Exchange:
     composite=True (the adaptive master's implicit steps when every coupled body takes a force
     derivative): the ImplicitCoupling sets each coupled body's force, value and derivative,
     through a correction term in the slot of the body's first force input (ImplicitCoupling,
-    stages 1 and 2); the coupled elements' own force derivatives are not passed."""
+    stages 1 and 2); the coupled elements' own force derivatives are not passed.
 
-    def __init__(self, plan, implicit=None, lead=False, composite=False):
+    batched (default: the module's BATCHED): the exchange's calls gathered per instance and FMI
+    function (fastcalls.Program); False: one call per value."""
+
+    def __init__(self, plan, implicit=None, lead=False, composite=False, batched=None):
+        self.batched = BATCHED if batched is None else batched
+        self.plan = plan
         motion, forces, accel = plan.motion, plan.forces, plan.accel
         if lead:
             forces = [f._replace(with_derivative=False) for f in forces]
-        self.motion_readers, here = _readers([(m.source, vr) for m in motion for vr in (m.s, m.v)])
-        self.motion_writers = _writers(
-            [
-                slot
-                for m in motion
-                for slot in (
-                    (m.target, m.target_s, [here[(m.source.name, m.s)]], m.offset),
-                    (m.target, m.target_v, [here[(m.source.name, m.v)]], 0.0),
-                )
-            ]
-        )
+        p = Program(self.batched)
+        self.h = 0.0
+        # a. motion
+        here = _read(p, [(m.source, vr) for m in motion for vr in (m.s, m.v)])
+        _write(p, self._motion_slots(here))
         self.motion_at = here
-        self.signals, self.leading = [], []
+        # b. signals, in the order they were connected
+        self.leading = []
         for link in plan.signals:
-            ia, va, ib, vb, with_der = (
-                link.source,
-                link.output,
-                link.target,
-                link.input,
-                link.with_derivative,
-            )
-            kind = va.type
-            (r,), w = _readers([(ia, va.valueReference)], kind)
-            step = [
-                r,
-                *_writers(
-                    [
-                        (
-                            ib,
-                            vb.valueReference,
-                            [w[(ia.name, va.valueReference)]],
-                            0.0 if kind == "Real" else 0,
-                        )
-                    ],
-                    kind,
-                ),
-            ]
-            if with_der and lead:
-                (rd,), _ = _readers([(ia, va.valueReference)], derivative=True)
-                self.leading.append(_Lead(step[0], rd, step[1]))
-                self.signals.append([self.leading[-1]])
-                continue
-            if with_der:
-                (rd,), wd = _readers([(ia, va.valueReference)], derivative=True)
-                step += [
-                    rd,
-                    *_writers(
-                        [(ib, vb.valueReference, [wd[(ia.name, va.valueReference)]], 0.0)],
-                        derivative=True,
-                    ),
-                ]
-            self.signals.append(step)
+            ia, va, ib, vb = link.source, link.output, link.target, link.input
+            kind, vr = va.type, va.valueReference
+            (value,) = p.read(ia, [vr], kind)
+            if link.with_derivative and lead:
+                (rate,) = p.read(ia, [vr], derivative=True)
+                self.leading.append(_Lead(value, rate))
+                p.call(self.leading[-1])
+            p.write(ib, [vb.valueReference], [([value], 0.0 if kind == "Real" else 0)], kind)
+            if link.with_derivative and not lead:
+                (rate,) = p.read(ia, [vr], derivative=True)
+                p.write(ib, [vb.valueReference], [([rate], 0.0)], derivative=True)
+        # c. forces (and what the implicit coupling reads with them)
         extra = implicit.reads() if implicit else []
-        self.force_readers, here = _readers(
-            [source for f in forces for source in f.sources] + extra
-        )
-        self.force_at = here
-        self.accel_readers, here = _readers([(a.source, a.a) for a in accel])
-        self.accel_writers = _writers(
-            [(a.target, a.target_a, [here[(a.source.name, a.a)]], 0.0) for a in accel]
-        )
-        derived = [f for f in forces if f.with_derivative]
-        self.der_readers, here = _readers(
-            [source for f in derived for source in f.sources], derivative=True
-        )
-        self.der_at = here
+        self.force_at = fat = _read(p, [source for f in forces for source in f.sources] + extra)
         # the composite coupling (composite=True) prescribes each coupled body's force, value and
         # derivative: a correction term in the slot of the body's first force input; the coupled
         # elements' own derivatives are not passed
@@ -157,20 +125,36 @@ class Exchange:
                 if f.with_derivative:
                     self.correction_rate[name] = [0.0]
                     rate_term[(name, f.f)] = [(self.correction_rate[name], 0)]
-        fat = self.force_at
-        self.force_writers = _writers(
-            [
-                (
-                    f.body,
-                    f.f,
-                    [fat[(ti.name, tf)] for ti, tf in f.sources]
-                    + value_term.get((f.body.name, f.f), []),
-                    0.0,
-                )
-                for f in forces
-            ]
+        force_slots = [
+            (
+                f.body,
+                f.f,
+                [fat[(ti.name, tf)] for ti, tf in f.sources]
+                + value_term.get((f.body.name, f.f), []),
+                0.0,
+            )
+            for f in forces
+        ]
+        if implicit is not None and not self.composite:
+            p.call(self._couple)
+            self._restore(p, implicit)
+        _write(p, force_slots)
+        # d. accelerations
+        here = _read(p, [(a.source, a.a) for a in accel])
+        _write(p, self._accel_slots(here))
+        # e. first derivatives of the forces
+        derived = [f for f in forces if f.with_derivative]
+        self.der_at = here = _read(
+            p, [source for f in derived for source in f.sources], derivative=True
         )
-        self.der_writers = _writers(
+        if self.composite:
+            # the rates of the other forces (with the present accelerations) are known now: the
+            # coupling sets the coupled bodies' forces over the step
+            p.call(self._couple)
+            self._restore(p, implicit)
+            _write(p, force_slots)
+        _write(
+            p,
             [
                 (
                     f.body,
@@ -183,60 +167,95 @@ class Exchange:
             ],
             derivative=True,
         )
+        self.calls = p.compile()
+        # where the values landed, (buffer, index), for the implicit coupling
+        for name in ("motion_at", "force_at", "der_at"):
+            setattr(self, name, {k: (s.buf, s.i) for k, s in getattr(self, name).items()})
+        self.jacobi = None  # (reads, writes), compiled on first use
         self.implicit = implicit.bind(self) if implicit else None
 
+    def _motion_slots(self, here):
+        return [
+            slot
+            for m in self.plan.motion
+            for slot in (
+                (m.target, m.target_s, [here[(m.source.name, m.s)]], m.offset),
+                (m.target, m.target_v, [here[(m.source.name, m.v)]], 0.0),
+            )
+        ]
+
+    def _accel_slots(self, here):
+        return [(a.target, a.target_a, [here[(a.source.name, a.a)]], 0.0) for a in self.plan.accel]
+
+    def _restore(self, p, implicit):
+        """The motion inputs of the elements the coupling probed set back to the present motion
+        (the values of the motion exchange: s + rod offset, and v itself: -0.0 + v is v)."""
+        here = self.motion_at
+        for inst, links in implicit.restores():
+            vrs, values = [], []
+            for m in links:
+                vrs += [m.target_s, m.target_v]
+                values += [
+                    ([here[(m.source.name, m.s)]], m.offset),
+                    ([here[(m.source.name, m.v)]], -0.0),
+                ]
+            p.write(inst, vrs, values)
+
+    def _couple(self, t):
+        self.implicit(t, self.h)
+
     def gauss_seidel(self, t, h):
-        for call in self.motion_readers:
-            call(t)
-        for call in self.motion_writers:
-            call(t)
+        self.h = h
         for lead in self.leading:
             lead.h = h
-        for step in self.signals:
-            for call in step:
-                call(t)
-        for call in self.force_readers:
+        for call in self.calls:
             call(t)
-        if self.implicit is not None and not self.composite:
-            self.implicit(t, h)
-        for call in self.force_writers:
-            call(t)
-        for call in self.accel_readers:
-            call(t)
-        for call in self.accel_writers:
-            call(t)
-        for call in self.der_readers:
-            call(t)
-        if self.composite:
-            # the rates of the other forces (with the present accelerations) are known now: the
-            # coupling sets the coupled bodies' forces over the step
-            self.implicit(t, h)
-            for call in self.force_writers:
-                call(t)
-        for call in self.der_writers:
-            call(t)
+
+    def _jacobi(self):
+        """libcosim's order: every connected output read (values only), then every input set."""
+        plan = self.plan
+        reads, writes = Program(self.batched), Program(self.batched)
+        motion = _read(reads, [(m.source, vr) for m in plan.motion for vr in (m.s, m.v)])
+        signals = []
+        for link in plan.signals:
+            kind = link.output.type
+            (value,) = reads.read(link.source, [link.output.valueReference], kind)
+            signals.append((link, value))
+        force = _read(reads, [source for f in plan.forces for source in f.sources])
+        accel = _read(reads, [(a.source, a.a) for a in plan.accel])
+        read_calls = reads.compile()  # the Slots the writes sum are bound now
+        _write(writes, self._motion_slots(motion))
+        for link, value in signals:
+            kind = link.output.type
+            writes.write(
+                link.target,
+                [link.input.valueReference],
+                [([value], 0.0 if kind == "Real" else 0)],
+                kind,
+            )
+        _write(
+            writes,
+            [
+                (f.body, f.f, [force[(ti.name, tf)] for ti, tf in f.sources], 0.0)
+                for f in plan.forces
+            ],
+        )
+        _write(writes, self._accel_slots(accel))
+        self.jacobi = (read_calls, writes.compile())
 
     def read(self, t):
         """Jacobi, first half: read every connected output (values only)."""
-        for calls in (
-            self.motion_readers,
-            [s[0] for s in self.signals],
-            self.force_readers,
-            self.accel_readers,
-        ):
-            for call in calls:
-                call(t)
+        if self.jacobi is None:
+            self._jacobi()
+        for call in self.jacobi[0]:
+            call(t)
 
     def write(self, t):
         """Jacobi, second half: set every connected input from what read() got."""
-        for calls in (
-            self.motion_writers,
-            [s[1] for s in self.signals],
-            self.force_writers,
-            self.accel_writers,
-        ):
-            for call in calls:
-                call(t)
+        if self.jacobi is None:
+            self._jacobi()
+        for call in self.jacobi[1]:
+            call(t)
 
 
 class CoupledEnd(NamedTuple):
@@ -415,6 +434,12 @@ class ImplicitCoupling:
     def reads(self):
         return [(e.inst, vr) for e in self.elements for vr in (e.f_a, e.f_b, e.c, e.d)]
 
+    def restores(self):
+        """[(instance, motion links of flange_a and flange_b)] of the elements the coupling
+        evaluates at predicted states (nonlinear): the exchange sets their motion inputs back to
+        the present motion after the coupling, as it set them before."""
+        return [(e.inst, (e.end_a.motion, e.end_b.motion)) for e in self.elements if e.nonlinear]
+
     def forces(self):
         """The (instance name, vr) of the coupled elements' forces."""
         return {(e.inst.name, vr) for e in self.elements for vr in (e.f_a, e.f_b)}
@@ -578,8 +603,6 @@ class ImplicitCoupling:
             if converged:
                 break
             y = self._solve(g, c)
-        for row in probed:
-            self._probe(None, row, None, beta_s, beta_v, t)  # restore the present inputs
         if self.stage == 2:
             self._prescribe(y, 2.0 * h, h)
             return
@@ -615,8 +638,8 @@ class ImplicitCoupling:
         return (y[q] if q >= 0 else 0.0) - (y[p] if p >= 0 else 0.0)
 
     def _probe(self, e, row, y, beta_s, beta_v, t):
-        """Set the element's motion inputs to the end of the step for accelerations y (None: to the
-        present motion, as the exchange set it) and read (f, K, D)."""
+        """Set the element's motion inputs to the end of the step for accelerations y and read
+        (f, K, D); the exchange sets the present motion again after the coupling (restores())."""
         probe = row.probe
         buf = probe.buf
         k = 0
@@ -624,18 +647,15 @@ class ImplicitCoupling:
             s = end.offset
             s += _value(end.s)
             v = _value(end.v)
-            if y is not None:
-                acc = y[end.body] if end.body >= 0 else 0.0
-                a_s, a_v = self.alphas[e][n]
-                s += a_s + beta_s * acc
-                v += a_v + beta_v * acc
+            acc = y[end.body] if end.body >= 0 else 0.0
+            a_s, a_v = self.alphas[e][n]
+            s += a_s + beta_s * acc
+            v += a_v + beta_v * acc
             buf[k], buf[k + 1] = s, v
             k += 2
         status = probe.set_real(probe.component, probe.vrs, 4, buf)
         if status > 1:
             check(probe.inst, "fmi2SetReal", status, t)
-        if y is None:
-            return None
         values = probe.reader(t)
         return values[0], values[1], values[2]
 

@@ -7,6 +7,12 @@ so it binds them once: a :class:`Reader` fills one buffer per instance and varia
 :class:`Writer` gathers values from reader buffers (sums and offsets) into one set call per
 instance. The FMI functions are fmpy's own ctypes bindings (``FMU2Slave._functions``); only
 the wrapper is bypassed, so the status of every call is checked here.
+
+A :class:`Program` is an exchange written as an ordered list of reads, writes and steps of the
+master's own (``call``), compiled once into the fewest such calls that deliver the same values
+to the same inputs in the same state: every read and write of one instance and FMI function that
+the order lets meet is one call (below); ``Program(batched=False)`` compiles one call per value,
+the reference the batched program is tested against.
 """
 
 from fmpy.fmi2 import fmi2Boolean, fmi2Integer, fmi2Real, fmi2ValueReference
@@ -98,3 +104,134 @@ def grouped(items):
     for inst, *rest in items:
         groups.setdefault(inst.name, (inst, []))[1].append(tuple(rest))
     return groups
+
+
+class Slot:
+    """Where one value a Program reads lands: ``buf[i]``, known once the program is compiled."""
+
+    __slots__ = ("buf", "i")
+
+    def __init__(self):
+        self.buf, self.i = None, 0
+
+
+def _resolved(term):
+    return (term.buf, term.i) if isinstance(term, Slot) else term
+
+
+class _Group:
+    """The reads or writes of one instance and FMI function that become one call."""
+
+    __slots__ = ("inst", "key", "vrs", "items", "write")
+
+    def __init__(self, inst, key, write):
+        self.inst, self.key, self.write = inst, key, write
+        self.vrs, self.items = [], []  # items: read Slots, or write values (terms, offset)
+
+    def add(self, vrs, items):
+        for vr, item in zip(vrs, items):
+            if self.write and vr in self.vrs:  # set again before anything read it: the last value
+                self.items[self.vrs.index(vr)] = item
+            else:
+                self.vrs.append(vr)
+                self.items.append(item)
+
+    def bind(self):
+        kind, derivative = self.key
+        if not self.write:
+            reader = Reader(self.inst, self.vrs, kind, derivative)
+            for k, slot in enumerate(self.items):
+                slot.buf, slot.i = reader.buf, k
+            return reader
+        values = [(tuple(_resolved(t) for t in terms), offset) for terms, offset in self.items]
+        return Writer(self.inst, self.vrs, values, kind, derivative)
+
+
+class Program:
+    """An exchange as an ordered list of ``read`` (values into Slots), ``write`` (an input set to
+    a sum of Slots or (buffer, index) entries plus an offset) and ``call`` (a step of the master's
+    own, fn(t), which may use and change what was read), compiled by :meth:`compile` into a list
+    of calls fn(t).
+
+    Batched, every instance's reads and writes are gathered per FMI function as far as the order
+    allows, so that each call sees the instance exactly as the listed order would have: a write is
+    held back and merged with later writes of the same instance and function until the instance
+    is read (or written through another function, or a ``call`` comes: the order of those is
+    kept; a value set twice meanwhile is set once, to its last value); a read joins the
+    instance's earlier read call of the same function if nothing was set on that instance in
+    between (its outputs are then the same). Between instances the order does not matter (an
+    instance's outputs depend on its own inputs only). A write's value is computed where it is
+    made; the Slots and entries it sums cannot change in between (every read call runs once, and
+    a ``call`` comes only after the writes before it are made).
+
+    batched=False: one FMI call per value, in the listed order (the reference)."""
+
+    def __init__(self, batched=True):
+        self.batched = batched
+        self.ops = []
+
+    def read(self, inst, vrs, kind="Real", derivative=False):
+        """Slots of the values of ``vrs`` (fmi2Get<kind>, or fmi2GetRealOutputDerivatives)."""
+        slots = [Slot() for _ in vrs]
+        self.ops.append(("read", inst, (kind, derivative), list(vrs), slots))
+        return slots
+
+    def write(self, inst, vrs, values, kind="Real", derivative=False):
+        """Set ``vrs`` to ``values`` [(terms, offset)]: offset plus the terms (Slots or (buffer,
+        index)) added in order (fmi2Set<kind>, or fmi2SetRealInputDerivatives)."""
+        self.ops.append(("write", inst, (kind, derivative), list(vrs), list(values)))
+
+    def call(self, fn):
+        """fn(t) at this point of the exchange."""
+        self.ops.append(("call", fn))
+
+    def compile(self):
+        """The calls fn(t) of the exchange, in order."""
+        out = []
+        if not self.batched:
+            for op in self.ops:
+                if op[0] == "call":
+                    out.append(op[1])
+                    continue
+                kind, inst, key, vrs, items = op
+                for vr, item in zip(vrs, items):
+                    group = _Group(inst, key, kind == "write")
+                    group.add([vr], [item])
+                    out.append(group)
+            return self._bind(out)
+        pending = {}  # instance name: [write groups not yet made, in order]
+        reading = {}  # instance name: {key: its open read group}
+        for op in self.ops:
+            if op[0] == "call":
+                for name in list(pending):
+                    out.extend(pending.pop(name))
+                reading.clear()
+                out.append(op[1])
+                continue
+            kind, inst, key, vrs, items = op
+            name = inst.name
+            if kind == "read":
+                if name in pending:
+                    out.extend(pending.pop(name))
+                    reading.pop(name, None)
+                groups = reading.setdefault(name, {})
+                group = groups.get(key)
+                if group is None:
+                    group = groups[key] = _Group(inst, key, False)
+                    out.append(group)
+                group.add(vrs, items)
+            else:
+                writes = pending.setdefault(name, [])
+                if not writes or writes[-1].key != key:
+                    writes.append(_Group(inst, key, True))
+                writes[-1].add(vrs, items)
+        for writes in pending.values():
+            out.extend(writes)
+        return self._bind(out)
+
+    @staticmethod
+    def _bind(out):
+        # readers first: the writers' terms are their buffers
+        bound = {id(g): g.bind() for g in out if isinstance(g, _Group) and not g.write}
+        bound.update({id(g): g.bind() for g in out if isinstance(g, _Group) and g.write})
+        return [bound.get(id(g), g) for g in out]

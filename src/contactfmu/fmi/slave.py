@@ -74,11 +74,17 @@ from .shim import DERIVATIVE_VR
 from .variables import Var, article
 
 _isfinite = math.isfinite
+_copysign = math.copysign
 _INF = math.inf
 TIME_TOLERANCE = 1e-12  # relative: currentCommunicationPoint may differ from the FMU's time t by
 #                         TIME_TOLERANCE*max(1, |t|) (masters that accumulate t += h)
 # arithmetic failures of the physics reported as a message of the call, not as a traceback
 NUMERIC_ERRORS = (ArithmeticError, ValueError)
+
+
+def _identical(a, b):
+    """a and b are the same value, bit for bit (0.0 and -0.0 differ; no NaN is ever set)."""
+    return a == b and (a != 0 or _copysign(1.0, a) == _copysign(1.0, b))
 
 
 def _tuple_getter(names):
@@ -583,15 +589,22 @@ class Slave(Fmi2Slave):
             plan = self._set_plan(kind, vrs)
         if plan and (kind != "Real" or _isfinite(sum(values))):
             attrs, resets = plan
-            if kind == "Real":  # floats from pythonfmu
-                for attr, value in zip(attrs, values):
-                    setattr(self, attr, value)
-            else:
-                for attr, value in zip(attrs, values):
-                    setattr(self, attr, convert(value))
+            if kind != "Real":  # Real: floats from pythonfmu
+                values = [convert(value) for value in values]
+            # outputs computed for these very inputs stay current (not recomputed on the next
+            # read) if every value is the one the instance holds, bit for bit, as it was computed
+            same = not self._stale and self._fresh
+            state = self.__dict__
+            for attr, value in zip(attrs, values):
+                if same:
+                    same = _identical(state[attr], value)
+                state[attr] = value
             for attr in resets:
-                setattr(self, attr, 0.0)  # a new input value without a derivative: held
-            self._stale = self._fresh = True
+                if same:
+                    same = _identical(state[attr], 0.0)
+                state[attr] = 0.0  # a new input value without a derivative: held
+            if not same:
+                self._stale = self._fresh = True
         else:
             self._set_checked(vrs, values, kind, convert, call)
 

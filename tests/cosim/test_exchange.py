@@ -1,0 +1,227 @@
+"""The batched exchange (cosim.coupling.Exchange on fastcalls.Program): the FMI calls of one exchange,
+the merge rules of a Program, and results bit for bit those of the exchange made one value per call."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from contactfmu.cosim import System, coupling
+from contactfmu.cosim.coupling import Exchange
+from contactfmu.cosim.fastcalls import Program
+
+
+def driven(fmu_dir, c=1e5, d=20.0, m=1.0):
+    """wall --rod 2 m-- spring -- mass m, a sine force on it and an ElastoGap (c, d) between the
+    mass and a second wall that the spring presses it against (5 N) and the force lifts it off:
+    bodies, compliant elements, a signal, contact changes, a stiff contact (coupled implicitly by
+    the adaptive master where it is too stiff for the step)."""
+    s = System()
+    s.add("wall", fmu_dir / "Fixed.fmu", s0=0.0)
+    s.add("spring", fmu_dir / "Spring.fmu", c=100.0, s_rel0=1.0)
+    s.add("mass", fmu_dir / "Mass.fmu", m=m, L=0.0, s_start=2.9, v_start=0.0)
+    s.add("sine", fmu_dir / "Sine.fmu", amplitude=20.0, f=3.0)
+    s.add("force", fmu_dir / "Force.fmu")
+    s.connect("wall.flange", "spring.flange_a", rod=2.0)
+    s.connect("spring.flange_b", "mass.flange_a")
+    s.connect("sine.y", "force.f")
+    s.connect("force.flange", "mass.flange_b")
+    s.add("stop", fmu_dir / "Fixed.fmu", s0=2.95)
+    s.add("gap", fmu_dir / "ElastoGap.fmu", c=c, d=d, s_rel0=0.0)
+    s.connect("mass.flange_b", "gap.flange_a")
+    s.connect("gap.flange_b", "stop.flange")
+    return s
+
+
+class Counts:
+    """The FMI calls of the instances of a system, per (instance, FMI function)."""
+
+    def __init__(self, system):
+        self.calls = {}
+        for inst in system.instances.values():
+            functions = inst.slave._functions
+            for name, function in list(functions.items()):
+                functions[name] = self._counting(inst.name, name, function)
+
+    def _counting(self, instance, name, function):
+        def call(*args):
+            self.calls[(instance, name)] = self.calls.get((instance, name), 0) + 1
+            return function(*args)
+
+        call.argnames = getattr(function, "argnames", None)
+        call.argtypes, call.restype = function.argtypes, function.restype
+        return call
+
+    def of(self, name):
+        """{instance: calls} of one FMI function."""
+        return {i: n for (i, f), n in self.calls.items() if f == name}
+
+
+@pytest.fixture
+def bound(fmu_dir):
+    """(system, plan, Counts) of the driven system in initialization mode, freed afterwards."""
+    system = driven(fmu_dir)
+    plan = system.plan()
+    system.instantiate(0.0, 1.0)
+    system.enter_initialization(0.0)
+    try:
+        yield system, plan, Counts(system)
+    finally:
+        system.free()
+
+
+def test_jacobi_exchange_is_one_get_and_one_set_per_instance(bound):
+    """libcosim's order reads every connected output, then sets every input: one fmi2GetReal per
+    instance that gives a value (the mass's position, velocity and acceleration of both flanges
+    in one), one fmi2SetReal per instance that takes one (the force's flange motion and its signal
+    input in one)."""
+    system, plan, counts = bound
+    exchange = Exchange(plan)
+    exchange.read(0.0)
+    exchange.write(0.0)
+    every = set(system.instances)
+    assert counts.of("fmi2GetReal") == {name: 1 for name in every}
+    assert counts.of("fmi2SetReal") == {name: 1 for name in every - {"sine"}}
+    assert sum(counts.calls.values()) == 2 * len(every) - 1  # nothing else
+
+
+def test_gauss_seidel_exchange_makes_one_call_per_instance_and_causal_stage(bound):
+    """In causal order a body is read before its forces are set (s, v) and after (a, which depends
+    on them), an element set before its force is read (s, v) and after (a, which its force
+    derivative depends on): two gets per body, two sets per element, one set of the forces and
+    one of their derivatives per body; the force's flange motion and its signal input are set in
+    one call. The exchange made one value per call takes a call for every value."""
+    system, plan, counts = bound
+    Exchange(plan).gauss_seidel(0.0, 1e-3)
+    assert counts.of("fmi2GetReal") == {
+        "wall": 2,
+        "stop": 2,
+        "mass": 2,
+        "spring": 1,
+        "gap": 1,
+        "force": 1,
+        "sine": 1,
+    }
+    assert counts.of("fmi2SetReal") == {
+        "wall": 1,
+        "stop": 1,
+        "mass": 1,
+        "spring": 2,
+        "gap": 2,
+        "force": 2,
+    }
+    assert counts.of("fmi2GetRealOutputDerivatives") == {
+        "spring": 1,
+        "gap": 1,
+        "force": 1,
+        "sine": 1,
+    }
+    assert counts.of("fmi2SetRealInputDerivatives") == {"mass": 1, "force": 1}
+    batched = sum(counts.calls.values())
+    counts.calls.clear()
+    Exchange(plan, batched=False).gauss_seidel(0.0, 1e-3)
+    values = sum(counts.calls.values())
+    # every link's values: motion (s, v and a to spring, gap and force), forces, signals
+    assert counts.of("fmi2GetReal")["mass"] == 6  # s, v, a of two flanges
+    assert (batched, values) == (25, 45)
+
+
+@pytest.mark.parametrize(
+    "scheme, step, stiff",
+    [
+        ("adaptive", None, True),
+        ("gauss-seidel", 1e-3, False),
+        ("implicit", 1e-3, True),
+        ("jacobi", 1e-4, False),
+    ],
+)
+def test_batched_exchange_gives_the_results_of_one_call_per_value(
+    fmu_dir, monkeypatch, scheme, step, stiff
+):
+    """Every value of every recorded output, and every step the adaptive master took, bit for bit
+    (contact, sine force, implicit coupling of the stiff gap in the adaptive and implicit schemes)."""
+    runs = []
+    for batched in (True, False):
+        monkeypatch.setattr(coupling, "BATCHED", batched)
+        system = driven(fmu_dir, **(dict(c=1e7, d=250.0, m=0.01) if stiff else {}))
+        runs.append(system.simulate(0.5, step, scheme=scheme))
+    batched, reference = runs
+    assert batched.names == reference.names
+    assert batched.data.tobytes() == reference.data.tobytes()  # bit for bit, 0.0 and -0.0 apart
+    assert np.isfinite([batched[name] for name in batched.names]).all()
+    assert batched["gap.contact"].any()
+    if scheme == "adaptive":
+        assert repr(batched.steps) == repr(reference.steps)  # repr: exact, and nan is nan
+        assert any(s.implicit for s in batched.steps)
+
+
+# ---- the merge rules of a Program, on instances that log their calls --------------------------
+
+
+class Logged:
+    """An instance whose FMI get/set calls are logged; output vr 10 + k is twice input vr k."""
+
+    def __init__(self, name, log):
+        self.name, self.log, self.inputs = name, log, {}
+        self.slave = SimpleNamespace(
+            component=None, _functions={"fmi2GetReal": self._get, "fmi2SetReal": self._set}
+        )
+
+    def _get(self, component, vr, n, buf):
+        self.log.append((self.name, "get", list(vr[:n])))
+        for k in range(n):
+            buf[k] = 2.0 * self.inputs.get(vr[k] - 10, 0.0)
+        return 0
+
+    def _set(self, component, vr, n, buf):
+        self.log.append((self.name, "set", list(vr[:n])))
+        for k in range(n):
+            self.inputs[vr[k]] = buf[k]
+        return 0
+
+
+def _program(batched, log):
+    """x.0 = 1; y.0 = x.10 (2); x.1 = y.10 (4); x.2 = y.10 + 0.5; a step of the master's own that
+    doubles what y.10 read; x.3 = y.10 (8); z.0 = x.11 (8) and z.0 again = x.10 (2)."""
+    x, y, z = Logged("x", log), Logged("y", log), Logged("z", log)
+    one = [1.0]
+    p = Program(batched)
+    p.write(x, [0], [([(one, 0)], 0.0)])
+    (x10,) = p.read(x, [10])
+    p.write(y, [0], [([x10], 0.0)])
+    (y10,) = p.read(y, [10])
+    p.write(x, [1], [([y10], 0.0)])
+    p.write(x, [2], [([y10], 0.5)])
+
+    def double(t):
+        y10.buf[y10.i] *= 2.0
+
+    p.call(double)
+    p.write(x, [3], [([y10], 0.0)])
+    (x11,) = p.read(x, [11])
+    p.write(z, [0], [([x11], 0.0)])
+    p.write(z, [0], [([x10], 0.0)])
+    return p.compile(), (x, y, z)
+
+
+def test_program_merges_calls_where_the_order_allows_and_keeps_the_values():
+    log, reference_log = [], []
+    calls, (x, y, z) = _program(True, log)
+    reference_calls, (rx, ry, rz) = _program(False, reference_log)
+    for call in calls:
+        call(0.0)
+    for call in reference_calls:
+        call(0.0)
+    assert (x.inputs, y.inputs, z.inputs) == (rx.inputs, ry.inputs, rz.inputs)
+    assert x.inputs == {0: 1.0, 1: 4.0, 2: 4.5, 3: 8.0} and z.inputs == {0: 2.0}
+    assert log == [
+        ("x", "set", [0]),  # made before x is read
+        ("x", "get", [10]),
+        ("y", "set", [0]),
+        ("y", "get", [10]),
+        ("x", "set", [1, 2]),  # held back and merged until the master's step
+        ("x", "set", [3]),  # made before x is read again
+        ("x", "get", [11]),
+        ("z", "set", [0]),  # set twice before anything read it: once, to the last value
+    ]
+    assert len(reference_log) == 10
