@@ -1073,3 +1073,23 @@ def test_stick_slip_static_below_sliding_friction_holds_up_to_the_sliding_force(
     assert (stop, sf) == (FREE, 1)
     assert w == pytest.approx(10.0 / mu * 1e-3, rel=1e-12)
     assert x == pytest.approx(0.5 * 10.0 / mu * 1e-6, rel=1e-12)
+
+
+@pytest.mark.parametrize("side", [1.0, -1.0])
+def test_an_elastic_stop_without_stiffness_and_damping_is_absent(side):
+    """law.absent: a side with k = b = 0 transmits no force, so it is never entered (nightly
+    property profile: k2 = b2 = 0 released and entered its zero-force contact at once, 10000
+    state changes in 1.7 s of CPU, then an EventStorm); the body passes it in free flight. A side
+    with damping only (k = 0, b > 0) is still a stop."""
+    none = dict(k1=0.0, b1=0.0) if side > 0 else dict(k2=0.0, b2=0.0)
+    p = endstop.Parameters(**{**ELASTIC, **none})
+    mu, g, w0 = 0.5, side * 40.0, side * 0.1
+    pred = endstop_prediction.predict(0.0, w0, FREE, 0, mu, g, (0.05, 0.13), p)
+    assert pred.changes == 0 and pred.onset is None
+    for (x, w, stop, sf), t in zip(pred.states, (0.05, 0.13)):
+        assert stop == FREE
+        assert (x, w) == pytest.approx((w0 * t + 0.5 * g * t * t, w0 + g * t), rel=1e-12)
+    assert abs(pred.states[-1][0]) > 0.3  # well past the stop at 0.01
+    damper = endstop.Parameters(**{**ELASTIC, **{k: (0.0 if k[0] == "k" else 50.0) for k in none}})
+    pred = endstop_prediction.predict(0.0, w0, FREE, 0, mu, g, (0.05, 0.13), damper)
+    assert pred.onset is not None and pred.states[-1][2] != FREE

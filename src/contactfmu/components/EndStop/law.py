@@ -144,6 +144,14 @@ def both_state(dx, p):
     return BOTH if one and two else STOP1 if one else STOP2 if two else FREE
 
 
+def absent(side, p):
+    """Is this side (STOP1 or STOP2) of an elastic end stop without stiffness and damping (k = b
+    = 0)? It transmits no force in any state, so it is left out: no contact state, no events (in
+    its documented states its zero force would release it at once and enter it again, state
+    changes without end)."""
+    return (p.k1, p.b1) == (0.0, 0.0) if side == STOP1 else (p.k2, p.b2) == (0.0, 0.0)
+
+
 def elastic_transition(stop, dx, dv, p):
     """The state after the documented transitions at the motion (dx, dv), applied until none fires
     (the sampled version of what predict() locates in time)."""
@@ -154,7 +162,10 @@ def elastic_transition(stop, dx, dv, p):
         fs, fd = elastic_forces(stop, dx, dv, p)
         new = stop
         if stop == FREE:
-            new = STOP1 if dx >= p.l1 else STOP2 if dx <= -p.l2 else FREE
+            if dx >= p.l1 and not absent(STOP1, p):
+                new = STOP1
+            elif dx <= -p.l2 and not absent(STOP2, p):
+                new = STOP2
         elif stop == STOP1 and fs + fd <= 0.0:
             new = DETACH1 if dx > p.l1 else FREE
         elif stop == STOP2 and fs + fd >= 0.0:

@@ -39,6 +39,7 @@ from .law import (
     STOP2,
     Prediction,
     _settle,
+    absent,
     holding_force,
     stop_force,
     transmits,
@@ -225,8 +226,11 @@ def _piece(stop, sf, x, w, mu, g, damp, p):
             (p.k2, p.b2, -p.k2 * l2, -1, "release")
         ]
     piece = Piece(x, w, mu, g, 0.0, damp)
-    if stop == FREE:
-        guards += [(1.0, 0.0, l1, -1, "enter1"), (1.0, 0.0, -l2, 1, "enter2")]
+    if stop == FREE:  # (a side without stiffness and damping is absent: never entered)
+        if not absent(STOP1, p):
+            guards.append((1.0, 0.0, l1, -1, "enter1"))
+        if not absent(STOP2, p):
+            guards.append((1.0, 0.0, -l2, 1, "enter2"))
     elif stop == DETACH1:
         guards += [(1.0, 0.0, l1, 1, "passed"), (0.0, 1.0, 0.0, -1, "again")]
     elif stop == DETACH2:
