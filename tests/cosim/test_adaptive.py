@@ -13,6 +13,7 @@ import pytest
 from test_any_master import ELASTOGAP, KELVIN_VOIGT, impact_system
 
 from contactfmu.cosim import CosimError, System
+from contactfmu.cosim.algorithms.adaptive import Adaptive, AdaptiveAlgorithm
 
 
 def impact(fmu_dir, element, params, s0, stop=0.05, **kw):
@@ -196,15 +197,12 @@ def _held_body(fmu_dir, element, params, m, s_start, amplitude=0.0):
 
 def _steps_of(system, stop, h):
     """The adaptive master held to steps of h: every step accepted (rtol, atol 1e3), none longer than
-    the output interval h."""
+    hmax = h, recorded at their ends."""
     return system.simulate(
         stop,
-        step=h,
         output_interval=h,
         outputs=["mass.s", "mass.v"],
-        scheme="adaptive",
-        rtol=1e3,
-        atol=1e3,
+        scheme=AdaptiveAlgorithm(Adaptive(h0=h, hmax=h, rtol=1e3, atol=1e3)),
     )
 
 

@@ -10,6 +10,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from contactfmu.cosim import System
+from contactfmu.cosim.algorithms.adaptive import Adaptive, AdaptiveAlgorithm
 
 OUTPUTS = ["a.s", "a.v", "b.s", "b.v"]
 
@@ -37,11 +38,8 @@ def run(system, stop, h, scheme):
         return system.simulate(stop, step=h, scheme="implicit", outputs=OUTPUTS)
     r = system.simulate(
         stop,
-        step=h,
         output_interval=h,
-        scheme="adaptive",
-        rtol=1e3,
-        atol=1e3,
+        scheme=AdaptiveAlgorithm(Adaptive(h0=h, hmax=h, rtol=1e3, atol=1e3)),
         outputs=OUTPUTS,
     )
     assert all(x.implicit and x.accepted for x in r.steps)

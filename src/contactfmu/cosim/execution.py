@@ -5,10 +5,10 @@ adaptive: the manipulators (driven inputs), the algorithm (cosim.algorithms) and
 :meth:`Execution.run`: the algorithm checks the experiment and gives the recording times; the FMUs
 are instantiated and initialized around the algorithm's ``initialize``; then, until the last recording
 time (or the stop time), the algorithm takes a step of its choice, never past the next recording
-time, and the observers are told of it; the FMUs are terminated and freed.
+time (a ``dense`` algorithm: never past the end, the recorder interpolating the recording times
+between its communication points), and the observers are told of it; the FMUs are terminated and
+freed.
 """
-
-import numpy as np
 
 from .algorithms import Run
 from .errors import CosimError
@@ -35,7 +35,8 @@ class Execution:
         times = algorithm.setup(system, start_time, stop_time, output_interval)
         plan = system.plan(derivatives=algorithm.derivatives)
         drive = DrivenInputs(system, self.inputs, plan)
-        recorder = Recorder(system, self.outputs)
+        dense = times is not None and algorithm.dense
+        recorder = Recorder(system, self.outputs, grid=[start_time, *times] if dense else None)
         observers = [recorder]
         if self.progress is True:
             observers.append(ProgressBar(start_time, stop_time))
@@ -54,10 +55,10 @@ class Execution:
             end = times[-1] if times else stop_time
             t, k = start_time, 0
             while t < end:
-                limit = times[k] if times else stop_time
+                limit = end if dense or not times else times[k]
                 t = algorithm.do_step(t, limit)
-                record = times is None or t >= limit
-                if times and record:
+                record = times is None or dense or t >= limit
+                if times and record and not dense:
                     k += 1
                 for observer in observers:
                     observer.step_complete(t, record)
@@ -66,6 +67,7 @@ class Execution:
             for observer in observers:
                 observer.finished()
             system.free()
-        result = Result(["time"] + recorder.names, np.array(recorder.rows, dtype=float))
+        result = Result(["time"] + recorder.names, recorder.table())
+        result.interpolated = recorder.interpolated()
         result.steps = algorithm.records
         return result

@@ -1,11 +1,17 @@
 """The observers of a run (as libcosim's observers): told by the execution when the system is
 initialized, after every step and when the run ends. :class:`Recorder` records the outputs at the
-recording times; :class:`ProgressBar` and :class:`ProgressFunction` report the progress."""
+recording times (read there, or interpolated between the communication points of an algorithm
+whose steps do not end on them); :class:`ProgressBar` and :class:`ProgressFunction` report the
+progress."""
 
 import sys
 import time
 from collections import defaultdict
 
+import numpy as np
+from scipy.interpolate import PchipInterpolator
+
+from ..conventions import DISCRETE_TYPES
 from .fastcalls import Reader
 
 
@@ -24,11 +30,21 @@ class Observer:
 
 
 class Recorder(Observer):
-    """The outputs, [t, outputs...] per recording time in ``rows``: `outputs` ("inst.var" names; None:
-    every output of every instance, ``names``) checked at once; ``bind()`` once the FMUs are instantiated
-    (one get call per instance and type)."""
+    """The outputs, [t, outputs...] per recording time (``table()``): `outputs` ("inst.var" names;
+    None: every output of every instance, ``names``) checked at once; ``bind()`` once the FMUs are
+    instantiated (one get call per instance and type).
 
-    def __init__(self, system, outputs):
+    grid (the recording times of an algorithm whose steps do not end on them, base.Algorithm.dense):
+    the outputs are read at every communication point and the recording times interpolated from
+    them (dense output). Real outputs: by the shape-preserving piecewise cubic (PCHIP,
+    Fritsch-Carlson: monotone between points, no overshoot, third order where the signal is smooth)
+    through the communication points of each stretch in which no discrete output of any FMU
+    (Integer, Boolean: contact, stop and friction states) changed, and by a straight line over a
+    step in which one changed (a contact's kink or an impact lies in it, or at its end when the
+    algorithm located it). Integer and Boolean outputs: held from the communication point before.
+    A recording time that is a communication point is read, not interpolated (``interpolated()``)."""
+
+    def __init__(self, system, outputs, grid=None):
         if outputs is None:
             outputs = [
                 f"{i.name}.{v.name}"
@@ -37,6 +53,7 @@ class Recorder(Observer):
                 if v.causality == "output"
             ]
         self.groups = defaultdict(lambda: defaultdict(list))
+        self.real = [False] * len(outputs)
         for col, ref in enumerate(outputs):
             inst, name = system.resolve(ref)
             var = inst.var(name)
@@ -44,9 +61,12 @@ class Recorder(Observer):
                 "Real" if var.type == "Real" else "Boolean" if var.type == "Boolean" else "Integer"
             )
             self.groups[inst.name][kind].append((col, var.valueReference))
+            self.real[col] = kind == "Real"
         self.system = system
         self.names = list(outputs)
         self.rows = []
+        self.grid = None if grid is None else np.asarray(grid, dtype=float)
+        self.states = []  # dense output: the discrete outputs of every FMU per communication point
 
     def bind(self):
         self.calls = []
@@ -60,6 +80,17 @@ class Recorder(Observer):
                     )
                 )
         self.width = 1 + sum(len(c[1]) for c in self.calls)
+        self.discrete = []
+        if self.grid is not None:
+            for inst in self.system.instances.values():
+                for kind in DISCRETE_TYPES:
+                    vrs = [
+                        v.valueReference
+                        for v in inst.md.modelVariables
+                        if v.causality == "output" and v.type == kind
+                    ]
+                    if vrs:
+                        self.discrete.append(Reader(inst, vrs, kind))
 
     def read(self, t):
         """The row [t, outputs...] at t."""
@@ -71,11 +102,63 @@ class Recorder(Observer):
         return row
 
     def initialized(self, t0):
-        self.rows.append(self.read(t0))
+        self.step_complete(t0, True)
 
     def step_complete(self, t, record):
-        if record:
+        if record or self.grid is not None:
             self.rows.append(self.read(t))
+        if self.grid is not None:
+            self.states.append(tuple(x for reader in self.discrete for x in reader(t)))
+
+    def table(self):
+        """The recorded rows [t, outputs...] at the recording times (an array)."""
+        points = np.array(self.rows, dtype=float).reshape(len(self.rows), len(self.names) + 1)
+        if self.grid is None or len(points) == 0:
+            return points
+        states = self.states if len(self.states) == len(points) else [()] * len(points)
+        # a step below the rounding of t ends where it started: the last point at a time counts
+        last = np.append(points[1:, 0] > points[:-1, 0], True)
+        points, states = points[last], [x for x, keep in zip(states, last) if keep]
+        times, grid = points[:, 0], self.grid[self.grid <= points[-1, 0]]
+        table = np.empty((len(grid), points.shape[1]))
+        table[:, 0] = grid
+        before = np.searchsorted(times, grid, side="right") - 1  # the point at or before
+        real = np.flatnonzero(self.real) + 1
+        held = np.flatnonzero(~np.array(self.real, dtype=bool)) + 1
+        table[:, held] = points[before][:, held]
+        if len(real):
+            table[:, real] = self._curves(times, points[:, real], states, grid, before)
+        exact = times[before] == grid
+        table[exact] = points[before[exact]]
+        table[exact, 0] = grid[exact]
+        self._interpolated = ~exact
+        return table
+
+    @staticmethod
+    def _curves(times, values, states, grid, before):
+        """values (at the communication points `times`, with the discrete `states` there) at the
+        grid times, `before`: the index of the point at or before each: PCHIP within each stretch
+        of equal states, a straight line over a step between two stretches."""
+        starts = [0] + [i for i in range(1, len(times)) if states[i] != states[i - 1]]
+        ends = starts[1:] + [len(times)]
+        out = np.empty((len(grid), values.shape[1]))
+        after = np.minimum(before + 1, len(times) - 1)
+        span = times[after] - times[before]
+        weight = np.divide(grid - times[before], span, out=np.zeros(len(grid)), where=span > 0)
+        out[:] = values[before] + weight[:, None] * (values[after] - values[before])
+        for first, stop in zip(starts, ends):
+            if stop - first < 3:
+                continue  # one or two points: the straight line
+            inside = (before >= first) & (before < stop - 1)
+            if inside.any():
+                curve = PchipInterpolator(times[first:stop], values[first:stop], axis=0)
+                out[inside] = curve(grid[inside])
+        return out
+
+    def interpolated(self):
+        """Per recorded row: was it interpolated between communication points (None: every row
+        was read at a communication point)?"""
+        return getattr(self, "_interpolated", None) if self.grid is not None else None
 
 
 class ProgressFunction(Observer):

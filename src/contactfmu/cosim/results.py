@@ -21,6 +21,9 @@ class Result:
         self.values = values
         # adaptive runs: every attempted step (cosim.algorithms.adaptive.StepRecord)
         self.steps = None
+        # dense output: per row, whether it was interpolated between communication points (None:
+        # every row was read at a communication point; cosim.observers.Recorder)
+        self.interpolated = None
         self.data = (
             np.rec.fromarrays(values.T, dtype=[(n, "f8") for n in names])
             if len(values)

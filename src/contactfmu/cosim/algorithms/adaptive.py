@@ -2,7 +2,8 @@
 one :class:`Adaptive`.
 
 ``do_step(t, limit)`` (cosim.algorithms.base) takes one accepted communication step from t, never
-past ``limit`` (the next output time), and returns its end. Every FMU's state is saved at t with
+past ``limit`` (the end of the run: the output times are interpolated between the communication
+points, base.Algorithm.dense), and returns its end. Every FMU's state is saved at t with
 fmi2GetFMUstate; an attempt that is not good enough is undone with fmi2SetFMUstate and repeated
 with a smaller step.
 
@@ -24,12 +25,14 @@ An attempt of size H from t:
    inertial flange (its s and v outputs) of the two results gives the error estimate
    |y_H/2 - y_H|/(2^p - 1) (p = 2; 1 for backward Euler), weighted by atol + rtol*|y| as an ODE
    solver does; above 1 the attempt is rejected; the two half steps are kept when accepted (the
-   more accurate result);
+   more accurate result); where there is no motion to estimate (every body's contact integrated
+   by its element) the recording times bound the steps instead;
 4. the next step: H*min(4, max(0.2, 0.9*err^(-1/(p + 1)))), at most ``hmax``.
 
 Every attempt, accepted or rejected, is kept as a :class:`StepRecord` for plots and benchmarks.
 """
 
+import bisect
 import math
 from dataclasses import dataclass
 from typing import NamedTuple, Optional
@@ -45,9 +48,12 @@ from .base import Algorithm, DoSteps
 class Adaptive:
     """The tuning of the adaptive algorithm: the tolerance on the bodies' motion (rtol, atol: finite,
     > 0), the first step h0 (default: the smallest DefaultExperiment stepSize of the FMUs, at most
-    span/100), the largest step hmax (default: the output interval, or span/50; at most the span),
-    the smallest step hmin (default 1e-14*max(1, |stop|)) and the event window, the step within
-    which a discrete change is located (default 1e-9*span); times in s."""
+    span/100), the largest step hmax (default span/50; at most the span),
+    the smallest step hmin (default 1e-14*max(1, |stop|)), the event window, the step within
+    which a discrete change is located (default 1e-9*span); times in s. dense (default True): the
+    recording times are interpolated between the steps (base.Algorithm.dense); False: every
+    recording time ends a step (read there, not interpolated; hmax defaults to the output
+    interval then)."""
 
     rtol: float = 1e-4
     atol: float = 1e-6
@@ -55,6 +61,7 @@ class Adaptive:
     hmax: Optional[float] = None
     hmin: Optional[float] = None
     event_window: Optional[float] = None
+    dense: bool = True
 
     def __post_init__(self):
         for name in ("rtol", "atol"):
@@ -86,12 +93,15 @@ class StepRecord(NamedTuple):
 
 
 class AdaptiveAlgorithm(Algorithm):
-    """Error-controlled communication steps with rollback (module docstring)."""
+    """Error-controlled communication steps with rollback (module docstring); dense (Adaptive.dense,
+    the default): its steps do not end on the recording times, which are interpolated between its
+    communication points."""
 
     GROW, SHRINK, SAFETY = 4.0, 0.2, 0.9
 
     def __init__(self, params):
         self.params = params
+        self.dense = params.dense
 
     def setup(self, system, start, stop, output_interval):
         self.records = []
@@ -111,13 +121,15 @@ class AdaptiveAlgorithm(Algorithm):
         ]
         self.t0 = start
         self.h = p.h0 or min([float(h) for h in defaults] + [span / 100.0])
-        self.hmax = min(p.hmax or output_interval or span / 50.0, span)
+        self.hmax = min(p.hmax or (None if p.dense else output_interval) or span / 50.0, span)
         self.window = 1e-9 * span if p.event_window is None else p.event_window
         self.hmin = 1e-14 * max(1.0, abs(stop)) if p.hmin is None else p.hmin
+        self.grid = None
         if output_interval is None:
             return None
         n_out = int(math.ceil(span / output_interval - 1e-9))
-        return [min(start + k * output_interval, stop) for k in range(1, n_out + 1)]
+        self.grid = [min(start + k * output_interval, stop) for k in range(1, n_out + 1)]
+        return self.grid
 
     def initialize(self, run):
         system, plan = run.system, run.plan
@@ -244,6 +256,12 @@ class AdaptiveAlgorithm(Algorithm):
 
     def do_step(self, t, limit):
         """One accepted step from t (the system's state), ending at most at limit; its end."""
+        if not self.motion and self.grid:
+            # no error estimate (every body's contact is integrated by its element): the recording
+            # times bound the steps, as the only measure of the resolution the user asks for
+            limit = min(
+                limit, self.grid[min(bisect.bisect_right(self.grid, t), len(self.grid) - 1)]
+            )
         while True:
             h = min(self.h, self.hmax, limit - t)
             if self.bracket is not None:

@@ -15,7 +15,12 @@ the execution (cosim.execution) through four calls, in this order:
     after initialization mode: every output is current at t0 (the observers read them next);
 ``do_step(t, limit)``
     one communication step from t, chosen by the algorithm, never past ``limit`` (the next
-    recording time); every output is current at its end, which it returns.
+    recording time, or the end of the run for a ``dense`` algorithm); every output is current at
+    its end, which it returns.
+
+``dense``: True for an algorithm whose steps need not end on the recording times (the adaptive
+one): the execution then lets it step up to the end and the recorder interpolates the recording
+times from the communication points (observers.Recorder); False: every recording time ends a step.
 
 ``records``: every attempted step (adaptive.StepRecord) of the run, or None for an algorithm that
 does not keep them. The manipulators (``run.manipulate``) are applied by the algorithm wherever it sets
@@ -41,6 +46,7 @@ class Algorithm:
     derivatives where both sides support them."""
 
     derivatives = True
+    dense = False
     records = None
 
     def setup(self, system, start, stop, output_interval):
