@@ -28,7 +28,7 @@ S = [1.0, 3.0, -5.0, -6.0, 4.0]  # mass.s
 V = [-2.0, -1.0, -7.0, -7.0, -3.0]  # mass.v: negative throughout
 # trapezoidal time average of S over [1, 3]:
 #   0.1*(1 + 3)/2 + 0.4*(3 - 5)/2 + 0*(...) + 1.5*(-6 + 4)/2 = 0.2 - 0.4 - 1.5 = -1.7; / 2 = -0.85
-# (the plain sample mean is -0.6, the mean without the event row's second value -0.475 + ...)
+# (the plain sample mean is -0.6)
 # of V: 0.1*(-3)/2 + 0.4*(-8)/2 + 1.5*(-10)/2 = -0.15 - 1.6 - 7.5 = -9.25; / 2 = -4.625
 EXPECTED = {
     "final": (4.0, -3.0),
