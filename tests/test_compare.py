@@ -200,7 +200,7 @@ def _brute_bounds(t_ref, y_ref, t, dt, dy):
 def test_tube_width_dt_follows_the_legacy_base(t_ref, tol, dt):
     """baseX = max(t_max - t_min, |t_min|, 1e-12), dt = tol*baseX."""
     _, _, dt_tube, _ = tube_bounds(t_ref, [1.0, 1.0], t_ref, tol)
-    assert dt_tube == pytest.approx(dt, rel=1e-12)
+    assert dt_tube == pytest.approx(dt, rel=1e-12, abs=0)
 
 
 @pytest.mark.parametrize(
@@ -236,7 +236,7 @@ def test_tube_height_dy_follows_the_legacy_base(y, tol, floor, dy):
     """baseY = max(y_max - y_min, |y_min|, floor), dy = tol*baseY; the bounds of a constant
     reference are y -+ dy."""
     lo, hi, _, dy_tube = tube_bounds([0.0, 4.0], y, [0.0, 2.0], tol, floor)
-    assert dy_tube == pytest.approx(dy, rel=1e-12)
+    assert dy_tube == pytest.approx(dy, rel=1e-12, abs=0)
     if y[0] == y[1]:
         np.testing.assert_allclose(lo, y[0] - dy, rtol=1e-12, atol=0)
         np.testing.assert_allclose(hi, y[0] + dy, rtol=1e-12, atol=0)
@@ -285,6 +285,28 @@ def test_tube_sees_both_values_of_an_event_row_at_each_end_of_the_window():
     assert lo[1] == -dy and hi[1] == 10.0 + dy
     # just earlier, the jump at 1.25 (0 -> 10) leaves the window: the top is 5 (at 0.75)
     assert lo[2] == -dy and hi[2] == 5.0 + dy
+
+
+def test_tube_sees_the_first_value_of_an_event_row_at_the_window_end():
+    """y rises from 0 (t = 0.5) to 10 at t = 1.25, where it drops to 0 (an event row). The
+    rectangle around (1.25, 10) reaches t = 1.0 (dt = 0.25): the tube there tops at 10 + dy,
+    though the reference interpolated at the window's end (1.25) is the row after the drop, 0."""
+    t_ref = [0.0, 0.5, 1.25, 1.25, 4.0]
+    y_ref = [0.0, 0.0, 10.0, 0.0, 0.0]
+    lo, hi, dt, dy = tube_bounds(t_ref, y_ref, [1.0, 1.0 - 2**-20], 1 / 16)
+    assert (dt, dy) == (0.25, 10 / 16)
+    assert hi[0] == 10.0 + dy and lo[0] == 0.0 - dy
+    # just earlier the row leaves the window: the top is the rising reference at 1.25 - 2**-20
+    assert hi[1] == pytest.approx(10.0 * (0.75 - 2**-20) / 0.75 + dy, rel=1e-15)
+
+
+def test_tube_of_a_boolean_signal():
+    """A discrete (Boolean) signal is compared as the numbers 0 and 1: dy = tol*1."""
+    t = np.array([0.0, 1.0, 2.0, 4.0])
+    lo, hi, dt, dy = tube_bounds(t, np.array([False, False, True, True]), [0.0, 4.0], 1 / 16)
+    assert (dt, dy) == (0.25, 1 / 16)
+    np.testing.assert_array_equal(lo, [-1 / 16, 1 - 1 / 16])
+    np.testing.assert_array_equal(hi, [1 / 16, 1 + 1 / 16])
 
 
 @pytest.mark.parametrize("n", [2, 3, 5, 17, 64, 100, 257])
@@ -364,6 +386,43 @@ def test_compare_checks_the_result_at_its_own_times_inside_the_reference_range()
     y[1] = 100.0  # 1e-13 s before the reference's start: float noise, checked
     r = compare(_res(t, y), ref, tol=1 / 16)["y"]
     assert not r.passed and r.failures == 1 and r.worst_time == -1e-13 and r.points == 5
+
+
+def test_compare_checks_rows_up_to_1e_12_s_beyond_the_reference_range():
+    """Rows at exactly t_min - 1e-12 and t_max + 1e-12 (float noise of the end times) are
+    checked; rows further out are not."""
+    ref = _ref4()
+    t = np.array([0.0 - 1e-12, 2.0, 4.0 + 1e-12])
+    for i in (0, 2):
+        y = np.ones(3)
+        y[i] = 5.0
+        r = compare(_res(t, y), ref, tol=1 / 16)["y"]
+        assert (r.points, r.failures, r.worst_time) == (3, 1, t[i])
+    t_out = np.array([np.nextafter(-1e-12, -1.0), 0.0, 2.0, 4.0, np.nextafter(4.0 + 1e-12, 5.0)])
+    r = compare(_res(t_out, [5.0, 1.0, 1.0, 1.0, 5.0]), ref, tol=1 / 16)["y"]
+    assert r.passed and r.points == 3
+
+
+@pytest.mark.parametrize(
+    "t_ref, start, end, covers",
+    [
+        # 10 .. 11 s: dt = tol*|t_min| = 0.625 (not tol*range = 0.0625)
+        ([10.0, 11.0], 10.5, 11.0, True),
+        ([10.0, 11.0], 10.0, 10.5, True),
+        ([10.0, 11.0], 10.75, 11.0, False),
+        # 0 .. 0.5 s: dt = tol*0.5 = 1/32
+        ([0.0, 0.5], 1 / 32, 0.5, True),
+        ([0.0, 0.5], 0.0625, 0.5, False),
+        ([0.0, 0.5], 0.0, 0.5 - 0.0625, False),
+        # a reference of one instant, 0 s: dt = tol*1e-12 (the floor), 1/16e-12
+        ([0.0, 0.0], 0.5e-13, 0.5e-13, True),
+        ([0.0, 0.0], 1e-13, 1e-13, False),
+    ],
+)
+def test_compare_coverage_gap_uses_the_legacy_time_base(t_ref, start, end, covers):
+    ref = _res(t_ref, [1.0, 1.0])
+    report = compare(_res([start, end], [1.0, 1.0]), ref, tol=1 / 16)
+    assert (report.coverage == "") is covers and report.passed is covers
 
 
 def test_compare_follows_a_rising_reference_in_time():
@@ -451,6 +510,20 @@ def test_compare_signals_selected_missing_and_unknown():
         compare(res, ref, signals=["a", "q"])
 
 
+def test_compare_goes_on_after_a_missing_signal():
+    t = np.arange(17) * 0.25
+    ref = _res(t, *(np.ones(17),) * 4, names=["time", "a", "gone", "b", "lost"])
+    res = _res(t, np.ones(17), np.ones(17), names=["time", "b", "a"])
+    report = compare(res, ref, tol=1 / 16)
+    assert list(report) == ["a", "b"] and report.missing == ("gone", "lost")
+    assert str(report).splitlines() == [
+        "a: PASSED (17 points, dt = 0.25 s, dy = 0.0625)",
+        "b: PASSED (17 points, dt = 0.25 s, dy = 0.0625)",
+        "gone: FAILED: missing from the result",
+        "lost: FAILED: missing from the result",
+    ]
+
+
 def test_compare_every_signal_missing_fails_and_says_so():
     t = np.arange(17) * 0.25
     ref = _res(t, np.ones(17), names=["time", "a"])
@@ -472,7 +545,7 @@ def test_an_empty_report_does_not_pass():
 
 
 def test_compare_rejects_an_empty_reference():
-    with pytest.raises(ValueError, match="the reference has no rows"):
+    with pytest.raises(ValueError, match="^the reference has no rows$"):
         compare(_ref4(), Result(["time", "y"], np.zeros((0, 2))))
 
 

@@ -59,6 +59,12 @@ def test_every_statistic_against_a_hand_computed_value(kind):
         assert KINDS[kind][0](r.time, r[name]) == m(r)
 
 
+def test_mean_with_an_event_row_at_the_start():
+    """t = 0, 0, 2 with y = 1, 3, 3 (a jump at the start time): the time average is
+    (0*(1 + 3)/2 + 2*(3 + 3)/2)/2 = 3, not the first value."""
+    assert signal("mean", "mass.s")(result([0.0, 0.0, 2.0], [1.0, 3.0, 3.0], [0.0] * 3)) == 3.0
+
+
 def test_mean_weights_by_time_not_by_sample():
     """Dense samples over a short interval do not outweigh a long one: y = 10 on 0 .. 0.1 s
     (100 samples) and 0 on 0.2 .. 10 s (2 samples): the time average is
@@ -166,6 +172,13 @@ def test_metric_identity_of_a_callable_object_names_its_class():
     assert m.identity()["function"].endswith(".ptp")
 
 
+def test_metric_identity_of_a_function_without_a_module():
+    """A method descriptor (str.upper) has no __module__: the identity still names it, with an
+    empty module part (the convention of the study's model identity, study._identity)."""
+    assert not hasattr(str.upper, "__module__")
+    assert Metric("u", str.upper).identity()["function"] == ".str.upper"
+
+
 @pytest.mark.parametrize("name", ["", None, 3, b"x"])
 def test_metric_refuses_a_name_that_is_not_a_text(name):
     with pytest.raises(StudyError) as info:
@@ -188,6 +201,12 @@ def test_parse_metric_reads_kind_and_signal(kind):
     m = parse_metric(f"{kind}:mass.v")
     assert (m.kind, m.signal, m.name) == (kind, "mass.v", f"{kind}(mass.v)")
     assert float(m(result())) == pytest.approx(EXPECTED[kind][1], rel=1e-13)
+
+
+def test_parse_metric_signal_is_everything_after_the_first_colon():
+    """An FMI 2.0 structured name may quote an identifier holding any character, a colon too."""
+    m = parse_metric("max:mass.'x:y'")
+    assert (m.kind, m.signal, m.name) == ("max", "mass.'x:y'", "max(mass.'x:y')")
 
 
 @pytest.mark.parametrize(
