@@ -16,7 +16,9 @@
   check (rattle envelopes) are covered by faster tests of the same functions; drop an entry to
   run it anyway.
 * Runs only the module's own unit tests against the mutants named in UNIT_TESTS (a study's
-  metrics: tests/test_study_metrics.py, not the studies of tests/test_study.py that also call them).
+  metrics: tests/test_study_metrics.py, not the studies of tests/test_study.py that also call them;
+  the adaptive master's tuning, defaults and error estimate: tests/cosim/test_adaptive_control.py,
+  not every adaptive run of the FMU tests).
 * With CONTACTFMU_MUTATION_FMUS set (the --cosim and --study profiles of mutation/run.py: FMUs
   built once from the unmutated source, into that folder), the tests that need the FMUs are kept,
   and the build of the session fixture ``fmu_dir`` copies those FMUs instead of building them: the
@@ -84,7 +86,16 @@ def pytest_configure(config):
 # run every test that calls the mutated function, for a study's metric the serial and cluster
 # studies of tests/test_study.py (about a minute per mutant); the unit tests check each metric
 # against hand-computed values
-UNIT_TESTS = {"contactfmu.study.metrics.": ("tests/test_study_metrics.py",)}
+# the adaptive master's tuning, its defaults and its error estimate are formulas of its documentation,
+# checked by hand-computed values in tests/cosim/test_adaptive_control.py; every adaptive run of the
+# FMU tests also calls them (several seconds to a minute per mutant)
+ADAPTIVE = "contactfmu.cosim.algorithms.adaptive.x\u01c1"
+UNIT_TESTS = {
+    "contactfmu.study.metrics.": ("tests/test_study_metrics.py",),
+    ADAPTIVE + "Adaptive\u01c1__post_init__": ("tests/cosim/test_adaptive_control.py",),
+    ADAPTIVE + "AdaptiveAlgorithm\u01c1setup_": ("tests/cosim/test_adaptive_control.py",),
+    ADAPTIVE + "AdaptiveAlgorithm\u01c1_error_": ("tests/cosim/test_adaptive_control.py",),
+}
 
 
 def _unit_tests_only():
