@@ -15,6 +15,10 @@
   Piece/first_crossing): with them a full run takes hours on two cores. The behaviours they
   check (rattle envelopes) are covered by faster tests of the same functions; drop an entry to
   run it anyway.
+* Runs only the module's own unit tests against the mutants named in UNIT_TESTS (a study's
+  metrics: tests/test_study_metrics.py, not the studies of tests/test_study.py that also call them;
+  the adaptive master's tuning, defaults and error estimate: tests/cosim/test_adaptive_control.py,
+  not every adaptive run of the FMU tests).
 * With CONTACTFMU_MUTATION_FMUS set (the --cosim and --study profiles of mutation/run.py: FMUs
   built once from the unmutated source, into that folder), the tests that need the FMUs are kept,
   and the build of the session fixture ``fmu_dir`` copies those FMUs instead of building them: the
@@ -78,12 +82,39 @@ def pytest_configure(config):
         contactfmu.build.build_all = _copy_prebuilt
 
 
+# mutants (by name prefix) checked by their module's own fast unit tests only: mutmut would also
+# run every test that calls the mutated function, for a study's metric the serial and cluster
+# studies of tests/test_study.py (about a minute per mutant); the unit tests check each metric
+# against hand-computed values
+# the adaptive master's tuning, its defaults and its error estimate are formulas of its documentation,
+# checked by hand-computed values in tests/cosim/test_adaptive_control.py; every adaptive run of the
+# FMU tests also calls them (several seconds to a minute per mutant)
+ADAPTIVE = "contactfmu.cosim.algorithms.adaptive.x\u01c1"
+UNIT_TESTS = {
+    "contactfmu.study.metrics.": ("tests/test_study_metrics.py",),
+    ADAPTIVE + "Adaptive\u01c1__post_init__": ("tests/cosim/test_adaptive_control.py",),
+    ADAPTIVE + "AdaptiveAlgorithm\u01c1setup_": ("tests/cosim/test_adaptive_control.py",),
+    ADAPTIVE + "AdaptiveAlgorithm\u01c1_error_": ("tests/cosim/test_adaptive_control.py",),
+}
+
+
+def _unit_tests_only():
+    """The unit tests that alone check the mutant under test (UNIT_TESTS), or None."""
+    mutant = os.environ.get("MUTANT_UNDER_TEST", "")
+    for prefix, tests in UNIT_TESTS.items():
+        if mutant.startswith(prefix):
+            return tests
+    return None
+
+
 def pytest_collection_modifyitems(config, items):
     keep, drop = [], []
+    only = _unit_tests_only()
     for item in items:
         slow = item.nodeid.startswith(SLOW + REPOSITORY)
         needs_fmus = "fmu_dir" in getattr(item, "fixturenames", ()) and not PREBUILT
-        (drop if slow or needs_fmus else keep).append(item)
+        other = only is not None and not item.nodeid.startswith(only)
+        (drop if slow or needs_fmus or other else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep

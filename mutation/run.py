@@ -72,8 +72,10 @@ COSIM_TESTS = [  # the master's tests by unit, the tube comparison, the masters'
     "tests/test_any_master.py",
     "tests/test_stiff_coupling.py",
 ]
-STUDY_TESTS = ["tests/test_study.py"]
-FMI_TESTS = SLAVES_TESTS  # the FMI base class and its state codec, driven in-process
+# the metrics' unit tests, alone against the metrics' mutants (mutation/pytest_plugin.py, UNIT_TESTS)
+STUDY_TESTS = ["tests/test_study_metrics.py", "tests/test_study.py"]
+# the FMI base class and its state codec, driven in-process (the codec also directly)
+FMI_TESTS = ["tests/fmi/test_state.py", *SLAVES_TESTS]
 PROFILES = {
     # name: (modules mutated (only_mutate), test selection, FMUs prebuilt for the tests, score target)
     "slaves": (

@@ -13,6 +13,7 @@ import math
 import pytest
 
 from contactfmu.cosim.algorithms.adaptive import Adaptive, AdaptiveAlgorithm
+from contactfmu.cosim.errors import CosimError
 
 
 def test_error_estimate_is_the_weighted_step_doubling_difference_over_2p_minus_1():
@@ -150,3 +151,154 @@ def test_hand_values_are_the_formula():
     assert 0.9 * (500 / 3) ** (-1 / 3) == pytest.approx(0.163541, rel=1e-5)
     assert 0.9 * 500 ** (-1 / 2) == pytest.approx(0.040249, rel=1e-4)
     assert math.isclose(2e-3 / (1e-6 + 4e-3) / 3, 0.1666250104140633, rel_tol=1e-12)
+
+
+# ---- setup: the documented defaults and refusals (Adaptive's docstring), no FMU ----------------
+
+
+def _system(*steps):
+    """A system whose instances declare these DefaultExperiment step sizes (None: no default
+    experiment; 0.0: one without a step size)."""
+    from types import SimpleNamespace as NS
+
+    return NS(
+        instances={
+            f"i{k}": NS(md=NS(defaultExperiment=None if h is None else NS(stepSize=h)))
+            for k, h in enumerate(steps)
+        }
+    )
+
+
+def test_setup_defaults_from_the_fmus_and_the_span():
+    """start 2, stop 12 (span 10): h0 the smallest DefaultExperiment step (5e-4; FMUs without
+    one or with none set are skipped), hmax span/50 = 0.2, event window 1e-9*span = 1e-8,
+    hmin 1e-14*max(1, |stop|) = 1.2e-13; no output interval: no output times."""
+    algo = AdaptiveAlgorithm(Adaptive())
+    assert algo.setup(_system(1e-3, None, 5e-4, 0.0), 2.0, 12.0, None) is None
+    assert (algo.t0, algo.h, algo.hmax, algo.window) == (2.0, 5e-4, 0.2, 1e-8)
+    assert algo.hmin == pytest.approx(1.2e-13, rel=1e-15, abs=0)
+    assert algo.records == [] and algo.bracket is None and algo.calls == 0
+
+
+@pytest.mark.parametrize(
+    "steps, start, stop, h",
+    [
+        ((1.0,), 2.0, 12.0, 0.1),  # at most span/100
+        ((), 0.0, 3.0, 0.03),  # no FMU step: span/100
+        ((None, 0.0), -5.0, -1.0, 0.04),  # none set: span/100 of 4
+        ((0.02, 0.01), 0.0, 3.0, 0.01),
+    ],
+)
+def test_setup_first_step_default(steps, start, stop, h):
+    algo = AdaptiveAlgorithm(Adaptive())
+    algo.setup(_system(*steps), start, stop, None)
+    assert algo.h == pytest.approx(h, rel=1e-15, abs=0)
+
+
+@pytest.mark.parametrize(
+    "stop, hmin", [(12.0, 1.2e-13), (1.5, 1.5e-14), (0.5, 1e-14), (-3.0, 3e-14), (-0.5, 1e-14)]
+)
+def test_setup_smallest_step_default(stop, hmin):
+    algo = AdaptiveAlgorithm(Adaptive())
+    algo.setup(_system(), stop - 10.0, stop, None)
+    assert algo.hmin == pytest.approx(hmin, rel=1e-15, abs=0)
+
+
+def test_setup_takes_the_steps_given():
+    algo = AdaptiveAlgorithm(Adaptive(h0=0.3, hmax=0.25, hmin=1e-6, event_window=1e-5))
+    algo.setup(_system(1e-3), 0.0, 10.0, None)
+    assert (algo.h, algo.hmax, algo.hmin, algo.window) == (0.3, 0.25, 1e-6, 1e-5)
+    zero = AdaptiveAlgorithm(Adaptive(hmin=0.0, event_window=0.0))
+    zero.setup(_system(), 0.0, 10.0, None)
+    assert (zero.hmin, zero.window) == (0.0, 0.0)
+    whole = AdaptiveAlgorithm(Adaptive(h0=10.0))  # the first step may be the whole span
+    whole.setup(_system(), 0.0, 10.0, None)
+    assert whole.h == 10.0
+
+
+@pytest.mark.parametrize(
+    "hmax, interval, expected",
+    [
+        (None, None, 0.2),  # span/50
+        (None, 0.5, 0.5),  # the output interval
+        (None, 20.0, 10.0),  # at most the span
+        (0.25, None, 0.25),
+        (0.25, 0.5, 0.25),  # hmax beats the output interval
+        (30.0, 0.5, 10.0),  # at most the span
+    ],
+)
+def test_setup_largest_step(hmax, interval, expected):
+    algo = AdaptiveAlgorithm(Adaptive(hmax=hmax))
+    algo.setup(_system(), 0.0, 10.0, interval)
+    assert algo.hmax == expected
+
+
+@pytest.mark.parametrize(
+    "start, stop, interval, times",
+    [
+        (0.0, 1.0, 0.25, [0.25, 0.5, 0.75, 1.0]),  # a whole number of intervals
+        (0.0, 1.0, 0.3, [0.3, 0.6, 0.9, 1.0]),  # the last one cut at stop
+        (2.0, 2.5, 0.125, [2.125, 2.25, 2.375, 2.5]),
+        (0.0, 0.3, 0.1, [0.1, 0.2, 0.3]),  # 0.3/0.1 = 2.9999999999999996: 3 times
+        (0.0, 1.0, 5.0, [1.0]),  # longer than the span: only the stop time
+    ],
+)
+def test_setup_output_times(start, stop, interval, times):
+    algo = AdaptiveAlgorithm(Adaptive())
+    assert algo.setup(_system(), start, stop, interval) == pytest.approx(times, rel=1e-15, abs=0)
+
+
+@pytest.mark.parametrize("h0", [0.0, -1.0, 10.5, math.inf, math.nan])
+def test_setup_refuses_a_first_step_outside_the_span(h0):
+    algo = AdaptiveAlgorithm(Adaptive(h0=h0))
+    with pytest.raises(CosimError) as info:
+        algo.setup(_system(), 0.0, 10.0, None)
+    assert str(info.value) == f"first step {h0!r} s must be > 0 and at most the span 10.0 s"
+
+
+@pytest.mark.parametrize("interval", [0.0, -0.5, math.inf, math.nan])
+def test_setup_refuses_a_bad_output_interval(interval):
+    algo = AdaptiveAlgorithm(Adaptive())
+    with pytest.raises(CosimError) as info:
+        algo.setup(_system(), 0.0, 10.0, interval)
+    assert str(info.value) == f"output_interval {interval!r} s must be > 0"
+
+
+# ---- Adaptive: the tuning's refusals -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["rtol", "atol"])
+@pytest.mark.parametrize("value", [0.0, -1e-3, math.inf, math.nan])
+def test_tolerances_must_be_finite_and_positive(name, value):
+    with pytest.raises(CosimError) as info:
+        Adaptive(**{name: value})
+    assert str(info.value) == f"{name} = {value!r}: the tolerance must be finite and > 0"
+
+
+@pytest.mark.parametrize("value", [0.0, -1.0, math.inf, math.nan])
+def test_largest_step_must_be_finite_and_positive(value):
+    with pytest.raises(CosimError) as info:
+        Adaptive(hmax=value)
+    assert str(info.value) == f"hmax = {value!r} s must be finite and > 0"
+
+
+@pytest.mark.parametrize("name", ["hmin", "event_window"])
+@pytest.mark.parametrize("value", [-1e-300, -1.0, math.inf, math.nan])
+def test_smallest_step_and_event_window_must_be_finite_and_not_negative(name, value):
+    with pytest.raises(CosimError) as info:
+        Adaptive(**{name: value})
+    assert str(info.value) == f"{name} = {value!r} s must be finite and >= 0"
+
+
+def test_the_tuning_accepts_its_limits():
+    a = Adaptive(rtol=5e-324, atol=1e300, hmax=5e-324, hmin=0.0, event_window=0.0)
+    assert (a.rtol, a.atol, a.hmax, a.hmin, a.event_window) == (5e-324, 1e300, 5e-324, 0.0, 0.0)
+    d = Adaptive()
+    assert (d.rtol, d.atol, d.h0, d.hmax, d.hmin, d.event_window) == (
+        1e-4,
+        1e-6,
+        None,
+        None,
+        None,
+        None,
+    )

@@ -111,8 +111,9 @@ class SignalMetric(Metric):
         return {"name": self.name, "kind": self.kind, "signal": self.signal, "unit": self.unit}
 
 
-def signal(kind, name, **kwargs):
-    """The metric `kind` (final, initial, max, min, absmax, ptp, mean) of the signal `name`."""
+def signal(kind, name, /, **kwargs):
+    """The metric `kind` (final, initial, max, min, absmax, ptp, mean) of the signal `name`;
+    `kwargs`: SignalMetric's ``name`` (the column, default "kind(signal)") and ``unit``."""
     return SignalMetric(kind, name, **kwargs)
 
 
