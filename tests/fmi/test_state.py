@@ -79,6 +79,12 @@ class Frozen:
 Frozen.__module__ = "cfmu_fake.sub.deep"
 
 
+class Unslotted(Slotted):
+    """A subclass without __slots__ of a slotted class: an instance dict beside the slots."""
+
+    __module__ = "cfmu_fake.objects"
+
+
 class CallableThing:
     __module__ = "cfmu_fake.objects"
 
@@ -110,7 +116,7 @@ def fake_package(monkeypatch):
         modules[name] = types.ModuleType(name)
         monkeypatch.setitem(sys.modules, name, modules[name])
     objects = modules["cfmu_fake.objects"]
-    for cls in (Point, NeedsArguments, Outer, SlotBase, Slotted, CallableThing):
+    for cls in (Point, NeedsArguments, Outer, SlotBase, Slotted, Unslotted, CallableThing):
         setattr(objects, cls.__name__, cls)
     objects.helper = helper
     modules["cfmu_fake.sub.deep"].Frozen = Frozen
@@ -186,6 +192,15 @@ def test_nan_round_trips_as_a_float_nan():
     y = through_json(math.nan)
     assert type(y) is float and math.isnan(y)
     assert bits(decode(encode(math.nan, BUILD), BUILD)) == bits(math.nan)
+
+
+@pytest.mark.parametrize("pattern", ["fff8000000000000", "7ff8000000000001", "fff0000000000abc"])
+def test_nan_keeps_its_sign_and_payload_through_json(pattern):
+    """Module docstring: floats bit for bit, also serialized (JSON writes every nan as NaN, so a
+    -nan used to come back as +nan)."""
+    x = struct.unpack(">d", bytes.fromhex(pattern))[0]
+    y = through_json(x)
+    assert type(y) is float and bits(y) == bits(x)
 
 
 def test_negative_zero_keeps_its_sign():
@@ -588,3 +603,12 @@ def test_sealed_state_round_trip_of_a_full_state():
     back = json.loads(unseal(sealed).decode("utf-8"))
     restored = {k: decode(v, BUILD) for k, v in back.items()}
     assert same(restored, values)
+
+
+def test_an_object_with_slots_and_an_instance_dict_keeps_both():
+    obj = Unslotted()
+    obj.alpha, obj.zeta, obj.extra = 1.5, (2, "z"), [3.0]
+    back = through_json(obj)
+    assert type(back) is Unslotted
+    assert (back.alpha, back.zeta, back.extra) == (1.5, (2, "z"), [3.0])
+    assert not hasattr(back, "beta")  # an unset slot stays unset

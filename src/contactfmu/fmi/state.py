@@ -11,6 +11,7 @@ Generic: names no component and no physical domain. Only the standard library is
 (this module runs inside the FMUs)."""
 
 import hashlib
+import struct
 import sys
 
 STATE_FORMAT = "contactfmu FMU state 2"
@@ -56,6 +57,9 @@ def encode(value, build):
     same types: None, bool, int, float (inf, nan, -0.0 too), str, list, tuple, dict, and objects
     of classes in package ``build`` (the slave's own objects), rebuilt from
     their class and attributes."""
+    if isinstance(value, float) and value != value:
+        # JSON writes every nan as NaN: its sign and payload bits are kept apart
+        return {"__nan__": struct.pack("<d", value).hex()}
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, list):
@@ -67,9 +71,9 @@ def encode(value, build):
     cls = type(value)
     if callable(value) or cls.__module__.split(".")[0] != build:
         raise TypeError(f"cannot capture {cls.__module__}.{cls.__qualname__} in an FMU state")
-    attrs = getattr(value, "__dict__", None)
-    if attrs is None:
-        attrs = {name: getattr(value, name) for name in _slots(cls) if hasattr(value, name)}
+    # the instance dict and the slots (a class without __slots__ below a slotted one has both)
+    attrs = {name: getattr(value, name) for name in _slots(cls) if hasattr(value, name)}
+    attrs.update(getattr(value, "__dict__", {}))
     return {
         "__object__": f"{cls.__module__}:{cls.__qualname__}",
         "attrs": {k: encode(v, build) for k, v in attrs.items()},
@@ -79,7 +83,8 @@ def encode(value, build):
 def _slots(cls):
     for c in cls.__mro__:
         slots = c.__dict__.get("__slots__", ())
-        yield from (slots,) if isinstance(slots, str) else slots
+        names = (slots,) if isinstance(slots, str) else slots
+        yield from (name for name in names if name not in ("__dict__", "__weakref__"))
 
 
 def decode(value, build):
@@ -88,6 +93,8 @@ def decode(value, build):
         return [decode(v, build) for v in value]
     if not isinstance(value, dict):
         return value
+    if "__nan__" in value:
+        return struct.unpack("<d", bytes.fromhex(value["__nan__"]))[0]
     if "__tuple__" in value:
         return tuple(decode(v, build) for v in value["__tuple__"])
     if "__dict__" in value:
