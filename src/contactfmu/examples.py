@@ -18,8 +18,9 @@ class ReferenceMissing(RuntimeError):
     """A reference result that an example compares with is missing or unreadable."""
 
 
-def parse_args(description, default_step, argv=None):
-    """Command line of an example; default_step None: the master chooses the steps unless --step is given."""
+def parse_args(description, default_step, argv=None, default_rtol=None):
+    """Command line of an example; default_step None: the master chooses the steps unless --step is
+    given, at the tolerance --rtol (default default_rtol; atol = rtol*1e-2) if the example has one."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument(
         "--out", default="results", help="output directory for CSV and PNG (default: results/)"
@@ -41,10 +42,25 @@ def parse_args(description, default_step, argv=None):
         default=str(ROOT / "fmus"),
         help="directory of the FMUs; missing or outdated ones are built (default: fmus/)",
     )
+    if default_rtol is not None:
+        parser.add_argument(
+            "--rtol",
+            type=float,
+            default=default_rtol,
+            help=f"tolerance of the adaptive master (default {default_rtol:g}; atol = rtol*1e-2)",
+        )
     args = parser.parse_args(argv)
     if args.step is not None and not args.step > 0:
         parser.error(f"--step must be > 0, got {args.step!r}")
+    if default_rtol is not None and not args.rtol > 0:
+        parser.error(f"--rtol must be > 0, got {args.rtol!r}")
     return args
+
+
+def tolerance(step, rtol):
+    """simulate()'s tolerance keywords of an example: none with a fixed step, else rtol and
+    atol = rtol*1e-2."""
+    return {} if step else dict(rtol=rtol, atol=rtol * 1e-2)
 
 
 def fmus(directory, names):
