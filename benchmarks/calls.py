@@ -7,14 +7,19 @@ Each example (PreLoad, Friction, GenerationOfFMUs, ElastoGap; default all) is ru
 process as its script runs it (no --step: the adaptive master at the example's default): once
 timed, with nothing in the way of the FMI calls, then once with every FMI function of every
 instance counted (:class:`CallCounter`), which slows the run down and is not timed. Prints, per
-example, the wall time, the accepted/rejected steps and per FMI function the number of calls and of
-values they carried (the value references of a get or set call). Speed is reported, never asserted.
+example, the wall time, whether the example passes its reference (as its script checks it), the
+accepted/rejected steps, for PreLoad and Friction the wall time of the project's monolithic scipy
+solution of the same span timed in the same run and the ratio, and per FMI function the number of
+calls and of values they carried (the value references of a get or set call). Goals (issue 30):
+PreLoad at most 2x its monolithic solution, Friction at most 20x, GenerationOfFMUs and ElastoGap
+under 1 s. Speed is reported, never asserted.
 """
 
 import argparse
 import json
 import sys
 import tempfile
+import time
 from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,6 +33,7 @@ import msl_friction  # noqa: E402
 import msl_generation_of_fmus  # noqa: E402
 import msl_preload  # noqa: E402
 
+from contactfmu import monolithic  # noqa: E402
 from contactfmu.cosim import system as cosim_system  # noqa: E402
 
 # the FMI functions whose third argument is the number of value references (values carried)
@@ -117,18 +123,29 @@ EXAMPLES = {
 
 
 def run_example(name, fmu_dir, out):
-    """(result, wall time) of the example as its script runs it by default."""
-    result, *_, wall = EXAMPLES[name].run(out, None, fmu_dir)
-    return result, wall
+    """(result, whether it passes its reference, wall time) of the example as its script runs it
+    by default."""
+    result, *reports, wall = EXAMPLES[name].run(out, None, fmu_dir)
+    if name == "Friction":
+        reports = [msl_friction.check_events(result)]
+    return result, all(r.passed for r in reports if r is not None), wall
+
+
+# the project's monolithic scipy solution of the same model and span (contactfmu.monolithic)
+MONOLITHIC = {
+    "PreLoad": lambda t: monolithic.preload(t, stop_time=t[-1]),
+    "Friction": lambda t: monolithic.friction(t, stop_time=t[-1]),
+}
 
 
 def measure(name, fmu_dir, out):
-    result, wall = run_example(name, fmu_dir, out)
+    result, passed, wall = run_example(name, fmu_dir, out)
     with counting() as counter:
-        counted, _ = run_example(name, fmu_dir, out)
+        counted, _, _ = run_example(name, fmu_dir, out)
     steps = result.steps or []
-    return {
+    res = {
         "wall": wall,
+        "reference_passed": passed,
         "accepted": sum(s.accepted for s in steps),
         "rejected": sum(not s.accepted for s in steps),
         "same_result_counted": bool(
@@ -136,6 +153,12 @@ def measure(name, fmu_dir, out):
         ),
         "fmi": counter.table(),
     }
+    if name in MONOLITHIC:  # timed in this run, on the example's output times
+        t0 = time.perf_counter()
+        MONOLITHIC[name](result.time)
+        res["monolithic_wall"] = time.perf_counter() - t0
+        res["ratio_to_monolithic"] = wall / res["monolithic_wall"]
+    return res
 
 
 def main(argv=None):
@@ -148,9 +171,15 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.examples or list(EXAMPLES):
             r = res[name] = measure(name, args.fmus, tmp)
+            ratio = (
+                f", monolithic scipy {r['monolithic_wall']:.3f} s: ratio {r['ratio_to_monolithic']:.1f}"
+                if "monolithic_wall" in r
+                else ""
+            )
             print(
                 f"{name}: wall {r['wall']:.2f} s, {r['accepted']} accepted + {r['rejected']} "
-                f"rejected steps",
+                f"rejected steps, reference {'passed' if r['reference_passed'] else 'FAILED'}"
+                f"{ratio}",
                 flush=True,
             )
             for fn, n in r["fmi"].items():

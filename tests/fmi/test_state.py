@@ -23,7 +23,16 @@ import types
 
 import pytest
 
-from contactfmu.fmi.state import SEAL_HEADER, Unsealed, decode, encode, seal, unseal
+from contactfmu.fmi.state import (
+    SEAL_HEADER,
+    Unsealed,
+    decode,
+    decode_all,
+    encode,
+    encode_all,
+    seal,
+    unseal,
+)
 
 BUILD = "cfmu_fake"
 # SHA-256 test vectors of FIPS 180-2 (the empty message and "abc")
@@ -612,3 +621,28 @@ def test_an_object_with_slots_and_an_instance_dict_keeps_both():
     assert type(back) is Unslotted
     assert (back.alpha, back.zeta, back.extra) == (1.5, (2, "z"), [3.0])
     assert not hasattr(back, "beta")  # an unset slot stays unset
+
+
+def test_encode_all_is_encode_of_each_value_and_decode_all_its_inverse():
+    """encode_all/decode_all (the slave's whole state): the same as encode/decode of each value,
+    plain values (floats but nan, bool, int, str, None) kept as they are."""
+    attrs = {
+        "x": 1.5,
+        "neg0": -0.0,
+        "inf": -math.inf,
+        "nan": -math.nan,
+        "flag": True,
+        "n": 7,
+        "name": "s",
+        "none": None,
+        "pair": (1.0, [2.0, {"k": math.nan}]),
+        "point": Point(0.5, [1, 2]),
+    }
+    encoded = encode_all(attrs, BUILD)
+    assert encoded == {k: encode(v, BUILD) for k, v in attrs.items() if k != "nan"} | {
+        "nan": encode(-math.nan, BUILD)
+    }
+    for k in ("x", "neg0", "inf", "flag", "n", "name", "none"):
+        assert encoded[k] is attrs[k]
+    back = decode_all(json.loads(json.dumps(encoded)), BUILD)
+    assert list(back) == list(attrs) and all(same(back[k], attrs[k]) for k in attrs)

@@ -717,11 +717,10 @@ class Slave(Fmi2Slave):
                 "format": state_codec.STATE_FORMAT,
                 "model": self.modelName,
                 "build": self._build(),
-                "values": {
-                    k: state_codec.encode(v, self._build())
-                    for k, v in self.__dict__.items()
-                    if k not in self._infra
-                },
+                "values": state_codec.encode_all(
+                    {k: v for k, v in self.__dict__.items() if k not in self._infra},
+                    self._build(),
+                ),
             }
         except Exception as exc:
             reason = f"fmi2GetFMUstate: the state of {self.modelName} cannot be captured: {exc}"
@@ -754,9 +753,7 @@ class Slave(Fmi2Slave):
             problem = self._state_problem(state)
             if problem is None:
                 try:
-                    values = {
-                        k: state_codec.decode(v, self._build()) for k, v in state["values"].items()
-                    }
+                    values = state_codec.decode_all(state["values"], self._build())
                     if any(k in self._infra or not isinstance(k, str) for k in values):
                         raise ValueError("it sets attributes that are not state")
                 except Exception as exc:

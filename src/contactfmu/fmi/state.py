@@ -52,6 +52,27 @@ def unseal(data):
     return payload
 
 
+_PLAIN = (bool, int, str, type(None))  # encoded as they are (floats too, but nan: encode)
+
+
+def encode_all(attrs, build):
+    """{name: encode(value)} of the attributes (the fast path for the plain values most of a
+    slave's attributes are: fmi2GetFMUstate is taken once per attempted step by a master with
+    rollback)."""
+    return {
+        k: v if (type(v) is float and v == v) or type(v) in _PLAIN else encode(v, build)
+        for k, v in attrs.items()
+    }
+
+
+def decode_all(values, build):
+    """{name: decode(value)} of encode_all's result."""
+    return {
+        k: v if type(v) is float or type(v) in _PLAIN else decode(v, build)
+        for k, v in values.items()
+    }
+
+
 def encode(value, build):
     """JSON-able copy of an attribute value that decode turns back into an equal value of the
     same types: None, bool, int, float (inf, nan, -0.0 too), str, list, tuple, dict, and objects
