@@ -40,7 +40,7 @@ from typing import NamedTuple, Optional
 from ...conventions import DISCRETE_TYPES
 from ..coupling import Exchange, implicit_coupling
 from ..errors import CosimError
-from ..fastcalls import Reader
+from ..fastcalls import Reader, States
 from .base import Algorithm, DoSteps
 
 
@@ -150,6 +150,7 @@ class AdaptiveAlgorithm(Algorithm):
         self.coupling = coupling if implicit else None
         self.instances = list(system.instances.values())
         self.do_steps = DoSteps(self.instances)
+        self.states = States(self.instances)
         # the motion of every inertial flange (error estimate): one reader per instance. A body
         # joined to an element that integrates its contact itself (it holds, over any step, the
         # force that brings the body onto its own exact plan, an impulse spread over the steps
@@ -193,17 +194,13 @@ class AdaptiveAlgorithm(Algorithm):
     # ---- FMU states -------------------------------------------------------------------------
 
     def _save(self):
-        return [
-            (inst, inst.call("fmi2GetFMUstate", inst.slave.getFMUState)) for inst in self.instances
-        ]
+        return self.states.save()
 
     def _restore(self, states):
-        for inst, state in states:
-            inst.call("fmi2SetFMUstate", lambda: inst.slave.setFMUState(state))
+        self.states.restore(states)
 
     def _free(self, states):
-        for inst, state in states:
-            inst.call("fmi2FreeFMUstate", lambda: inst.slave.freeFMUState(state))
+        self.states.free(states)
 
     # ---- pieces of an attempt ---------------------------------------------------------------
 
