@@ -217,18 +217,19 @@ def test_setup_takes_the_steps_given():
 
 
 @pytest.mark.parametrize(
-    "hmax, interval, expected",
+    "hmax, interval, dense, expected",
     [
-        (None, None, 0.2),  # span/50
-        (None, 0.5, 0.5),  # the output interval
-        (None, 20.0, 10.0),  # at most the span
-        (0.25, None, 0.25),
-        (0.25, 0.5, 0.25),  # hmax beats the output interval
-        (30.0, 0.5, 10.0),  # at most the span
+        (None, None, True, 0.2),  # span/50
+        (None, 0.5, True, 0.2),  # dense output: not the output interval
+        (None, 0.5, False, 0.5),  # steps on the recording times: the output interval
+        (None, 20.0, False, 10.0),  # at most the span
+        (0.25, None, True, 0.25),
+        (0.25, 0.5, False, 0.25),  # hmax beats the output interval
+        (30.0, 0.5, True, 10.0),  # at most the span
     ],
 )
-def test_setup_largest_step(hmax, interval, expected):
-    algo = AdaptiveAlgorithm(Adaptive(hmax=hmax))
+def test_setup_largest_step(hmax, interval, dense, expected):
+    algo = AdaptiveAlgorithm(Adaptive(hmax=hmax, dense=dense))
     algo.setup(_system(), 0.0, 10.0, interval)
     assert algo.hmax == expected
 
