@@ -14,6 +14,7 @@ Layout of a built FMU (linux64):
                                                components/<Model>/*.py (not spec.py)
     resources/pythonfmu/                       pythonfmu's Python side (bundled by pythonfmu)
     documentation/index.html, figure.png       the component's page (contactfmu.pages)
+    terminalsAndIcons/terminalsAndIcons.xml    a terminal per flange (fmi/terminals.py), if it has flanges
 
 <hash> is taken over every bundled source file, so two versions of one FMU loaded into one
 process never share a module name (pythonfmu finds slave modules by name, process-wide).
@@ -31,6 +32,7 @@ import zipfile
 from pathlib import Path
 
 from . import components, pages, validation
+from .fmi import terminals
 from .fmi.shim import DEFINES
 
 PACKAGE = Path(__file__).resolve().parent
@@ -203,7 +205,9 @@ if sys.path and sys.path[0] in sys.path[1:]:
 
 
 def _install_shim(raw, dest, name, shim):
-    """Copy the pythonfmu-built FMU, with the status shim as the model's binary."""
+    """Copy the pythonfmu-built FMU, with the status shim as the model's binary and the slave's
+    terminals (if it has any) in terminalsAndIcons/terminalsAndIcons.xml."""
+    declared = pages.slave_class(name).terminals()
     lib = f"binaries/{PLATFORM}/{name}.so"
     tmp_dest = dest.with_suffix(".fmu.part")
     with zipfile.ZipFile(raw) as zin, zipfile.ZipFile(tmp_dest, "w", zipfile.ZIP_DEFLATED) as zout:
@@ -218,8 +222,10 @@ def _install_shim(raw, dest, name, shim):
                 zout.writestr(f"binaries/{PLATFORM}/{name}_pythonfmu.so", data)
                 zout.write(shim, lib)
                 zout.writestr(f"binaries/{PLATFORM}/{name}_libpython.txt", python_record())
-            else:
+            elif item != terminals.PATH:
                 zout.writestr(item, data)
+        if declared:
+            zout.writestr(terminals.PATH, terminals.to_bytes(declared))
     os.replace(tmp_dest, dest)
 
 

@@ -32,6 +32,12 @@ Discrete state: every Integer and Boolean output of an FMU (contact, stop and fr
 modes) is a state whose change is an event the adaptive master locates (DISCRETE_TYPES).
 """
 
+FLANGE_MEMBERS = (
+    "s",
+    "v",
+    "a",
+    "f",
+)  # a flange's variables (MSL names), its terminal's memberNames
 FORCE_INPUTS_PER_FLANGE = 4  # an inertial flange sums <flange>.f, .f2, .f3, .f4
 PORT_ALIASES = {"s": "x", "f": "F"}  # SimulationX connector names of position and force
 INTERFACE = ("interface.c", "interface.d")  # outputs df/ds_rel and df/dv_rel of a compliant element
