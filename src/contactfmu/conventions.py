@@ -11,6 +11,7 @@ Flanges (docs/conventions.md):
   An inertial flange outputs s (and v, a) and takes f as input (a body); a compliant flange takes
   the motion as input and outputs f (the Modelica flange.f of the element, the force acting on it).
   Several compliant elements on one inertial flange: the master sums their forces into .f.
+  Each flange is also a terminal (terminalsAndIcons.xml) with the members FLANGE_MEMBERS.
 
 Compliant elements that can be coupled implicitly declare their linearization:
   interface.c = df/ds_rel, interface.d = df/dv_rel  (INTERFACE), flange_b.f = f = -flange_a.f;

@@ -42,6 +42,42 @@ def problems(path):
     return found
 
 
+def problems3(path):
+    """Problems of an FMI 3.0 FMU of the project (contactfmu.build.build_fmu3): fmpy's
+    validate_fmu (schema and model description), its library, DefaultExperiment, state
+    capabilities, a description on every variable and a unit on every Float64, and its
+    terminalsAndIcons.xml."""
+    from fmpy import read_model_description
+    from fmpy.validation import validate_fmu
+
+    from .build import PLATFORM3
+
+    found = list(validate_fmu(str(path)))
+    if found:
+        return found
+    md = read_model_description(str(path))
+    if md.fmiVersion != "3.0":
+        return [f"fmiVersion {md.fmiVersion}, not 3.0"]
+    with zipfile.ZipFile(path) as z:
+        names = set(z.namelist())
+        data = z.read(terminals.PATH) if terminals.PATH in names else None
+    lib = f"binaries/{PLATFORM3}/{md.coSimulation.modelIdentifier}.so"
+    if lib not in names:
+        found.append(f"missing {lib}")
+    if md.defaultExperiment is None:
+        found.append("no DefaultExperiment")
+    if not (md.coSimulation.canGetAndSetFMUstate and md.coSimulation.canSerializeFMUstate):
+        found.append("canGetAndSetFMUState/canSerializeFMUState not set")
+    for v in md.modelVariables:
+        if not v.description:
+            found.append(f"variable {v.name} has no description")
+        if v.type == "Float64" and v.unit is None:
+            found.append(f"Float64 variable {v.name} has no unit")
+    if data is not None:
+        found += terminal_problems(data, {v.name: v.causality for v in md.modelVariables})
+    return found
+
+
 def terminals_schema():
     """fmpy's copy of the FMI 3.0 schema fmi3TerminalsAndIcons.xsd, as an lxml XMLSchema."""
     from pathlib import Path
