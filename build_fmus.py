@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 try:
     from contactfmu import examples
-    from contactfmu.build import build_all
+    from contactfmu.build import FMI3_NAMES, build_all, build_all3
     from contactfmu.components import NAMES
 except ModuleNotFoundError as missing:  # run before the project's install step
     sys.exit(
@@ -51,7 +51,10 @@ def main(argv=None):
     t0 = time.perf_counter()
     print(f"Building {len(NAMES)} FMUs into {args.out}")
     results = build_all(args.out)
+    print(f"Building {len(FMI3_NAMES)} FMI 3.0 FMU(s) into {Path(args.out) / 'fmi3'}")
+    results3 = build_all3(Path(args.out) / "fmi3")
     invalid = {name: problems for name, (_, problems) in results.items() if problems}
+    invalid3 = {name: problems for name, (_, problems) in results3.items() if problems}
     t_build = time.perf_counter() - t0
 
     if args.update_docs:
@@ -91,6 +94,12 @@ def main(argv=None):
     )
     for name, problems in invalid.items():
         print(f"    {name}: " + "; ".join(problems))
+    print(
+        f"  FMI 3.0 FMUs: {len(results3) - len(invalid3)} of {len(results3)} valid in "
+        f"{Path(args.out) / 'fmi3'} ({', '.join(results3)})"
+    )
+    for name, problems in invalid3.items():
+        print(f"    {name}: " + "; ".join(problems))
     if crosscheck_dirs:
         print(
             f"  Cross-check: <Model>_in.csv, _ref.csv, _ref.opt for {len(crosscheck_dirs)} FMUs in "
@@ -107,7 +116,7 @@ def main(argv=None):
             f"{sum(r.passed for r in report.values())} of {len(report)} signals passed"
         )
     print(f"  Total time {time.perf_counter() - t0:.1f} s")
-    ok = not invalid and (showcase is None or showcase[0].passed)
+    ok = not invalid and not invalid3 and (showcase is None or showcase[0].passed)
     return 0 if ok else 1
 
 

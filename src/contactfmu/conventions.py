@@ -11,6 +11,7 @@ Flanges (docs/conventions.md):
   An inertial flange outputs s (and v, a) and takes f as input (a body); a compliant flange takes
   the motion as input and outputs f (the Modelica flange.f of the element, the force acting on it).
   Several compliant elements on one inertial flange: the master sums their forces into .f.
+  Each flange is also a terminal (terminalsAndIcons.xml) with the members FLANGE_MEMBERS.
 
 Compliant elements that can be coupled implicitly declare their linearization:
   interface.c = df/ds_rel, interface.d = df/dv_rel  (INTERFACE), flange_b.f = f = -flange_a.f;
@@ -32,6 +33,12 @@ Discrete state: every Integer and Boolean output of an FMU (contact, stop and fr
 modes) is a state whose change is an event the adaptive master locates (DISCRETE_TYPES).
 """
 
+FLANGE_MEMBERS = (
+    "s",
+    "v",
+    "a",
+    "f",
+)  # a flange's variables (MSL names), its terminal's memberNames
 FORCE_INPUTS_PER_FLANGE = 4  # an inertial flange sums <flange>.f, .f2, .f3, .f4
 PORT_ALIASES = {"s": "x", "f": "F"}  # SimulationX connector names of position and force
 INTERFACE = ("interface.c", "interface.d")  # outputs df/ds_rel and df/dv_rel of a compliant element

@@ -1,10 +1,12 @@
 """Validation of an FMU, as the build and `contactfmu validate` run it: fmpy's validate_fmu, the
-project's model-description checks, every documented parameter present (the component's spec)
-and a state round trip through fmi2SerializeFMUstate."""
+project's model-description checks, its terminalsAndIcons.xml (fmpy does not read it), every
+documented parameter present (the component's spec) and a state round trip through
+fmi2SerializeFMUstate."""
 
 import zipfile
 
 from . import components
+from .fmi import terminals
 
 
 def problems(path):
@@ -33,7 +35,79 @@ def problems(path):
             found.append(f"variable {v.name} has no description")
         if v.type == "Real" and v.unit is None:
             found.append(f"Real variable {v.name} has no unit")
+    if terminals.PATH in names:
+        with zipfile.ZipFile(path) as z:
+            data = z.read(terminals.PATH)
+        found += terminal_problems(data, {v.name: v.causality for v in md.modelVariables})
     return found
+
+
+def problems3(path):
+    """Problems of an FMI 3.0 FMU of the project (contactfmu.build.build_fmu3): fmpy's
+    validate_fmu (schema and model description), its library, DefaultExperiment, state
+    capabilities, a description on every variable and a unit on every Float64, and its
+    terminalsAndIcons.xml."""
+    from fmpy import read_model_description
+    from fmpy.validation import validate_fmu
+
+    from .build import PLATFORM3
+
+    found = list(validate_fmu(str(path)))
+    if found:
+        return found
+    md = read_model_description(str(path))
+    if md.fmiVersion != "3.0":
+        return [f"fmiVersion {md.fmiVersion}, not 3.0"]
+    with zipfile.ZipFile(path) as z:
+        names = set(z.namelist())
+        data = z.read(terminals.PATH) if terminals.PATH in names else None
+    lib = f"binaries/{PLATFORM3}/{md.coSimulation.modelIdentifier}.so"
+    if lib not in names:
+        found.append(f"missing {lib}")
+    if md.defaultExperiment is None:
+        found.append("no DefaultExperiment")
+    if not (md.coSimulation.canGetAndSetFMUstate and md.coSimulation.canSerializeFMUstate):
+        found.append("canGetAndSetFMUState/canSerializeFMUState not set")
+    for v in md.modelVariables:
+        if not v.description:
+            found.append(f"variable {v.name} has no description")
+        if v.type == "Float64" and v.unit is None:
+            found.append(f"Float64 variable {v.name} has no unit")
+    if data is not None:
+        found += terminal_problems(data, {v.name: v.causality for v in md.modelVariables})
+    return found
+
+
+def terminals_schema():
+    """fmpy's copy of the FMI 3.0 schema fmi3TerminalsAndIcons.xsd, as an lxml XMLSchema."""
+    from pathlib import Path
+
+    import fmpy
+    from lxml import etree
+
+    xsd = Path(fmpy.__file__).parent / "schema" / "fmi3" / "fmi3TerminalsAndIcons.xsd"
+    return etree.XMLSchema(etree.parse(str(xsd)))
+
+
+def terminal_problems(data, causalities):
+    """Problems of the bytes `data` of a terminalsAndIcons.xml, for an FMU whose variables have the
+    causalities `causalities` (name -> causality): not XML, not valid under the FMI 3.0 schema,
+    or what fmi.terminals.problems finds (unknown variables, kinds against causalities, memberNames)."""
+    from xml.etree import ElementTree
+
+    from lxml import etree
+
+    try:
+        document = etree.fromstring(data)
+    except etree.XMLSyntaxError as exc:
+        return [f"{terminals.PATH} is not XML ({len(data)} bytes starting {data[:8]!r}): {exc}"]
+    schema = terminals_schema()
+    if not schema.validate(document):
+        return [f"{terminals.PATH}: {e.line}: {e.message}" for e in schema.error_log]
+    return [
+        f"{terminals.PATH}: {p}"
+        for p in terminals.problems(ElementTree.fromstring(data), causalities)
+    ]
 
 
 def state_round_trip(path, md):

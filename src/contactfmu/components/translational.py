@@ -9,9 +9,22 @@ Bundled into every FMU: standard library and pythonfmu only."""
 import math
 import operator
 
-from ..conventions import FORCE_INPUTS_PER_FLANGE, INERTIA, INTEGRATES, INTERFACE
+from ..conventions import (
+    FLANGE_MEMBERS,
+    FORCE_INPUTS_PER_FLANGE,
+    INERTIA,
+    INTEGRATES,
+    INTERFACE,
+    port,
+)
 from ..fmi.slave import Slave
+from ..fmi.terminals import SIGNAL, Member, Terminal, flow_kind
 from ..fmi.variables import inp, out
+
+# The connector types of the documentation, as terminalKind of a flange's terminal (FMI 3.0 names
+# the first as its example of a terminalKind)
+MSL_FLANGE_A = "Modelica.Mechanics.Translational.Interfaces.Flange_a"
+MSL_FLANGE_B = "Modelica.Mechanics.Translational.Interfaces.Flange_b"
 
 
 def motion_in_flange(flange, what):
@@ -186,9 +199,46 @@ def inertial_remedy(m):
     )
 
 
+def flange_terminal(table, flange, connector):
+    """The terminal of flange `flange` (connector type `connector`, its terminalKind) of a slave
+    with the variable table `table`: members s, v, a (signal) and f (the flange's force:
+    <flange>.f, not the numbered extra inputs), named as in MSL whatever the variables' names
+    (SimulationX's .x and .F, conventions.port), so that flanges of either naming match. The force
+    is the force acting on the compliant element at the flange (docs/conventions.md): the
+    compliant element outputs it, the flow into it (inflow); the body takes it as input, the flow
+    out of the body (outflow); a plain copy from the output to the input is the connection
+    (fmi.terminals.flow_kind)."""
+    variables = {v.name: v for v in table}
+    members = []
+    for what in FLANGE_MEMBERS:
+        name = port(variables, flange, what)
+        var = variables.get(name)
+        if var is None:
+            raise ValueError(f"flange {flange}: no variable {name}")
+        kind = flow_kind(var.causality) if what == "f" else SIGNAL
+        members.append(Member(name, what, kind))
+    return Terminal(
+        flange,
+        connector,
+        members,
+        f"Flange {flange}: position, velocity, acceleration and the force acting on the compliant "
+        f"element at it",
+    )
+
+
 class TranslationalSlave(Slave):
-    """A slave with translational flanges: the rigid-body and compliant-element outputs and the
-    forces summed at an inertial flange."""
+    """A slave with translational flanges: the rigid-body and compliant-element outputs, the
+    forces summed at an inertial flange, and a terminal per flange (FLANGES: flange name ->
+    the connector type of the documentation)."""
+
+    FLANGES = {}
+
+    @classmethod
+    def terminals(cls):
+        table = cls.variable_table()
+        return tuple(
+            flange_terminal(table, flange, connector) for flange, connector in cls.FLANGES.items()
+        )
 
     def publish_motion(self):
         """Flange outputs of a rigid body from its s, v, a and length L (see flange_motion_outputs)."""

@@ -205,6 +205,12 @@ class Slave(Fmi2Slave):
         cls._checked_values = staticmethod(_tuple_getter([attr for attr, _ in cls._checked]))
         return table
 
+    @classmethod
+    def terminals(cls):
+        """The slave's terminals (fmi.terminals.Terminal), written to terminalsAndIcons.xml;
+        none by default."""
+        return ()
+
     # ---- hooks -----------------------------------------------------------------------------
 
     def check(self):

@@ -5,6 +5,8 @@ from pythonfmu.default_experiment import DefaultExperiment
 from ...fmi.variables import out, parameter
 from ...mechanics import linear
 from ..translational import (
+    MSL_FLANGE_A,
+    MSL_FLANGE_B,
     TranslationalSlave,
     interface_outputs,
     motion_in_flange,
@@ -21,6 +23,8 @@ class Damper(TranslationalSlave):
         "d*v_rel out. Equations and variables: documentation/index.html."
     )
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
+
+    FLANGES = {"flange_a": MSL_FLANGE_A, "flange_b": MSL_FLANGE_B}
 
     VARIABLES = [
         parameter("d", 0.0, "N.s/m", "Damping constant", min=0.0),

@@ -5,6 +5,8 @@ from pythonfmu.default_experiment import DefaultExperiment
 from ...fmi.variables import inp, out, parameter
 from ...mechanics.contact_motion import Coupler, reduced_mass, stiffness_number
 from ..translational import (
+    MSL_FLANGE_A,
+    MSL_FLANGE_B,
     TranslationalSlave,
     integrates_output,
     interface_outputs,
@@ -30,6 +32,8 @@ class ElastoGap(TranslationalSlave):
         "f",
         ("f", "flange_a_f", "flange_b_f"),
     )  # the held force and the outputs that carry it
+
+    FLANGES = {"flange_a": MSL_FLANGE_A, "flange_b": MSL_FLANGE_B}
 
     VARIABLES = [
         parameter("c", 1.0, "N/m", "Spring constant", min=0.0),

@@ -7,6 +7,10 @@ from ...mechanics.contact_motion import Coupler, reduced_mass
 from ..translational import TranslationalSlave, integrates_output, sampled_law_remedy
 from . import law, prediction
 
+# the documented connector type of ctr1 and ctr2: "Mechanical Connector (linear) connectable to
+# elements of the Linear Mechanics library", a SimulationX type: a tool-specific terminalKind starts
+# with the tool's name (FMI 3.0)
+CONNECTOR = "_SimulationX_Mechanical Connector (linear)"
 MOTION = ("ctr1.x", "ctr1.v", "ctr2.x", "ctr2.v")
 # advanced settings used while adv = false (SimulationX: "previous releases used internal defaults")
 ADVANCED = {
@@ -37,6 +41,8 @@ class EndStop(TranslationalSlave):
     )
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
     RECORDED_READ = ("ctr1_F", ("ctr1_F", "ctr2_F"))  # the held force and the outputs that carry it
+
+    FLANGES = {"ctr1": CONNECTOR, "ctr2": CONNECTOR}
 
     VARIABLES = [
         parameter("l1", 0.01, "m", "End stop distance 1: end stop 1 in contact for dx >= l1"),

@@ -3,7 +3,7 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ...fmi.variables import out, parameter
-from ..translational import TranslationalSlave, force_in_flange, force_inputs
+from ..translational import MSL_FLANGE_B, TranslationalSlave, force_in_flange, force_inputs
 
 
 class Fixed(TranslationalSlave):
@@ -12,6 +12,8 @@ class Fixed(TranslationalSlave):
         "out. Equations and variables: documentation/index.html."
     )
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
+
+    FLANGES = {"flange": MSL_FLANGE_B}  # MSL Fixed: Interfaces.Flange_b flange
 
     VARIABLES = [
         parameter("s0", 0.0, "m", "Fixed offset position of housing"),

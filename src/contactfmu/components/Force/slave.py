@@ -3,7 +3,7 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ...fmi.variables import inp, out
-from ..translational import TranslationalSlave, motion_in_flange
+from ..translational import MSL_FLANGE_B, TranslationalSlave, motion_in_flange
 from . import law
 
 
@@ -15,6 +15,8 @@ class Force(TranslationalSlave):
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
 
     INPUT_DERIVATIVES = True
+
+    FLANGES = {"flange": MSL_FLANGE_B}  # MSL Sources.Force: Interfaces.Flange_b flange
 
     VARIABLES = [
         inp("f", 0.0, "N", "Driving force as input signal (acts on the body in +s direction)"),

@@ -5,6 +5,8 @@ from pythonfmu.default_experiment import DefaultExperiment
 from ...fmi.variables import out, parameter
 from ...mechanics import rigid
 from ..translational import (
+    MSL_FLANGE_A,
+    MSL_FLANGE_B,
     TranslationalSlave,
     flange_motion_outputs,
     force_in_flange,
@@ -24,6 +26,8 @@ class Mass(TranslationalSlave):
     FORCES = force_inputs("flange_a") + force_inputs("flange_b")
     INPUT_DERIVATIVES = True
     STEP_USES_OUTPUTS = False
+
+    FLANGES = {"flange_a": MSL_FLANGE_A, "flange_b": MSL_FLANGE_B}
 
     VARIABLES = [
         parameter(

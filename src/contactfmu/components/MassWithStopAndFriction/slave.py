@@ -4,6 +4,8 @@ from pythonfmu.default_experiment import DefaultExperiment
 
 from ...fmi.variables import out, parameter
 from ..translational import (
+    MSL_FLANGE_A,
+    MSL_FLANGE_B,
     TranslationalSlave,
     flange_motion_outputs,
     force_in_flange,
@@ -26,6 +28,8 @@ class MassWithStopAndFriction(TranslationalSlave):
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=5.0, step_size=1e-3)
     INPUT_DERIVATIVES = True
     STEP_USES_OUTPUTS = False
+
+    FLANGES = {"flange_a": MSL_FLANGE_A, "flange_b": MSL_FLANGE_B}
 
     VARIABLES = [
         parameter(

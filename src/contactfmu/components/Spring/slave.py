@@ -5,6 +5,8 @@ from pythonfmu.default_experiment import DefaultExperiment
 from ...fmi.variables import out, parameter
 from ...mechanics import linear
 from ..translational import (
+    MSL_FLANGE_A,
+    MSL_FLANGE_B,
     TranslationalSlave,
     interface_outputs,
     motion_in_flange,
@@ -20,6 +22,8 @@ class Spring(TranslationalSlave):
         "c*(s_rel - s_rel0) out. Equations and variables: documentation/index.html."
     )
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
+
+    FLANGES = {"flange_a": MSL_FLANGE_A, "flange_b": MSL_FLANGE_B}
 
     VARIABLES = [
         parameter("c", 1.0, "N/m", "Spring constant", min=0.0),

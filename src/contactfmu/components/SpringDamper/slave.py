@@ -5,6 +5,8 @@ from pythonfmu.default_experiment import DefaultExperiment
 from ...fmi.variables import out, parameter
 from ...mechanics import linear
 from ..translational import (
+    MSL_FLANGE_A,
+    MSL_FLANGE_B,
     TranslationalSlave,
     interface_outputs,
     motion_in_flange,
@@ -22,6 +24,8 @@ class SpringDamper(TranslationalSlave):
         "d*v_rel out. Equations and variables: documentation/index.html."
     )
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
+
+    FLANGES = {"flange_a": MSL_FLANGE_A, "flange_b": MSL_FLANGE_B}
 
     VARIABLES = [
         parameter("c", 1.0, "N/m", "Spring constant", min=0.0),

@@ -5,6 +5,8 @@ from pythonfmu.default_experiment import DefaultExperiment
 from ...fmi.variables import out, parameter
 from ...mechanics.contact_motion import Coupler, reduced_mass, stiffness_number
 from ..translational import (
+    MSL_FLANGE_A,
+    MSL_FLANGE_B,
     TranslationalSlave,
     integrates_output,
     interface_outputs,
@@ -29,6 +31,11 @@ class TranslationalHardstop(TranslationalSlave):
         "flange_b_f",
         ("flange_a_f", "flange_b_f", "F"),
     )  # the held force and the outputs that carry it
+
+    FLANGES = {
+        "flange_a": MSL_FLANGE_A,
+        "flange_b": MSL_FLANGE_B,
+    }  # MapleSim documents MSL flanges (flange_a solid, flange_b hollow)
 
     VARIABLES = [
         parameter(

@@ -1,0 +1,91 @@
+"""The FMI 3.0 face of a slave: ``Fmi3Slave``, mixed in before a slave class (fmi.slave.Slave),
+answers the calls of pythonfmu3's native library (0.3.4) with the slave's own FMI 2.0 methods,
+so that one variable table and one physics serve both standards.
+
+pythonfmu3's library finds the slave class in the entry script by a line ``class X(...Fmi3Slave...):``
+and calls, on its instance: ``setup_experiment(t0)`` (from fmi3EnterInitializationMode),
+``enter_initialization_mode``, ``exit_initialization_mode``, ``do_step(t, h)`` (reads ``.status``
+of the result), ``terminate``, ``get_/set_float64``, ``_int32``, ``_boolean``, ``_get_fmu_state``,
+``_set_fmu_state``, the class's ``_fmu_state_to_bytes`` / ``_fmu_state_from_bytes``, and
+``_get_log_queue``, whose messages must carry ``status``, ``category``, ``msg`` and ``debug``, and
+``update_discrete_states`` (fmi3UpdateDiscreteStates).
+fmi3Reset makes a new instance. A Python exception is fmi3Fatal; a getter or setter can return
+nothing but fmi3OK or fmi3Fatal, so a refused set or get is logged as an error but returns fmi3OK
+(what the FMI 2 build's status shim corrects; docs/fmi3.md).
+
+Generic: names no component and no physical domain. Only the standard library is imported."""
+
+from .model_description3 import model_description, time_vr
+
+OK, WARNING, DISCARD, ERROR, FATAL = range(5)  # fmi3Status (the same numbers as fmi2Status)
+
+
+class LogRecord:
+    """One message for pythonfmu3's library."""
+
+    __slots__ = ("status", "category", "msg", "debug")
+
+    def __init__(self, status, category, msg, debug=False):
+        self.status, self.category, self.msg, self.debug = int(status), category, msg, debug
+
+
+class StepResult:
+    """What pythonfmu3's library reads from do_step: the status (and terminateSimulation)."""
+
+    __slots__ = ("status", "terminateSimulation")
+
+    def __init__(self, status):
+        self.status, self.terminateSimulation = status, False
+
+
+class DiscreteStates:
+    """What pythonfmu3's library reads from update_discrete_states (field by field, leaving the
+    host's variable unwritten where a field is missing): no further update, no event ahead."""
+
+    discreteStatesNeedUpdate = False
+    terminateSimulation = False
+    nominalContinuousStatesChanged = False
+    valuesOfContinuousStatesChanged = False
+    nextEventTimeDefined = False
+    nextEventTime = 0.0
+
+
+class Fmi3Slave:
+    """Mixin: ``class Model(Fmi3Slave, <the slave class>)``."""
+
+    def log(self, msg, status=OK, category=None, debug=False):
+        if category is None:
+            category = {WARNING: "logStatusWarning", DISCARD: "logStatusDiscard"}.get(
+                int(status), "logStatusError" if int(status) >= ERROR else "logAll"
+            )
+        self.log_queue.append(LogRecord(status, category, msg, debug))
+
+    def to_xml(self, model_options=None):
+        return model_description(self)
+
+    def do_step(self, current_time, step_size):
+        queued = len(self.log_queue)
+        done = super().do_step(current_time, step_size)
+        if any(m.status >= ERROR for m in self.log_queue[queued:]):
+            return StepResult(ERROR)
+        return StepResult(OK if done else DISCARD)
+
+    def update_discrete_states(self):
+        """fmi3UpdateDiscreteStates: the slave has no event of its own to handle (hasEventMode is
+        false; fmusim --event-mode-used calls it all the same)."""
+        return DiscreteStates()
+
+    def get_float64(self, vrs):
+        t = time_vr(self.variable_table())
+        if t in vrs:
+            return [self.time if vr == t else self.get_real([vr])[0] for vr in vrs]
+        return self.get_real(vrs)
+
+    def set_float64(self, vrs, values):
+        return self.set_real(vrs, values)
+
+    def get_int32(self, vrs):
+        return self.get_integer(vrs)
+
+    def set_int32(self, vrs, values):
+        return self.set_integer(vrs, values)

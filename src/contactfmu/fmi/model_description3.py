@@ -1,0 +1,142 @@
+"""The FMI 3.0 model description of a slave, from the same variable table as the FMI 2.0 one
+(model_description.py): the same names, value references, types (Real -> Float64, Integer ->
+Int32, Boolean), causalities, variabilities, start values, units, min/max, descriptions and
+dependencies (FMI 3.0 names them by value reference), a DefaultExperiment, and the independent
+variable `time` that FMI 3.0 requires.
+
+Declared as what the FMI 3 build runs today (pythonfmu3's library behind fmi3.Fmi3Slave): no
+event mode, no early return, no intermediate update, no output derivatives (FMI 3.0 co-simulation
+has no input derivatives).
+
+Generic: names no component and no physical domain. Only the standard library is imported."""
+
+import uuid
+from xml.etree.ElementTree import Element, SubElement
+
+from .variables import UNITS, fmt
+
+TYPES = {"Real": "Float64", "Integer": "Int32", "Boolean": "Boolean"}
+
+
+def time_vr(table):
+    """The value reference of the independent variable `time` (FMI 3.0 requires one): the one
+    after the table's, so that every other variable keeps its FMI 2.0 value reference."""
+    return len(table)
+
+
+def model_description(slave):
+    """The fmiModelDescription element (FMI 3.0) of `slave` (an instance of a fmi.slave.Slave
+    subclass)."""
+    table = slave.variable_table()
+    root = Element(
+        "fmiModelDescription",
+        {
+            "fmiVersion": "3.0",
+            "modelName": slave.modelName,
+            "instantiationToken": "{" + str(uuid.uuid4()) + "}",
+            "description": " ".join(slave.description.split()),
+            "author": slave.author,
+            "version": slave.version,
+            "license": slave.license,
+            "generationTool": "contactfmu (pythonfmu3)",
+            "variableNamingConvention": "structured",
+        },
+    )
+    SubElement(
+        root,
+        "CoSimulation",
+        {
+            "modelIdentifier": slave.modelName,
+            "needsExecutionTool": "true",
+            "canBeInstantiatedOnlyOncePerProcess": "false",
+            "canGetAndSetFMUState": "true",
+            "canSerializeFMUState": "true",
+            "providesDirectionalDerivatives": "false",
+            "providesAdjointDerivatives": "false",
+            "canHandleVariableCommunicationStepSize": "true",
+            "maxOutputDerivativeOrder": "0",
+            "providesIntermediateUpdate": "false",
+            "mightReturnEarlyFromDoStep": "false",
+            "canReturnEarlyAfterIntermediateUpdate": "false",
+            "hasEventMode": "false",
+        },
+    )
+    units = sorted({v.unit for v in table if v.unit} | {"s"})
+    if units:
+        unit_defs = SubElement(root, "UnitDefinitions")
+        for unit in units:
+            node = SubElement(unit_defs, "Unit", {"name": unit})
+            SubElement(node, "BaseUnit", {k: str(e) for k, e in UNITS[unit].items()})
+    cats = SubElement(root, "LogCategories")
+    for name, text in slave.log_categories.items():
+        SubElement(cats, "Category", {"name": name, "description": text})
+    de = getattr(slave, "default_experiment", None)
+    if de is not None:
+        SubElement(
+            root,
+            "DefaultExperiment",
+            {
+                k: repr(float(v))
+                for k, v in (
+                    ("startTime", de.start_time),
+                    ("stopTime", de.stop_time),
+                    ("stepSize", de.step_size),
+                    ("tolerance", de.tolerance),
+                )
+                if v is not None
+            },
+        )
+    mv = SubElement(root, "ModelVariables")
+    SubElement(
+        mv,
+        "Float64",
+        {
+            "name": "time",
+            "valueReference": str(time_vr(table)),
+            "description": "Simulation time",
+            "causality": "independent",
+            "variability": "continuous",
+            "unit": "s",
+        },
+    )
+    for var in table:
+        a = {
+            "name": var.name,
+            "valueReference": str(var.vr),
+            "description": var.description,
+            "causality": var.causality,
+            "variability": var.variability,
+        }
+        if var.initial:
+            a["initial"] = var.initial
+        if var.type == "Real" and var.unit:
+            a["unit"] = var.unit
+        if var.min is not None:
+            a["min"] = fmt(var.min)
+        if var.max is not None:
+            a["max"] = fmt(var.max)
+        if var.causality in ("parameter", "input") or var.initial == "exact":
+            a["start"] = fmt(var.start)
+        SubElement(mv, TYPES[var.type], a)
+    by_name = {v.name: v for v in table}
+    ms = SubElement(root, "ModelStructure")
+    outputs = [v for v in table if v.causality == "output"]
+    for var in outputs:
+        SubElement(
+            ms,
+            "Output",
+            {
+                "valueReference": str(var.vr),
+                "dependencies": " ".join(str(by_name[d].vr) for d in var.depends),
+            },
+        )
+    knowns = {v.vr for v in table if v.initial == "exact"}
+    for var in outputs:
+        if var.initial != "exact":
+            deps = sorted(knowns | {by_name[d].vr for d in var.depends})
+            SubElement(
+                ms,
+                "InitialUnknown",
+                {"valueReference": str(var.vr), "dependencies": " ".join(map(str, deps))},
+            )
+    return root

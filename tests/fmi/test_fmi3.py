@@ -1,0 +1,167 @@
+"""The FMI 3.0 co-simulation build (issue 29, first step: Mass): built from the same slave class
+as the FMI 2.0 FMU, valid for fmpy, the same variables, value references, units, ranges and
+descriptions, the same results in fmpy (both builds loaded in one process), the same flange
+terminals, an invalid parameter stops the run with the parameter named, and the Reference-FMUs'
+fmusim (when CONTACTFMU_FMI_TOOLS names its folder) runs it with every combination of
+--early-return-allowed and --event-mode-used, exit status 0 and fmpy's results.
+
+What pythonfmu3's library cannot do (errors of setters and of fmi3ExitInitializationMode reported
+as fmi3OK, no early return, no events) is in docs/fmi3.md."""
+
+import os
+import subprocess
+import zipfile
+
+import numpy as np
+import pytest
+from fmpy import read_model_description, simulate_fmu
+from fmpy.util import read_csv
+
+from contactfmu.build import FMI3_NAMES, build_fmu3, python_record
+from contactfmu.fmi import terminals
+from contactfmu.validation import problems3
+
+TYPES = {"Real": "Float64", "Integer": "Int32", "Boolean": "Boolean"}
+
+
+@pytest.fixture(scope="module")
+def fmu3_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("fmus3")
+    for name in FMI3_NAMES:
+        build_fmu3(name, out)
+    return out
+
+
+@pytest.mark.parametrize("name", FMI3_NAMES)
+def test_the_fmi3_fmu_is_valid(fmu3_dir, name):
+    assert problems3(fmu3_dir / f"{name}.fmu") == []
+
+
+@pytest.mark.parametrize("name", FMI3_NAMES)
+def test_the_fmi3_fmu_has_the_variables_of_the_fmi2_one(fmu_dir, fmu3_dir, name):
+    md2 = read_model_description(str(fmu_dir / f"{name}.fmu"))
+    md3 = read_model_description(str(fmu3_dir / f"{name}.fmu"))
+    assert (md2.fmiVersion, md3.fmiVersion) == ("2.0", "3.0")
+    (time,) = [v for v in md3.modelVariables if v.causality == "independent"]
+    assert (time.name, time.unit, time.valueReference) == ("time", "s", len(md2.modelVariables))
+
+    def row(v, fmi3):
+        return (
+            v.name,
+            v.valueReference,
+            v.type if fmi3 else TYPES[v.type],
+            v.causality,
+            v.variability,
+            v.initial,
+            v.unit,
+            v.min,
+            v.max,
+            v.start,
+            v.description,
+        )
+
+    assert [row(v, True) for v in md3.modelVariables if v is not time] == [
+        row(v, False) for v in md2.modelVariables
+    ]
+    deps2 = {u.variable.name: sorted(d.name for d in u.dependencies) for u in md2.outputs}
+    deps3 = {u.variable.name: sorted(d.name for d in u.dependencies) for u in md3.outputs}
+    assert deps3 == deps2 and deps2["a"]  # the acceleration depends on the forces
+    assert md3.defaultExperiment.stopTime == md2.defaultExperiment.stopTime
+    with (
+        zipfile.ZipFile(fmu_dir / f"{name}.fmu") as z2,
+        zipfile.ZipFile(fmu3_dir / f"{name}.fmu") as z3,
+    ):
+        assert z3.read(terminals.PATH) == z2.read(terminals.PATH)
+
+
+def _force_input(stop, h):
+    t = np.arange(0.0, stop + h / 2, h)
+    return np.array(
+        list(zip(t, -3.0 * np.sin(7.0 * t), 0.5 * t)),
+        dtype=[("time", float), ("flange_a.f", float), ("flange_b.f2", float)],
+    )
+
+
+def test_fmi3_mass_runs_like_the_fmi2_mass_in_one_process(fmu_dir, fmu3_dir):
+    kwargs = dict(
+        stop_time=0.5,
+        output_interval=1e-3,
+        step_size=1e-3,
+        start_values={"m": 2.0, "v_start": 1.0, "s_start": 0.2, "L": 0.1},
+        input=_force_input(0.5, 1e-3),
+        output=["s", "v", "a", "flange_a.s", "flange_b.s", "interface.m"],
+        fmi_type="CoSimulation",
+    )
+    r2 = simulate_fmu(str(fmu_dir / "Mass.fmu"), **kwargs)
+    r3 = simulate_fmu(str(fmu3_dir / "Mass.fmu"), **kwargs)
+    assert len(r3) == len(r2) == 501
+    for column in r2.dtype.names:
+        np.testing.assert_array_equal(r3[column], r2[column], err_msg=column)
+    assert r3["v"][-1] != 1.0 and r3["interface.m"][-1] == 2.0  # the forces moved it
+
+
+def test_an_invalid_parameter_stops_the_fmi3_run_naming_it(fmu3_dir):
+    messages = []
+
+    def logger(*args):  # FMI 3.0: (instanceEnvironment, status, category, message)
+        messages.append(args[-1].decode())
+
+    with pytest.raises(Exception, match="status 3"):
+        simulate_fmu(
+            str(fmu3_dir / "Mass.fmu"),
+            stop_time=0.01,
+            step_size=1e-3,
+            start_values={"m": 0.0},
+            fmi_type="CoSimulation",
+            logger=logger,
+        )
+    assert any("Invalid parameter m = 0.0 kg: valid range (0.0, inf)" in m for m in messages)
+
+
+# ---- fmusim (Reference-FMUs v0.0.39), FMI 3.0 co-simulation -------------------------------------
+
+TOOLS = os.environ.get("CONTACTFMU_FMI_TOOLS")
+
+
+@pytest.mark.skipif(
+    not TOOLS, reason="CONTACTFMU_FMI_TOOLS is not set: set it to the folder holding fmusim"
+)
+@pytest.mark.parametrize(
+    "flags",
+    [
+        (),
+        ("--early-return-allowed",),
+        ("--event-mode-used",),
+        ("--early-return-allowed", "--event-mode-used"),
+    ],
+)
+def test_fmusim_runs_the_fmi3_mass_like_fmpy(fmu3_dir, tmp_path, flags):
+    record = dict(line.split("=", 1) for line in python_record().splitlines() if "=" in line)
+    assert record["libpython"], "the building Python has no shared libpython"
+    out = tmp_path / "out.csv"
+    starts = {"m": 2.0, "v_start": 1.0, "flange_a.f": -4.0}
+    cmd = [os.path.join(TOOLS, "fmusim"), "--interface-type", "cs", "--stop-time", "1"]
+    cmd += ["--output-interval", "1e-3", "--output-file", str(out), *flags]
+    for name, value in starts.items():
+        cmd += ["--start-value", name, repr(value)]
+    # pythonfmu3's library is not linked against libpython: the host must bring it
+    env = {"LD_PRELOAD": record["libpython"], "PYTHONHOME": record["prefix"]}
+    proc = subprocess.run(
+        [*cmd, str(fmu3_dir / "Mass.fmu")], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = read_csv(str(out))
+    reference = simulate_fmu(
+        str(fmu3_dir / "Mass.fmu"),
+        stop_time=1.0,
+        output_interval=1e-3,
+        step_size=1e-3,
+        start_values=starts,
+        fmi_type="CoSimulation",
+        output=["s", "v", "a"],
+    )
+    assert len(result) == len(reference) == 1001
+    for column in ("s", "v", "a"):
+        np.testing.assert_allclose(result[column], reference[column], rtol=1e-15, atol=0)
+    # m*a = -flange_a.f: v = 1 + 2 t, s = t + t^2
+    assert result["v"][-1] == pytest.approx(3.0) and result["s"][-1] == pytest.approx(2.0)
