@@ -51,7 +51,8 @@ def main(argv=None):
     t0 = time.perf_counter()
     print(f"Building {len(NAMES)} FMUs into {args.out}")
     results = build_all(args.out)
-    print(f"Building {len(FMI3_NAMES)} FMI 3.0 FMU(s) into {Path(args.out) / 'fmi3'}")
+    t_build2 = time.perf_counter() - t0
+    print(f"Building {len(FMI3_NAMES)} FMI 3.0 FMUs into {Path(args.out) / 'fmi3'}")
     results3 = build_all3(Path(args.out) / "fmi3")
     invalid = {name: problems for name, (_, problems) in results.items() if problems}
     invalid3 = {name: problems for name, (_, problems) in results3.items() if problems}
@@ -90,13 +91,13 @@ def main(argv=None):
 
     print("\nSummary")
     print(
-        f"  FMUs: {len(results) - len(invalid)} of {len(results)} valid ({t_build:.1f} s) in {args.out}"
+        f"  FMUs: {len(results) - len(invalid)} of {len(results)} valid ({t_build2:.1f} s) in {args.out}"
     )
     for name, problems in invalid.items():
         print(f"    {name}: " + "; ".join(problems))
     print(
-        f"  FMI 3.0 FMUs: {len(results3) - len(invalid3)} of {len(results3)} valid in "
-        f"{Path(args.out) / 'fmi3'} ({', '.join(results3)})"
+        f"  FMI 3.0 FMUs: {len(results3) - len(invalid3)} of {len(results3)} valid "
+        f"({t_build - t_build2:.1f} s) in {Path(args.out) / 'fmi3'}"
     )
     for name, problems in invalid3.items():
         print(f"    {name}: " + "; ".join(problems))
