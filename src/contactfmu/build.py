@@ -37,6 +37,7 @@ from .fmi.shim import DEFINES
 
 PACKAGE = Path(__file__).resolve().parent
 SHIM_SOURCE = PACKAGE / "fmi" / "fmi2_status_shim.c"
+SHIM3_SOURCE = PACKAGE / "fmi" / "fmi3_status_shim.c"
 PLATFORM = "linux64"
 
 
@@ -111,10 +112,13 @@ def package_name(name):
     return f"cfmu_{name.lower()}_{fmu_hash(name)}"
 
 
-def compile_shim(dest):
-    """Compile the status shim into `dest` (a shared library) with the system C compiler."""
+def compile_shim(dest, source=SHIM_SOURCE):
+    """Compile the status shim (FMI 2.0, or `source` SHIM3_SOURCE: FMI 3.0) into `dest` (a shared
+    library) with the system C compiler."""
     cc = os.environ.get("CC", "gcc")
-    defines = [f"-D{key}={value}" for key, value in DEFINES.items()]
+    defines = (
+        [f"-D{key}={value}" for key, value in DEFINES.items()] if source == SHIM_SOURCE else []
+    )
     cmd = [
         cc,
         "-std=c99",
@@ -125,7 +129,7 @@ def compile_shim(dest):
         *defines,
         "-o",
         str(dest),
-        str(SHIM_SOURCE),
+        str(source),
         "-ldl",
         "-lm",
         "-pthread",
@@ -137,7 +141,7 @@ def compile_shim(dest):
             f"C compiler '{cc}' not found: the FMU status shim needs one (set CC)"
         ) from None
     except subprocess.CalledProcessError as exc:
-        raise RuntimeError(f"compiling {SHIM_SOURCE.name} failed:\n{exc.stderr}") from None
+        raise RuntimeError(f"compiling {source.name} failed:\n{exc.stderr}") from None
     return dest
 
 
@@ -263,12 +267,14 @@ def fmi3_package_name(name):
     return f"cfmu3_{name.lower()}_{fmu_hash(name)}"
 
 
-def build_fmu3(name, out_dir):
+def build_fmu3(name, out_dir, shim=None):
     """Build the FMI 3.0 co-simulation FMU of component `name` into out_dir/<name>.fmu, from the
     same slave class as the FMI 2.0 one: the model description of fmi/model_description3.py,
-    pythonfmu3's native library (the package must be installed), the bundled code under a package
-    name of its own (cfmu3_...), pythonfmu's Python side (the slave base derives from its
-    Fmi2Slave), the documentation and the terminals."""
+    the FMI 3.0 status shim (fmi/fmi3_status_shim.c; `shim`: compiled already) as <name>.so in
+    front of pythonfmu3's native library (the package must be installed) as
+    <name>_pythonfmu3.so, the bundled code under a package name of its own (cfmu3_...),
+    pythonfmu's Python side (the slave base derives from its Fmi2Slave), the documentation and
+    the terminals."""
     import pythonfmu
     import pythonfmu3
 
@@ -288,10 +294,13 @@ def build_fmu3(name, out_dir):
     indent(md)
     part = dest.with_suffix(".fmu.part")
     with tempfile.TemporaryDirectory(prefix="contactfmu_build3_") as tmp:
+        if shim is None:
+            shim = compile_shim(Path(tmp) / "shim3.so", SHIM3_SOURCE)
         documentation = pages.write(name, Path(tmp) / "documentation").parent
         with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("modelDescription.xml", tostring(md, encoding="UTF-8", xml_declaration=True))
-            z.write(library, f"binaries/{PLATFORM3}/{name}.so")
+            z.write(shim, f"binaries/{PLATFORM3}/{name}.so")
+            z.write(library, f"binaries/{PLATFORM3}/{name}_pythonfmu3.so")
             z.writestr("resources/slavemodule.txt", f"{pkg}_slave")
             z.writestr(f"resources/{pkg}_slave.py", ENTRY_SCRIPT3.format(name=name, pkg=pkg))
             for rel, src in _bundle_sources(name):
@@ -314,8 +323,10 @@ def build_fmu3(name, out_dir):
 def build_all3(out_dir, names=FMI3_NAMES, progress=print):
     """Build (and validate) the FMI 3.0 FMUs into out_dir; returns {name: (path, problems)}."""
     results = {}
-    for name in names:
-        path = build_fmu3(name, out_dir)
+    with tempfile.TemporaryDirectory(prefix="contactfmu_shim3_") as tmp:
+        shim = compile_shim(Path(tmp) / "shim3.so", SHIM3_SOURCE)
+        paths = {name: build_fmu3(name, out_dir, shim=shim) for name in names}
+    for name, path in paths.items():
         problems = validation.problems3(path)
         results[name] = (path, problems)
         if progress:

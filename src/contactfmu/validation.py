@@ -61,9 +61,10 @@ def problems3(path):
     with zipfile.ZipFile(path) as z:
         names = set(z.namelist())
         data = z.read(terminals.PATH) if terminals.PATH in names else None
-    lib = f"binaries/{PLATFORM3}/{md.coSimulation.modelIdentifier}.so"
-    if lib not in names:
-        found.append(f"missing {lib}")
+    lib = f"binaries/{PLATFORM3}/{md.coSimulation.modelIdentifier}"
+    for binary in (f"{lib}.so", f"{lib}_pythonfmu3.so"):  # the status shim, pythonfmu3's library
+        if binary not in names:
+            found.append(f"missing {binary}")
     if md.defaultExperiment is None:
         found.append("no DefaultExperiment")
     if not (md.coSimulation.canGetAndSetFMUstate and md.coSimulation.canSerializeFMUstate):

@@ -16,7 +16,9 @@ import zipfile
 
 import numpy as np
 import pytest
-from fmpy import read_model_description, simulate_fmu
+from fmpy import extract, read_model_description, simulate_fmu
+from fmpy.fmi1 import FMICallException
+from fmpy.fmi3 import FMU3Slave
 from fmpy.util import read_csv
 
 from contactfmu.build import FMI3_NAMES, build_fmu3, python_record
@@ -24,6 +26,7 @@ from contactfmu.fmi import terminals
 from contactfmu.validation import problems3
 
 TYPES = {"Real": "Float64", "Integer": "Int32", "Boolean": "Boolean"}
+ERROR = 3  # fmi3Error
 
 
 @pytest.fixture(scope="module")
@@ -198,7 +201,7 @@ def test_an_invalid_parameter_stops_the_fmi3_run_naming_it(fmu3_dir):
     def logger(*args):  # FMI 3.0: (instanceEnvironment, status, category, message)
         messages.append(args[-1].decode())
 
-    with pytest.raises(Exception, match="status 3"):
+    with pytest.raises(FMICallException) as failed:
         simulate_fmu(
             str(fmu3_dir / "Mass.fmu"),
             stop_time=0.01,
@@ -207,7 +210,73 @@ def test_an_invalid_parameter_stops_the_fmi3_run_naming_it(fmu3_dir):
             fmi_type="CoSimulation",
             logger=logger,
         )
+    # the call itself fails (the FMI 3.0 status shim), not the first fmi3DoStep
+    assert (failed.value.function, failed.value.status) == ("fmi3ExitInitializationMode", ERROR)
     assert any("Invalid parameter m = 0.0 kg: valid range (0.0, inf)" in m for m in messages)
+
+
+# ---- errors as errors: the FMI 3.0 status shim (fmi/fmi3_status_shim.c), through fmpy ------------
+
+
+@pytest.fixture
+def mass3(fmu3_dir, tmp_path):
+    """An instantiated FMI 3.0 Mass (fmpy's FMU3Slave) and the (status, message) it logged."""
+    path = str(fmu3_dir / "Mass.fmu")
+    md = read_model_description(path)
+    fmu = FMU3Slave(
+        guid=md.guid,
+        unzipDirectory=extract(path, unzipdir=str(tmp_path / "Mass")),
+        modelIdentifier=md.coSimulation.modelIdentifier,
+        instanceName="mass3",
+    )
+    messages = []
+    fmu.instantiate(
+        logMessage=lambda env, status, category, msg: messages.append((status, msg.decode()))
+    )
+    fmu.vr = {v.name: v.valueReference for v in md.modelVariables}
+    yield fmu, messages
+    fmu.freeInstance()
+
+
+def test_a_refused_fmi3_setter_returns_error_and_the_instance_goes_on(mass3):
+    fmu, messages = mass3
+    fmu.enterInitializationMode(startTime=0.0)
+    fmu.setFloat64([fmu.vr["m"]], [2.0])
+    fmu.exitInitializationMode()
+    with pytest.raises(FMICallException) as failed:  # a parameter after initialization
+        fmu.setFloat64([fmu.vr["m"]], [5.0])
+    assert (failed.value.function, failed.value.status) == ("fmi3SetFloat64", ERROR)
+    assert (
+        messages[-1][0] == ERROR and "parameter m is fixed after initialization" in messages[-1][1]
+    )
+    with pytest.raises(FMICallException) as failed:  # an output
+        fmu.setFloat64([fmu.vr["v"]], [1.0])
+    assert (failed.value.function, failed.value.status) == ("fmi3SetFloat64", ERROR)
+    fmu.setFloat64([fmu.vr["flange_a.f"]], [-4.0])  # an input: fmi3OK
+    fmu.doStep(0.0, 0.5)
+    assert fmu.getFloat64([fmu.vr["m"], fmu.vr["v"]]) == [2.0, 1.0]  # m a = -f, kept m = 2
+
+
+def test_fmi3_functions_the_fmu_lacks_return_error_and_the_host_survives(mass3):
+    fmu, messages = mass3
+    fmu.enterInitializationMode(startTime=0.0)
+    fmu.exitInitializationMode()
+    # pythonfmu3's library alone throws a C++ exception out of these (the process aborts)
+    for call in (
+        lambda: fmu.getFloat32([fmu.vr["v"]]),
+        lambda: fmu.setInt64([fmu.vr["v"]], [1]),
+        lambda: fmu.getString([fmu.vr["v"]]),
+        lambda: fmu.getOutputDerivatives([fmu.vr["v"]], [1]),
+    ):
+        with pytest.raises(FMICallException) as failed:
+            call()
+        assert failed.value.status == ERROR
+        assert messages[-1] == (
+            ERROR,
+            f"contactfmu: {failed.value.function} is not supported by this FMU",
+        )
+    fmu.doStep(0.0, 0.1)
+    assert fmu.getFloat64([fmu.vr["v"]]) == [0.0]
 
 
 # ---- fmusim (Reference-FMUs v0.0.39), FMI 3.0 co-simulation -------------------------------------

@@ -1,0 +1,318 @@
+/*
+ * contactfmu FMI 3.0 status shim: the FMU's binary in front of pythonfmu3's export library.
+ *
+ * Why it exists. pythonfmu3's native library (0.3.4) reports a setter, a getter or
+ * fmi3ExitInitializationMode as fmi3OK or, for a Python exception, fmi3Fatal: a parameter the
+ * slave refuses is logged as an error and the call returns fmi3OK. And it throws a C++ exception
+ * out of the functions it does not implement (Float32, Int8, ..., clocks, binaries), which aborts
+ * the host. This file, written for contactfmu like the FMI 2.0 shim (fmi2_status_shim.c),
+ * forwards the FMI 3.0 calls the project's slaves answer to pythonfmu3's library (shipped next to
+ * it as <modelIdentifier>_pythonfmu3.so) and adds:
+ *
+ *  - one rule for the status of every forwarded call: fmi3Error if the Python slave logged a
+ *    message of status fmi3Error (or worse) during the call, else pythonfmu3's status. The shim
+ *    counts the error messages passing its logger (pythonfmu3 hands them over before the call
+ *    returns);
+ *  - every function the slaves do not implement (variable types other than Float64, Int32 and
+ *    Boolean, clocks, Model Exchange and Scheduled Execution, derivatives, dependencies,
+ *    configuration mode) answers fmi3Error with a message, or NULL for the other instantiation
+ *    functions, without reaching pythonfmu3's library.
+ *
+ * Not done yet (docs/fmi3.md): early return and events in fmi3DoStep, finding libpython in a
+ * host that has none (the FMI 2.0 shim's "finding libpython").
+ *
+ * The FMI 3.0 types are declared here from the standard's ABI (fmi3PlatformTypes: bool,
+ * uint32_t value references, double, int32_t, void pointers); only the C standard library and
+ * libdl are used.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef void* fmi3Instance;
+typedef void* fmi3InstanceEnvironment;
+typedef void* fmi3FMUState;
+typedef uint32_t fmi3ValueReference;
+typedef double fmi3Float64;
+typedef float fmi3Float32;
+typedef int8_t fmi3Int8;
+typedef uint8_t fmi3UInt8;
+typedef int16_t fmi3Int16;
+typedef uint16_t fmi3UInt16;
+typedef int32_t fmi3Int32;
+typedef uint32_t fmi3UInt32;
+typedef int64_t fmi3Int64;
+typedef uint64_t fmi3UInt64;
+typedef bool fmi3Boolean;
+typedef char fmi3Char;
+typedef const fmi3Char* fmi3String;
+typedef uint8_t fmi3Byte;
+typedef const fmi3Byte* fmi3Binary;
+typedef bool fmi3Clock;
+typedef enum { fmi3OK, fmi3Warning, fmi3Discard, fmi3Error, fmi3Fatal } fmi3Status;
+typedef int fmi3DependencyKind;    /* an enum of the standard: int-sized */
+typedef int fmi3IntervalQualifier; /* likewise */
+
+typedef void (*fmi3LogMessageCallback)(fmi3InstanceEnvironment, fmi3Status, fmi3String, fmi3String);
+typedef void (*fmi3IntermediateUpdateCallback)(fmi3InstanceEnvironment, fmi3Float64, fmi3Boolean, fmi3Boolean,
+                                               fmi3Boolean, fmi3Boolean, fmi3Boolean*, fmi3Float64*);
+typedef void (*fmi3ClockUpdateCallback)(fmi3InstanceEnvironment);
+typedef void (*fmi3LockPreemptionCallback)(void);
+typedef void (*fmi3UnlockPreemptionCallback)(void);
+
+/* One instance: the inner (pythonfmu3) instance and the host's logger. */
+typedef struct {
+    fmi3Instance inner;
+    fmi3LogMessageCallback log;
+    fmi3InstanceEnvironment env;
+    unsigned long errors; /* messages of status fmi3Error or worse the slave logged so far */
+} Shim;
+
+/* ---- the inner library: the functions forwarded ------------------------------------------
+   X(name, parameters after the instance, the same as arguments) */
+
+#define VR const fmi3ValueReference* vr, size_t nvr
+#define FORWARDED(X) \
+    X(fmi3SetDebugLogging, (fmi3Boolean on, size_t n, const fmi3String categories[]), (on, n, categories)) \
+    X(fmi3EnterInitializationMode, (fmi3Boolean tolDefined, fmi3Float64 tol, fmi3Float64 start, fmi3Boolean stopDefined, fmi3Float64 stop), (tolDefined, tol, start, stopDefined, stop)) \
+    X(fmi3GetFloat64, (VR, fmi3Float64 values[], size_t n), (vr, nvr, values, n)) \
+    X(fmi3SetFloat64, (VR, const fmi3Float64 values[], size_t n), (vr, nvr, values, n)) \
+    X(fmi3GetInt32, (VR, fmi3Int32 values[], size_t n), (vr, nvr, values, n)) \
+    X(fmi3SetInt32, (VR, const fmi3Int32 values[], size_t n), (vr, nvr, values, n)) \
+    X(fmi3GetBoolean, (VR, fmi3Boolean values[], size_t n), (vr, nvr, values, n)) \
+    X(fmi3SetBoolean, (VR, const fmi3Boolean values[], size_t n), (vr, nvr, values, n)) \
+    X(fmi3GetFMUState, (fmi3FMUState* state), (state)) \
+    X(fmi3SetFMUState, (fmi3FMUState state), (state)) \
+    X(fmi3FreeFMUState, (fmi3FMUState* state), (state)) \
+    X(fmi3SerializedFMUStateSize, (fmi3FMUState state, size_t* size), (state, size)) \
+    X(fmi3SerializeFMUState, (fmi3FMUState state, fmi3Byte bytes[], size_t size), (state, bytes, size)) \
+    X(fmi3DeserializeFMUState, (const fmi3Byte bytes[], size_t size, fmi3FMUState* state), (bytes, size, state)) \
+    X(fmi3UpdateDiscreteStates, (fmi3Boolean* needUpdate, fmi3Boolean* terminate, fmi3Boolean* nominalsChanged, fmi3Boolean* valuesChanged, fmi3Boolean* nextDefined, fmi3Float64* next), (needUpdate, terminate, nominalsChanged, valuesChanged, nextDefined, next)) \
+    X(fmi3DoStep, (fmi3Float64 t, fmi3Float64 h, fmi3Boolean noSetPrior, fmi3Boolean* eventNeeded, fmi3Boolean* terminate, fmi3Boolean* earlyReturn, fmi3Float64* lastTime), (t, h, noSetPrior, eventNeeded, terminate, earlyReturn, lastTime))
+
+/* those without a further parameter */
+#define FORWARDED0(X) X(fmi3ExitInitializationMode) X(fmi3EnterEventMode) X(fmi3EnterStepMode) \
+    X(fmi3Terminate) X(fmi3Reset)
+
+/* the functions answered with fmi3Error: X(name, parameters after the instance) */
+#define REFUSED(X) \
+    X(fmi3GetFloat32, (VR, fmi3Float32 v[], size_t n)) X(fmi3SetFloat32, (VR, const fmi3Float32 v[], size_t n)) \
+    X(fmi3GetInt8, (VR, fmi3Int8 v[], size_t n)) X(fmi3SetInt8, (VR, const fmi3Int8 v[], size_t n)) \
+    X(fmi3GetUInt8, (VR, fmi3UInt8 v[], size_t n)) X(fmi3SetUInt8, (VR, const fmi3UInt8 v[], size_t n)) \
+    X(fmi3GetInt16, (VR, fmi3Int16 v[], size_t n)) X(fmi3SetInt16, (VR, const fmi3Int16 v[], size_t n)) \
+    X(fmi3GetUInt16, (VR, fmi3UInt16 v[], size_t n)) X(fmi3SetUInt16, (VR, const fmi3UInt16 v[], size_t n)) \
+    X(fmi3GetUInt32, (VR, fmi3UInt32 v[], size_t n)) X(fmi3SetUInt32, (VR, const fmi3UInt32 v[], size_t n)) \
+    X(fmi3GetInt64, (VR, fmi3Int64 v[], size_t n)) X(fmi3SetInt64, (VR, const fmi3Int64 v[], size_t n)) \
+    X(fmi3GetUInt64, (VR, fmi3UInt64 v[], size_t n)) X(fmi3SetUInt64, (VR, const fmi3UInt64 v[], size_t n)) \
+    X(fmi3GetString, (VR, fmi3String v[], size_t n)) X(fmi3SetString, (VR, const fmi3String v[], size_t n)) \
+    X(fmi3GetBinary, (VR, size_t sizes[], fmi3Binary v[], size_t n)) \
+    X(fmi3SetBinary, (VR, const size_t sizes[], const fmi3Binary v[], size_t n)) \
+    X(fmi3GetClock, (VR, fmi3Clock v[])) X(fmi3SetClock, (VR, const fmi3Clock v[])) \
+    X(fmi3GetNumberOfVariableDependencies, (fmi3ValueReference vr, size_t* n)) \
+    X(fmi3GetVariableDependencies, (fmi3ValueReference dependent, size_t ei[], fmi3ValueReference ind[], size_t eii[], fmi3DependencyKind kinds[], size_t n)) \
+    X(fmi3GetDirectionalDerivative, (const fmi3ValueReference u[], size_t nu, const fmi3ValueReference k[], size_t nk, const fmi3Float64 seed[], size_t ns, fmi3Float64 sens[], size_t nsens)) \
+    X(fmi3GetAdjointDerivative, (const fmi3ValueReference u[], size_t nu, const fmi3ValueReference k[], size_t nk, const fmi3Float64 seed[], size_t ns, fmi3Float64 sens[], size_t nsens)) \
+    X(fmi3GetIntervalDecimal, (VR, fmi3Float64 intervals[], fmi3IntervalQualifier q[])) \
+    X(fmi3GetIntervalFraction, (VR, fmi3UInt64 counters[], fmi3UInt64 resolutions[], fmi3IntervalQualifier q[])) \
+    X(fmi3GetShiftDecimal, (VR, fmi3Float64 shifts[])) \
+    X(fmi3GetShiftFraction, (VR, fmi3UInt64 counters[], fmi3UInt64 resolutions[])) \
+    X(fmi3SetIntervalDecimal, (VR, const fmi3Float64 intervals[])) \
+    X(fmi3SetIntervalFraction, (VR, const fmi3UInt64 counters[], const fmi3UInt64 resolutions[])) \
+    X(fmi3SetShiftDecimal, (VR, const fmi3Float64 shifts[])) \
+    X(fmi3SetShiftFraction, (VR, const fmi3UInt64 counters[], const fmi3UInt64 resolutions[])) \
+    X(fmi3CompletedIntegratorStep, (fmi3Boolean noSetPrior, fmi3Boolean* enterEventMode, fmi3Boolean* terminate)) \
+    X(fmi3SetTime, (fmi3Float64 time)) \
+    X(fmi3SetContinuousStates, (const fmi3Float64 x[], size_t n)) \
+    X(fmi3GetContinuousStateDerivatives, (fmi3Float64 dx[], size_t n)) \
+    X(fmi3GetEventIndicators, (fmi3Float64 z[], size_t n)) \
+    X(fmi3GetContinuousStates, (fmi3Float64 x[], size_t n)) \
+    X(fmi3GetNominalsOfContinuousStates, (fmi3Float64 x[], size_t n)) \
+    X(fmi3GetNumberOfEventIndicators, (size_t* n)) \
+    X(fmi3GetNumberOfContinuousStates, (size_t* n)) \
+    X(fmi3GetOutputDerivatives, (VR, const fmi3Int32 orders[], fmi3Float64 v[], size_t n)) \
+    X(fmi3ActivateModelPartition, (fmi3ValueReference clock, fmi3Float64 time))
+
+#define REFUSED0(X) X(fmi3EnterConfigurationMode) X(fmi3ExitConfigurationMode) X(fmi3EvaluateDiscreteStates) \
+    X(fmi3EnterContinuousTimeMode)
+
+/* "(a, b)" -> "a, b": to append parameters to the instance's */
+#define UNPAREN(...) __VA_ARGS__
+
+typedef fmi3Instance (*instantiate_fn)(fmi3String, fmi3String, fmi3String, fmi3Boolean, fmi3Boolean, fmi3Boolean,
+                                       fmi3Boolean, const fmi3ValueReference[], size_t, fmi3InstanceEnvironment,
+                                       fmi3LogMessageCallback, fmi3IntermediateUpdateCallback);
+typedef void (*free_fn)(fmi3Instance);
+static instantiate_fn p_fmi3InstantiateCoSimulation = NULL;
+static free_fn p_fmi3FreeInstance = NULL;
+
+#define DECLARE(name, ...) static void* p_##name = NULL;
+FORWARDED(DECLARE)
+FORWARDED0(DECLARE)
+
+static void* inner_library = NULL;
+static char load_error[4096] = "";
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Load <modelIdentifier>_pythonfmu3.so from this library's folder (once); 0 with load_error. */
+static int load_inner(void)
+{
+    pthread_mutex_lock(&load_lock);
+    if (!inner_library && !load_error[0]) {
+        Dl_info info;
+        char path[4200] = "";
+        if (!dladdr((void*)load_inner, &info) || !info.dli_fname || strlen(info.dli_fname) > 4096) {
+            snprintf(load_error, sizeof load_error, "contactfmu: cannot locate the FMU's own library");
+        } else {
+            snprintf(path, sizeof path, "%s", info.dli_fname);
+            char* dot = strrchr(path, '.');
+            if (dot && !strcmp(dot, ".so")) *dot = '\0';
+            strncat(path, "_pythonfmu3.so", sizeof path - strlen(path) - 1);
+            inner_library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+            if (!inner_library) {
+                const char* err = dlerror();
+                snprintf(load_error, sizeof load_error, "contactfmu: cannot load %s: %s", path, err ? err : "?");
+            }
+        }
+        int missing = 0;
+#define RESOLVE(name, ...) \
+        if (inner_library && !(p_##name = dlsym(inner_library, #name))) missing = 1;
+        FORWARDED(RESOLVE)
+        FORWARDED0(RESOLVE)
+        if (inner_library) {
+            p_fmi3InstantiateCoSimulation = (instantiate_fn)dlsym(inner_library, "fmi3InstantiateCoSimulation");
+            p_fmi3FreeInstance = (free_fn)dlsym(inner_library, "fmi3FreeInstance");
+            if (missing || !p_fmi3InstantiateCoSimulation || !p_fmi3FreeInstance) {
+                snprintf(load_error, sizeof load_error, "contactfmu: %s lacks FMI 3.0 functions", path);
+                dlclose(inner_library);
+                inner_library = NULL;
+            }
+        }
+    }
+    int ok = inner_library != NULL;
+    pthread_mutex_unlock(&load_lock);
+    return ok;
+}
+
+/* The logger handed to pythonfmu3: count the errors, pass every message on to the host's. */
+static void shim_log(fmi3InstanceEnvironment env, fmi3Status status, fmi3String category, fmi3String message)
+{
+    Shim* s = (Shim*)env;
+    if (!s) return;
+    if (status >= fmi3Error) s->errors++;
+    if (s->log) s->log(s->env, status, category, message);
+}
+
+static void say(Shim* s, fmi3Status status, const char* text)
+{
+    if (s && s->log) s->log(s->env, status, status >= fmi3Error ? "logStatusError" : "logAll", text);
+}
+
+/* ---- the FMI 3.0 functions ----------------------------------------------------------------- */
+
+EXPORT const char* fmi3GetVersion(void) { return "3.0"; }
+
+EXPORT fmi3Instance fmi3InstantiateCoSimulation(
+    fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath, fmi3Boolean visible,
+    fmi3Boolean loggingOn, fmi3Boolean eventModeUsed, fmi3Boolean earlyReturnAllowed,
+    const fmi3ValueReference requiredIntermediateVariables[], size_t nRequiredIntermediateVariables,
+    fmi3InstanceEnvironment instanceEnvironment, fmi3LogMessageCallback logMessage,
+    fmi3IntermediateUpdateCallback intermediateUpdate)
+{
+    (void)intermediateUpdate; /* providesIntermediateUpdate="false" */
+    Shim* s = (Shim*)calloc(1, sizeof(Shim));
+    if (!s) return NULL;
+    s->log = logMessage;
+    s->env = instanceEnvironment;
+    if (!load_inner()) {
+        say(s, fmi3Error, load_error);
+        free(s);
+        return NULL;
+    }
+    s->inner = p_fmi3InstantiateCoSimulation(instanceName, instantiationToken, resourcePath, visible, loggingOn,
+                                             eventModeUsed, earlyReturnAllowed, requiredIntermediateVariables,
+                                             nRequiredIntermediateVariables, s, shim_log, NULL);
+    if (!s->inner) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+EXPORT fmi3Instance fmi3InstantiateModelExchange(fmi3String instanceName, fmi3String instantiationToken,
+                                                 fmi3String resourcePath, fmi3Boolean visible, fmi3Boolean loggingOn,
+                                                 fmi3InstanceEnvironment instanceEnvironment,
+                                                 fmi3LogMessageCallback logMessage)
+{
+    (void)instanceName, (void)instantiationToken, (void)resourcePath, (void)visible, (void)loggingOn;
+    if (logMessage)
+        logMessage(instanceEnvironment, fmi3Error, "logStatusError",
+                   "contactfmu: this FMU is for co-simulation only (no Model Exchange)");
+    return NULL;
+}
+
+EXPORT fmi3Instance fmi3InstantiateScheduledExecution(
+    fmi3String instanceName, fmi3String instantiationToken, fmi3String resourcePath, fmi3Boolean visible,
+    fmi3Boolean loggingOn, fmi3InstanceEnvironment instanceEnvironment, fmi3LogMessageCallback logMessage,
+    fmi3ClockUpdateCallback clockUpdate, fmi3LockPreemptionCallback lock, fmi3UnlockPreemptionCallback unlock)
+{
+    (void)instanceName, (void)instantiationToken, (void)resourcePath, (void)visible, (void)loggingOn;
+    (void)clockUpdate, (void)lock, (void)unlock;
+    if (logMessage)
+        logMessage(instanceEnvironment, fmi3Error, "logStatusError",
+                   "contactfmu: this FMU is for co-simulation only (no Scheduled Execution)");
+    return NULL;
+}
+
+EXPORT void fmi3FreeInstance(fmi3Instance instance)
+{
+    Shim* s = (Shim*)instance;
+    if (!s) return;
+    if (s->inner) p_fmi3FreeInstance(s->inner);
+    free(s);
+}
+
+/* The status rule: fmi3Error if the slave logged an error during the call. */
+#define FORWARD(name, params, args) \
+    EXPORT fmi3Status name(fmi3Instance instance, UNPAREN params) \
+    { \
+        Shim* s = (Shim*)instance; \
+        if (!s) return fmi3Error; \
+        unsigned long before = s->errors; \
+        fmi3Status status = ((fmi3Status (*)(fmi3Instance, UNPAREN params))p_##name)(s->inner, UNPAREN args); \
+        return status < fmi3Error && s->errors > before ? fmi3Error : status; \
+    }
+#define FORWARD0(name) \
+    EXPORT fmi3Status name(fmi3Instance instance) \
+    { \
+        Shim* s = (Shim*)instance; \
+        if (!s) return fmi3Error; \
+        unsigned long before = s->errors; \
+        fmi3Status status = ((fmi3Status (*)(fmi3Instance))p_##name)(s->inner); \
+        return status < fmi3Error && s->errors > before ? fmi3Error : status; \
+    }
+FORWARDED(FORWARD)
+FORWARDED0(FORWARD0)
+
+/* Not implemented by the slaves: fmi3Error and a message naming the function. */
+#define REFUSE(name, params) \
+    EXPORT fmi3Status name(fmi3Instance instance, UNPAREN params) \
+    { \
+        say((Shim*)instance, fmi3Error, "contactfmu: " #name " is not supported by this FMU"); \
+        return fmi3Error; \
+    }
+#define REFUSE0(name) \
+    EXPORT fmi3Status name(fmi3Instance instance) \
+    { \
+        say((Shim*)instance, fmi3Error, "contactfmu: " #name " is not supported by this FMU"); \
+        return fmi3Error; \
+    }
+REFUSED(REFUSE)
+REFUSED0(REFUSE0)
