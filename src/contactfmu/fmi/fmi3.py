@@ -9,9 +9,9 @@ of the result), ``terminate``, ``get_/set_float64``, ``_int32``, ``_boolean``, `
 ``_set_fmu_state``, the class's ``_fmu_state_to_bytes`` / ``_fmu_state_from_bytes``, and
 ``_get_log_queue``, whose messages must carry ``status``, ``category``, ``msg`` and ``debug``, and
 ``update_discrete_states`` (fmi3UpdateDiscreteStates).
-fmi3Reset makes a new instance. A Python exception is fmi3Fatal; a getter or setter can return
-nothing but fmi3OK or fmi3Fatal, so a refused set or get is logged as an error but returns fmi3OK
-(what the FMI 2 build's status shim corrects; docs/fmi3.md).
+fmi3Reset makes a new instance. A Python exception is fmi3Fatal; a getter or setter of
+pythonfmu3's library can return nothing but fmi3OK or fmi3Fatal, so a refused set or get is logged
+as an error, and the FMI 3.0 status shim (fmi3_status_shim.c) makes the call return fmi3Error.
 
 Generic: names no component and no physical domain. Only the standard library is imported."""
 
