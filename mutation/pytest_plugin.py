@@ -92,6 +92,13 @@ def pytest_configure(config):
 ADAPTIVE = "contactfmu.cosim.algorithms.adaptive.x\u01c1"
 UNIT_TESTS = {
     "contactfmu.study.metrics.": ("tests/test_study_metrics.py",),
+    # Result and its CSV: every run of the FMU tests records one (and many write and read CSV files)
+    "contactfmu.cosim.results.": ("tests/cosim/test_results.py",),
+    # the driven inputs: every run with inputs=... (tests/cosim/test_execution.py) also calls them
+    "contactfmu.cosim.manipulators.": ("tests/cosim/test_manipulators.py",),
+    # the runs and the table of a study: every study of tests/test_study.py also makes and writes them
+    "contactfmu.study.runs.": ("tests/test_study_runs.py",),
+    "contactfmu.study.table.": ("tests/test_study_table.py",),
     ADAPTIVE + "Adaptive\u01c1__post_init__": ("tests/cosim/test_adaptive_control.py",),
     ADAPTIVE + "AdaptiveAlgorithm\u01c1setup_": ("tests/cosim/test_adaptive_control.py",),
     ADAPTIVE + "AdaptiveAlgorithm\u01c1_error_": ("tests/cosim/test_adaptive_control.py",),
