@@ -125,7 +125,7 @@ def test_read_keeps_the_last_row_of_a_run_and_text_cells_as_text(tmp_path):
     t.path.write_text(
         "run_id,status,error,worker,a.x,max:mass.s\n"
         "0001,ok,,,1e-3,0.1\n"
-        "0002,error,nan,NA,2,\n"
+        "0002,error,nan,NA,2,nan\n"
         "0001,ok,,w2,1e-3,0.30000000000000004\n"
     )
     df = t.read()
