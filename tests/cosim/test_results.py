@@ -26,6 +26,11 @@ def test_result_columns_time_and_structured_array():
     assert "s" in r and "time" in r and "x" not in r
 
 
+def test_result_of_integers_holds_floats():
+    r = Result(["time", "n"], [[0, 1], [1, 3]])
+    assert r.values.dtype == np.float64 and r["n"].dtype == np.float64
+
+
 def test_result_without_rows_has_an_empty_structured_array():
     r = Result(["time", "y"], np.zeros((0, 2)))
     assert r.data.shape == (0,) and r.data.dtype.names == ("time", "y")
@@ -131,6 +136,7 @@ def test_read_csv_refuses_a_binary_file(tmp_path):
     with pytest.raises(CsvError) as err:
         read_csv(path)
     assert err.value.reason == "not a text file" and err.value.__suppress_context__
+    assert err.value.path == path and str(err.value) == f"{path}: not a text file"
 
 
 def test_read_csv_reports_the_csv_parsers_error_with_its_line(tmp_path):
@@ -139,6 +145,7 @@ def test_read_csv_reports_the_csv_parsers_error_with_its_line(tmp_path):
     with pytest.raises(CsvError) as err:
         read_csv(path)
     assert err.value.reason == "line 3: field larger than field limit (131072)"
+    assert err.value.path == path
     assert err.value.__cause__ is None and err.value.__suppress_context__
 
 

@@ -3,6 +3,7 @@ out() make (type from the start value, causality, variability, initial, the desc
 the valid range and unit as the messages print them, and the XML value format. In-process, hand-
 written expectations."""
 
+import numpy as np
 import pytest
 
 from contactfmu.fmi.variables import UNITS, Var, _kind, article, fmt, inp, out, parameter
@@ -194,6 +195,7 @@ def test_output_with_start_depends_and_derivative():
         (1.0, "1.0"),
         (0.1, "0.1"),
         (1e-300, "1e-300"),
+        (np.float64(2.5), "2.5"),  # a number computed with numpy, written as a plain number
     ],
 )
 def test_fmt_writes_xml_values(value, text):
