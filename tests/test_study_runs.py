@@ -144,6 +144,12 @@ def test_runs_refuse_a_repeated_run_and_name_both():
     assert message.startswith("runs 1 and 3 are the same run ({'a.x': 2.0})")
 
 
+def test_runs_made_from_a_list_are_of_kind_list():
+    runs = Runs([Run({"a.x": 1.0})])
+    assert runs.kind == "list" and runs.axes is None and runs.ranges is None
+    assert runs.method is None and runs.seed is None
+
+
 def test_runs_names_in_first_seen_order_and_description():
     runs = explicit([{"b.y": 1.0, "a.x": 2.0}, {"c.z": 1.0, "a.x": 3.0}])
     assert runs.names == ["b.y", "a.x", "c.z"]
@@ -219,7 +225,7 @@ def test_unit_samples_random_is_numpys_seeded_generator():
 
 
 @pytest.mark.parametrize("method", ["lhs", "halton", "sobol"])
-@pytest.mark.parametrize("n", [8, 6, 1])
+@pytest.mark.parametrize("n", [8, 6, 3, 1])
 def test_unit_samples_qmc_engines_seeded_with_numpys_generator(method, n):
     engine = {"lhs": qmc.LatinHypercube, "sobol": qmc.Sobol, "halton": qmc.Halton}[method]
     with warnings.catch_warnings():
@@ -324,6 +330,7 @@ def test_explicit_and_as_runs():
     [
         ("spring.c=1e3:1e5:3:log", "spring.c", [1e3, 1e4, 1e5]),
         ("spring.c=1:16:5:log", "spring.c", [1.0, 2.0, 4.0, 8.0, 16.0]),
+        ("a.x=0.5:0.125:3:log", "a.x", [0.5, 0.25, 0.125]),
         ("mass.s_start=0:1:5", "mass.s_start", [0.0, 0.25, 0.5, 0.75, 1.0]),
         ("mass.s_start=0:1:3:lin", "mass.s_start", [0.0, 0.5, 1.0]),
         ("a.x=2:2:1", "a.x", [2.0]),
@@ -361,6 +368,8 @@ def test_grid_specifications(spec, name, values):
             "a.x=1:2:x",
             "--grid 'a.x=1:2:x': the number of values 'x' must be an integer >= 2 (1 if lo = hi)",
         ),
+        ("a.x=1:1:x", "--grid 'a.x=1:1:x': the number of values 'x' must be an integer"),
+        ("a.x=1:1:1.0", "--grid 'a.x=1:1:1.0': the number of values '1.0' must be an integer"),
         (
             "a.x=1:2:0",
             "--grid 'a.x=1:2:0': the number of values '0' must be an integer >= 2 (1 if lo = hi)",
@@ -375,6 +384,7 @@ def test_grid_specifications(spec, name, values):
         ),
         ("a.x=0:2:3:log", "--grid 'a.x=0:2:3:log': a geometric (log) grid needs lo, hi > 0"),
         ("a.x=1:-2:3:log", "--grid 'a.x=1:-2:3:log': a geometric (log) grid needs lo, hi > 0"),
+        ("a.x=1:0:3:log", "--grid 'a.x=1:0:3:log': a geometric (log) grid needs lo, hi > 0"),
         ("a.x=x:2:3", "'a.x=x:2:3': 'x' is not a finite number"),
         ("a.x=1:inf:3", "'a.x=1:inf:3': 'inf' is not a finite number"),
         ("a.x=1,nan", "'a.x=1,nan': 'nan' is not a finite number"),

@@ -89,7 +89,7 @@ def test_parquet_without_pyarrow_is_refused(tmp_path, monkeypatch):
 
 
 def test_csv_journal_is_appended_flushed_and_rewritten_in_run_order(tmp_path):
-    t = Table(tmp_path / "deep" / "s.csv", COLUMNS)
+    t = Table(tmp_path / "deep" / "er" / "s.csv", COLUMNS)
     assert t.read() is None and t.read_meta() is None
     meta = {"model": "m", "runs": [1, 2]}
     t.start(meta, [row("r0", 0.1, 1 / 3)])
@@ -188,6 +188,7 @@ def test_read_meta_refuses_an_unreadable_description(tmp_path):
 
 def test_parquet_table_journal_and_final_file(tmp_path):
     import pandas as pd
+    import pyarrow.parquet as pq
 
     t = Table(tmp_path / "s.parquet", COLUMNS)
     t.start({"m": 1}, [])
@@ -195,13 +196,14 @@ def test_parquet_table_journal_and_final_file(tmp_path):
     assert not t.path.exists()
     assert t.journal.read_text().splitlines()[1] == "r0,ok,,w1,0.1,0.2"
     assert list(t.read()["run_id"]) == ["r0"]
-    frame = pd.DataFrame([row("r0", 0.1, 0.2)], columns=COLUMNS)
+    frame = pd.DataFrame([row("r9", 0.0), row("r0", 0.1, 0.2)], columns=COLUMNS).iloc[1:]
     t.finish(None, frame)
     assert t._fh is None and not t.journal.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json", "s.parquet"]
     back = pd.read_parquet(t.path)
     assert list(back.columns) == COLUMNS and list(back["max:mass.s"]) == [0.2]
-    assert list(back.index) == [0]
+    assert list(back.index) == [0]  # pandas' index is not written: the file holds the columns only
+    assert pq.read_schema(t.path).names == COLUMNS
     # resumed: the Parquet file and a new journal are read together, the last row of a run counts
     t2 = Table(tmp_path / "s.parquet", COLUMNS)
     t2.start({"m": 1}, [row("r0", 0.1, 0.2)])
@@ -227,3 +229,11 @@ def test_parquet_with_other_columns_is_refused_naming_the_file(tmp_path):
         StudyError, match=rf"^{t.path} holds a table with other columns \(run_id, b\)"
     ):
         t.read()
+
+
+def test_parquet_finish_without_a_journal(tmp_path):
+    import pandas as pd
+
+    t = Table(tmp_path / "s.parquet", COLUMNS)
+    t.finish(None, pd.DataFrame([row("r0", 1.0, 2.0)], columns=COLUMNS))
+    assert list(pd.read_parquet(t.path)["run_id"]) == ["r0"] and not t.journal.exists()
