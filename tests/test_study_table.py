@@ -237,3 +237,16 @@ def test_parquet_finish_without_a_journal(tmp_path):
     t = Table(tmp_path / "s.parquet", COLUMNS)
     t.finish(None, pd.DataFrame([row("r0", 1.0, 2.0)], columns=COLUMNS))
     assert list(pd.read_parquet(t.path)["run_id"]) == ["r0"] and not t.journal.exists()
+
+
+def test_read_of_parquet_and_journal_labels_each_row_once(tmp_path):
+    import pandas as pd
+
+    t = Table(tmp_path / "s.parquet", COLUMNS)
+    pd.DataFrame([row("r0", 0.0, 1.0), row("r1", 1.0, 2.0)], columns=COLUMNS).to_parquet(
+        t.path, index=False
+    )
+    t.journal.write_text(",".join(COLUMNS) + "\nr2,ok,,w1,2.0,3.0\n")
+    df = t.read()
+    assert list(df["run_id"]) == ["r0", "r1", "r2"] and list(df["max:mass.s"]) == [1.0, 2.0, 3.0]
+    assert df.index.is_unique and list(df.index) == [0, 1, 2]  # df.loc[k] is one row
