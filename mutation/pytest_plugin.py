@@ -18,7 +18,9 @@
 * Runs only the module's own unit tests against the mutants named in UNIT_TESTS (a study's
   metrics: tests/test_study_metrics.py, not the studies of tests/test_study.py that also call them;
   the adaptive master's tuning, defaults and error estimate: tests/cosim/test_adaptive_control.py,
-  not every adaptive run of the FMU tests).
+  not every adaptive run of the FMU tests; Result and its CSV, the driven inputs, a study's runs and
+  its table: tests/cosim/test_results.py, test_manipulators.py, tests/test_study_runs.py,
+  test_study_table.py, not every run or study that records, drives or writes them).
 * With CONTACTFMU_MUTATION_FMUS set (the --cosim and --study profiles of mutation/run.py: FMUs
   built once from the unmutated source, into that folder), the tests that need the FMUs are kept,
   and the build of the session fixture ``fmu_dir`` copies those FMUs instead of building them: the
@@ -92,6 +94,13 @@ def pytest_configure(config):
 ADAPTIVE = "contactfmu.cosim.algorithms.adaptive.x\u01c1"
 UNIT_TESTS = {
     "contactfmu.study.metrics.": ("tests/test_study_metrics.py",),
+    # Result and its CSV: every run of the FMU tests records one (and many write and read CSV files)
+    "contactfmu.cosim.results.": ("tests/cosim/test_results.py",),
+    # the driven inputs: every run with inputs=... (tests/cosim/test_execution.py) also calls them
+    "contactfmu.cosim.manipulators.": ("tests/cosim/test_manipulators.py",),
+    # the runs and the table of a study: every study of tests/test_study.py also makes and writes them
+    "contactfmu.study.runs.": ("tests/test_study_runs.py",),
+    "contactfmu.study.table.": ("tests/test_study_table.py",),
     ADAPTIVE + "Adaptive\u01c1__post_init__": ("tests/cosim/test_adaptive_control.py",),
     ADAPTIVE + "AdaptiveAlgorithm\u01c1setup_": ("tests/cosim/test_adaptive_control.py",),
     ADAPTIVE + "AdaptiveAlgorithm\u01c1_error_": ("tests/cosim/test_adaptive_control.py",),

@@ -73,9 +73,16 @@ COSIM_TESTS = [  # the master's tests by unit, the tube comparison, the masters'
     "tests/test_stiff_coupling.py",
 ]
 # the metrics' unit tests, alone against the metrics' mutants (mutation/pytest_plugin.py, UNIT_TESTS)
-STUDY_TESTS = ["tests/test_study_metrics.py", "tests/test_study.py"]
+# (and the runs' and the table's unit tests alone against theirs)
+STUDY_TESTS = [
+    "tests/test_study_metrics.py",
+    "tests/test_study_runs.py",
+    "tests/test_study_table.py",
+    "tests/test_study.py",
+]
 # the FMI base class and its state codec, driven in-process (the codec also directly)
-FMI_TESTS = ["tests/fmi/test_state.py", *SLAVES_TESTS]
+# and the variable table's unit tests
+FMI_TESTS = ["tests/fmi/test_state.py", "tests/fmi/test_variables.py", *SLAVES_TESTS]
 PROFILES = {
     # name: (modules mutated (only_mutate), test selection, FMUs prebuilt for the tests, score target)
     "slaves": (

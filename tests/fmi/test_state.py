@@ -94,6 +94,13 @@ class Unslotted(Slotted):
     __module__ = "cfmu_fake.objects"
 
 
+class DeclaredDict:
+    """Slots that name the instance dict and the weak reference slot themselves."""
+
+    __module__ = "cfmu_fake.objects"
+    __slots__ = ("gamma", "__dict__", "__weakref__")
+
+
 class CallableThing:
     __module__ = "cfmu_fake.objects"
 
@@ -125,7 +132,16 @@ def fake_package(monkeypatch):
         modules[name] = types.ModuleType(name)
         monkeypatch.setitem(sys.modules, name, modules[name])
     objects = modules["cfmu_fake.objects"]
-    for cls in (Point, NeedsArguments, Outer, SlotBase, Slotted, Unslotted, CallableThing):
+    for cls in (
+        Point,
+        NeedsArguments,
+        Outer,
+        SlotBase,
+        Slotted,
+        Unslotted,
+        CallableThing,
+        DeclaredDict,
+    ):
         setattr(objects, cls.__name__, cls)
     objects.helper = helper
     modules["cfmu_fake.sub.deep"].Frozen = Frozen
@@ -621,6 +637,15 @@ def test_an_object_with_slots_and_an_instance_dict_keeps_both():
     assert type(back) is Unslotted
     assert (back.alpha, back.zeta, back.extra) == (1.5, (2, "z"), [3.0])
     assert not hasattr(back, "beta")  # an unset slot stays unset
+
+
+def test_slots_naming_the_instance_dict_and_weakref_are_not_attributes():
+    obj = DeclaredDict()
+    obj.gamma, obj.extra = 2.5, "e"
+    assert encode(obj, BUILD)["attrs"] == {"gamma": 2.5, "extra": "e"}
+    back = through_json(obj)
+    assert type(back) is DeclaredDict and (back.gamma, back.extra) == (2.5, "e")
+    assert back.__dict__ == {"extra": "e"}
 
 
 def test_encode_all_is_encode_of_each_value_and_decode_all_its_inverse():

@@ -110,7 +110,7 @@ def read_csv(path, finite=False):
                     raise CsvError(
                         path,
                         f"line {reader.line_num}, column {header[k]!r}: {row[k].strip()!r} is "
-                        f"{'not finite' if values else 'not a number'}",
+                        f"{'not finite' if _is_number(row[k], False) else 'not a number'}",
                     )
                 rows.append(values)
     except UnicodeDecodeError:
