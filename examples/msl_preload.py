@@ -84,7 +84,6 @@ def run(out="results", step=None, fmu_dir=None, stop=100.0, check=False, rtol=DE
         ["Fixed", "ElastoGap", "Mass", "Spring", "Damper", "Force", "Sine"],
     )
     system = build_system(fmu)
-    tolerance = {} if step else dict(rtol=rtol, atol=rtol * 1e-2)
     result, wall, out = examples.simulate(
         system,
         out,
@@ -93,7 +92,7 @@ def run(out="results", step=None, fmu_dir=None, stop=100.0, check=False, rtol=DE
         step=step,
         output_interval=max(step or 0.0, OUTPUT_INTERVAL),
         outputs=SIGNALS,
-        **tolerance,
+        **examples.tolerance(step, rtol),
     )
     msl = examples.reference(NAME)
     if stop < msl.time[-1]:

@@ -43,53 +43,11 @@ def model_description(slave):
             "providesDirectionalDerivative": "false",
         },
     )
-    units = sorted({v.unit for v in table if v.unit})
-    if units:
-        unit_defs = SubElement(root, "UnitDefinitions")
-        for unit in units:
-            node = SubElement(unit_defs, "Unit", {"name": unit})
-            SubElement(node, "BaseUnit", {k: str(e) for k, e in UNITS[unit].items()})
-    cats = SubElement(root, "LogCategories")
-    for name, text in slave.log_categories.items():
-        SubElement(cats, "Category", {"name": name, "description": text})
-    de = getattr(slave, "default_experiment", None)
-    if de is not None:
-        SubElement(
-            root,
-            "DefaultExperiment",
-            {
-                k: repr(float(v))
-                for k, v in (
-                    ("startTime", de.start_time),
-                    ("stopTime", de.stop_time),
-                    ("stepSize", de.step_size),
-                    ("tolerance", de.tolerance),
-                )
-                if v is not None
-            },
-        )
+    unit_categories_experiment(root, slave, {v.unit for v in table if v.unit})
     mv = SubElement(root, "ModelVariables")
     for var in table:
-        a = {
-            "name": var.name,
-            "valueReference": str(var.vr),
-            "description": var.description,
-            "causality": var.causality,
-            "variability": var.variability,
-        }
-        if var.initial:
-            a["initial"] = var.initial
-        sv = SubElement(mv, "ScalarVariable", a)
-        t = {}
-        if var.type == "Real" and var.unit:
-            t["unit"] = var.unit
-        if var.min is not None:
-            t["min"] = fmt(var.min)
-        if var.max is not None:
-            t["max"] = fmt(var.max)
-        if var.causality in ("parameter", "input") or var.initial == "exact":
-            t["start"] = fmt(var.start)
-        SubElement(sv, var.type, t)
+        sv = SubElement(mv, "ScalarVariable", variable_attributes(var))
+        SubElement(sv, var.type, type_attributes(var))
     index = {v.name: v.vr + 1 for v in table}
     ms = SubElement(root, "ModelStructure")
     outs = SubElement(ms, "Outputs")
@@ -113,3 +71,62 @@ def model_description(slave):
                 iu, "Unknown", {"index": str(var.vr + 1), "dependencies": " ".join(map(str, deps))}
             )
     return root
+
+
+def variable_attributes(var):
+    """name, valueReference, description, causality, variability (and initial) of a variable:
+    the same in both standards."""
+    a = {
+        "name": var.name,
+        "valueReference": str(var.vr),
+        "description": var.description,
+        "causality": var.causality,
+        "variability": var.variability,
+    }
+    if var.initial:
+        a["initial"] = var.initial
+    return a
+
+
+def type_attributes(var):
+    """unit, min, max and start of a variable (FMI 2.0: on its type element; FMI 3.0: on the
+    variable)."""
+    t = {}
+    if var.type == "Real" and var.unit:
+        t["unit"] = var.unit
+    if var.min is not None:
+        t["min"] = fmt(var.min)
+    if var.max is not None:
+        t["max"] = fmt(var.max)
+    if var.causality in ("parameter", "input") or var.initial == "exact":
+        t["start"] = fmt(var.start)
+    return t
+
+
+def unit_categories_experiment(root, slave, units):
+    """The UnitDefinitions of `units`, the LogCategories and the DefaultExperiment of `slave`,
+    in this order (both standards)."""
+    if units:
+        unit_defs = SubElement(root, "UnitDefinitions")
+        for unit in sorted(units):
+            node = SubElement(unit_defs, "Unit", {"name": unit})
+            SubElement(node, "BaseUnit", {k: str(e) for k, e in UNITS[unit].items()})
+    cats = SubElement(root, "LogCategories")
+    for name, text in slave.log_categories.items():
+        SubElement(cats, "Category", {"name": name, "description": text})
+    de = getattr(slave, "default_experiment", None)
+    if de is not None:
+        SubElement(
+            root,
+            "DefaultExperiment",
+            {
+                k: repr(float(v))
+                for k, v in (
+                    ("startTime", de.start_time),
+                    ("stopTime", de.stop_time),
+                    ("stepSize", de.step_size),
+                    ("tolerance", de.tolerance),
+                )
+                if v is not None
+            },
+        )

@@ -13,7 +13,7 @@ Generic: names no component and no physical domain. Only the standard library is
 import uuid
 from xml.etree.ElementTree import Element, SubElement
 
-from .variables import UNITS, fmt
+from .model_description import type_attributes, unit_categories_experiment, variable_attributes
 
 TYPES = {"Real": "Float64", "Integer": "Int32", "Boolean": "Boolean"}
 
@@ -61,31 +61,7 @@ def model_description(slave):
             "hasEventMode": "false",
         },
     )
-    units = sorted({v.unit for v in table if v.unit} | {"s"})
-    if units:
-        unit_defs = SubElement(root, "UnitDefinitions")
-        for unit in units:
-            node = SubElement(unit_defs, "Unit", {"name": unit})
-            SubElement(node, "BaseUnit", {k: str(e) for k, e in UNITS[unit].items()})
-    cats = SubElement(root, "LogCategories")
-    for name, text in slave.log_categories.items():
-        SubElement(cats, "Category", {"name": name, "description": text})
-    de = getattr(slave, "default_experiment", None)
-    if de is not None:
-        SubElement(
-            root,
-            "DefaultExperiment",
-            {
-                k: repr(float(v))
-                for k, v in (
-                    ("startTime", de.start_time),
-                    ("stopTime", de.stop_time),
-                    ("stepSize", de.step_size),
-                    ("tolerance", de.tolerance),
-                )
-                if v is not None
-            },
-        )
+    unit_categories_experiment(root, slave, {v.unit for v in table if v.unit} | {"s"})
     mv = SubElement(root, "ModelVariables")
     SubElement(
         mv,
@@ -100,24 +76,7 @@ def model_description(slave):
         },
     )
     for var in table:
-        a = {
-            "name": var.name,
-            "valueReference": str(var.vr),
-            "description": var.description,
-            "causality": var.causality,
-            "variability": var.variability,
-        }
-        if var.initial:
-            a["initial"] = var.initial
-        if var.type == "Real" and var.unit:
-            a["unit"] = var.unit
-        if var.min is not None:
-            a["min"] = fmt(var.min)
-        if var.max is not None:
-            a["max"] = fmt(var.max)
-        if var.causality in ("parameter", "input") or var.initial == "exact":
-            a["start"] = fmt(var.start)
-        SubElement(mv, TYPES[var.type], a)
+        SubElement(mv, TYPES[var.type], {**variable_attributes(var), **type_attributes(var)})
     by_name = {v.name: v for v in table}
     ms = SubElement(root, "ModelStructure")
     outputs = [v for v in table if v.causality == "output"]

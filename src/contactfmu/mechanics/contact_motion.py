@@ -292,8 +292,9 @@ def _locate(f, lo, hi, fhi):
 
 
 def earliest_crossing(piece, guards, horizon):
-    """(time, index) of the guard (alpha, beta, level, inside) whose region the motion leaves
-    first (first_crossing of each; a tie goes to the earlier guard); None if it leaves none.
+    """(time, index) of the guard (alpha, beta, level, inside, ...: further entries, such as the
+    event a caller names it by, are ignored) whose region the motion leaves first
+    (first_crossing of each; a tie goes to the earlier guard); None if it leaves none.
 
     Only the guard whose bracket ends first is located (_locate); another is located only if the
     motion is already outside it at that crossing (its function is monotone over its bracket:
@@ -301,7 +302,7 @@ def earliest_crossing(piece, guards, horizon):
     elastic contact under continuous friction crosses a friction band at every segment: this
     locates one crossing per segment, not one per guard."""
     brackets = []
-    for index, (alpha, beta, level, inside) in enumerate(guards):
+    for index, (alpha, beta, level, inside, *_) in enumerate(guards):
         f = _signed(piece, alpha, beta, level, inside)
         bracket = _bracket(piece, f, alpha, beta, horizon)
         if bracket is not None:

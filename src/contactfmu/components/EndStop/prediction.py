@@ -111,7 +111,7 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
             return pred
         piece, guards = _piece(stop, sf, x, w, mu, g - fric0 / mu, damp, p)
         guards = [*guards, *band_guards]
-        best = earliest_crossing(piece, [guard[:4] for guard in guards], times[-1] - t)
+        best = earliest_crossing(piece, guards, times[-1] - t)
         if best is not None:
             best = (best[0], guards[best[1]][4])
         while k < len(times) and (best is None or times[k] - t <= best[0]):
