@@ -122,7 +122,7 @@ def main(argv=None):
         lambda: study.run(tmp / "serial.csv", workers=0, trajectories=True, progress=False)
     )
     t0 = time.perf_counter()
-    cluster = local_cluster(args.workers)
+    cluster = local_cluster(args.workers, str(tmp / "dask"))
     client = Client(cluster)
     client.wait_for_workers(args.workers)
     t_start = time.perf_counter() - t0

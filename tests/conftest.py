@@ -45,6 +45,18 @@ def fmu_dir(tmp_path_factory):
     return out
 
 
+@pytest.fixture(scope="session")
+def fmu3_dir(tmp_path_factory):
+    """Every FMU as an FMI 3.0 co-simulation FMU, freshly built (and validated)."""
+    from contactfmu.build import build_all3
+
+    out = tmp_path_factory.mktemp("fmus3")
+    results = build_all3(out, progress=None)
+    bad = {n: p for n, (_, p) in results.items() if p}
+    assert not bad, bad
+    return out
+
+
 _exit_status = []
 
 

@@ -73,8 +73,9 @@ def executions(log):
 
 
 @pytest.fixture(scope="module")
-def cluster():
-    """A LocalCluster of 2 worker processes, one thread each, and its client."""
+def cluster(tmp_path_factory):
+    """A LocalCluster of 2 worker processes, one thread each, and its client (the workers'
+    folders in pytest's temporary folder, not dask's <tmp>/dask-scratch-space)."""
     from distributed import Client, LocalCluster
 
     c = LocalCluster(
@@ -83,6 +84,7 @@ def cluster():
         processes=True,
         dashboard_address="127.0.0.1:0",
         silence_logs=logging.ERROR,
+        local_directory=str(tmp_path_factory.mktemp("dask")),
     )
     client = Client(c)
     yield client
@@ -623,6 +625,7 @@ def test_a_run_whose_workers_keep_dying_is_lost_and_run_again_on_resume(fmus, tm
                 processes=True,
                 dashboard_address="127.0.0.1:0",
                 silence_logs=logging.CRITICAL,
+                local_directory=str(tmp_path / "dask"),
             ) as c,
             Client(c) as client,
         ):

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from . import components, pages, validation
 from .fmi import terminals
-from .fmi.shim import DEFINES
+from .fmi.shim import DEFINES, DEFINES3
 
 PACKAGE = Path(__file__).resolve().parent
 SHIM_SOURCE = PACKAGE / "fmi" / "fmi2_status_shim.c"
@@ -116,9 +116,10 @@ def compile_shim(dest, source=SHIM_SOURCE):
     """Compile the status shim (FMI 2.0, or `source` SHIM3_SOURCE: FMI 3.0) into `dest` (a shared
     library) with the system C compiler."""
     cc = os.environ.get("CC", "gcc")
-    defines = (
-        [f"-D{key}={value}" for key, value in DEFINES.items()] if source == SHIM_SOURCE else []
-    )
+    defines = [
+        f"-D{key}={value}"
+        for key, value in (DEFINES if source == SHIM_SOURCE else DEFINES3).items()
+    ]
     cmd = [
         cc,
         "-std=c99",

@@ -20,6 +20,7 @@ from ..conventions import (
 from ..fmi.slave import Slave
 from ..fmi.terminals import SIGNAL, Member, Terminal, flow_kind
 from ..fmi.variables import inp, out
+from ..mechanics.contact_motion import first_change
 
 # The connector types of the documentation, as terminalKind of a flange's terminal (FMI 3.0 names
 # the first as its example of a terminalKind)
@@ -261,3 +262,51 @@ class TranslationalSlave(Slave):
         -flange_a.f, and their first time derivatives."""
         self.f, self.flange_b_f, self.flange_a_f = f, f, -f
         self.der_f, self.der_flange_b_f, self.der_flange_a_f = rate, rate, -rate
+
+    # ---- events of a contact element (fmi.slave.Slave.step) ----------------------------------
+
+    def coupled_event(self, coupler, count, t, h):
+        """The time of the first event after t + event_resolution(t) in the step [t, t + h] of
+        an element with the inertia-aware coupling (contact_motion.Coupler.first_event; count:
+        the law's number of events from a motion up to a time), None if none."""
+        start = self.event_resolution(t)
+        if not start < h:
+            return None
+        offset = coupler.first_event(count, start, h)
+        if offset is None:
+            return None
+        event = t + offset
+        while event - t < offset:  # the step to the event reaches it (t + offset rounds down)
+            event = math.nextafter(event, math.inf)
+        return event
+
+    def commit_coupled(self, coupler, t, h, event, x, w):
+        """Commit the coupled step [t, t + h] from the bodies' motion (x, w), ended at `event` if
+        the step stops there. The element plans each step with the last one's length (it learns a
+        step's length only when it is taken); after an early return it plans with what an
+        importer that allowed it takes next (fmpy, fmusim): the rest of the step asked for, then
+        the step asked for before the early returns again."""
+        if self.stops_at(t, h, event):
+            coupler.resume_h = coupler.resume_h or h
+            coupler.commit(event - t, self._predict, x, w, self._delivered, t + h - event)
+        else:
+            resume, coupler.resume_h = coupler.resume_h, 0.0
+            coupler.commit(h, self._predict, x, w, self._delivered, resume)
+
+    def extrapolated_event(self, region, x, w, a, t, h):
+        """The time of the first change of region(x, w), the element's law state at the relative
+        motion (x, w), along the motion its inputs give over the step (position x, velocity w,
+        acceleration a held), after t + event_resolution(t); None if none. Exact where the region
+        changes once between the turning points of that motion (a contact by position)."""
+        start = self.event_resolution(t)
+        if not start < h:
+            return None
+
+        def at(tau):
+            return region(x + tau * (w + 0.5 * tau * a), w + tau * a)
+
+        before = at(start)
+        turn = -w / a if a else -1.0
+        ends = (turn, h) if start < turn < h else (h,)
+        offset = first_change(lambda tau: at(tau) != before, start, ends)
+        return None if offset is None else t + offset

@@ -59,6 +59,14 @@ _EXTRACTED = {}  # (FMU path, mtime, size) -> its unzip directory, for the life 
 _EXTRACT_ROOT = []  # the folder of those directories (created on first use)
 
 
+def extract_into(folder):
+    """Unzip the FMUs of this process into `folder` from now on (created if missing), not into
+    a folder of the temporary directory removed at exit: for a process that does not end
+    through atexit (a dask worker, stopped by its nanny), a folder its owner removes."""
+    os.makedirs(folder, exist_ok=True)
+    _EXTRACT_ROOT[:] = [str(folder)]
+
+
 def extracted(path):
     """The FMU's unzip directory, extracted once per process and FMU file version. pythonfmu's
     library can never be unloaded (GNU-unique symbols), so every fresh extraction would load

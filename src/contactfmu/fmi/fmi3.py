@@ -16,6 +16,7 @@ as an error, and the FMI 3.0 status shim (fmi3_status_shim.c) makes the call ret
 Generic: names no component and no physical domain. Only the standard library is imported."""
 
 from .model_description3 import model_description, time_vr
+from .shim import CONTROL_VR, EARLY_RETURN_ALLOWED, EVENT_IN_STEP, EVENT_MODE_USED, RETURNED_EARLY
 
 OK, WARNING, DISCARD, ERROR, FATAL = range(5)  # fmi3Status (the same numbers as fmi2Status)
 
@@ -71,15 +72,34 @@ class Fmi3Slave:
         return StepResult(OK if done else DISCARD)
 
     def update_discrete_states(self):
-        """fmi3UpdateDiscreteStates: the slave has no event of its own to handle (hasEventMode is
-        false; fmusim --event-mode-used calls it all the same)."""
+        """fmi3UpdateDiscreteStates: the event that ended the step is taken already (the state at
+        an early return is the one just after it), so nothing is left to update."""
         return DiscreteStates()
 
     def get_float64(self, vrs):
         t = time_vr(self.variable_table())
-        if t in vrs:
-            return [self.time if vr == t else self.get_real([vr])[0] for vr in vrs]
+        if t in vrs or CONTROL_VR in vrs:
+            return [self.time if vr in (t, CONTROL_VR) else self.get_real([vr])[0] for vr in vrs]
         return self.get_real(vrs)
+
+    # the status shim's channel (shim.CONTROL_VR): the importer's permissions in, the step's
+    # end out
+    def get_boolean(self, vrs):
+        if vrs and vrs[0] >= CONTROL_VR:
+            flags = {
+                RETURNED_EARLY: self.returned_early,
+                EVENT_IN_STEP: self.step_event is not None,
+            }
+            return [flags.get(vr - CONTROL_VR, False) for vr in vrs]
+        return super().get_boolean(vrs)
+
+    def set_boolean(self, vrs, values):
+        if vrs and vrs[0] >= CONTROL_VR:
+            allowed = dict(zip((vr - CONTROL_VR for vr in vrs), values))
+            self.stop_at_events = bool(allowed.get(EARLY_RETURN_ALLOWED, False))
+            self.report_events = self.stop_at_events or bool(allowed.get(EVENT_MODE_USED, False))
+            return None
+        return super().set_boolean(vrs, values)
 
     def set_float64(self, vrs, values):
         return self.set_real(vrs, values)

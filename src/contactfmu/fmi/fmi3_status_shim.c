@@ -18,8 +18,15 @@
  *    configuration mode) answers fmi3Error with a message, or NULL for the other instantiation
  *    functions, without reaching pythonfmu3's library.
  *
- * Not done yet (docs/fmi3.md): early return and events in fmi3DoStep, finding libpython in a
- * host that has none (the FMI 2.0 shim's "finding libpython").
+ *  - early return and events in fmi3DoStep, which pythonfmu3's library does not have: the shim
+ *    hands the importer's permissions (earlyReturnAllowed, eventModeUsed) to the slave through
+ *    value references of its own (CONTROL_VR), and after each step reads from the slave the time
+ *    it reached and whether it ended at an event, to answer earlyReturn, lastSuccessfulTime and
+ *    eventHandlingNeeded; with an intermediate-update callback it asks the importer at each
+ *    event whether to return there, and goes on to the step's end if not.
+ *
+ * Not done yet (docs/fmi3.md): finding libpython in a host that has none (the FMI 2.0 shim's
+ * "finding libpython").
  *
  * The FMI 3.0 types are declared here from the standard's ABI (fmi3PlatformTypes: bool,
  * uint32_t value references, double, int32_t, void pointers); only the C standard library and
@@ -68,12 +75,22 @@ typedef void (*fmi3ClockUpdateCallback)(fmi3InstanceEnvironment);
 typedef void (*fmi3LockPreemptionCallback)(void);
 typedef void (*fmi3UnlockPreemptionCallback)(void);
 
-/* One instance: the inner (pythonfmu3) instance and the host's logger. */
+#ifndef CONTACTFMU_CONTROL_VR
+#error "compile with -DCONTACTFMU_CONTROL_VR=<contactfmu.fmi.shim.CONTROL_VR>u (contactfmu.build does)"
+#endif
+/* The slave's channel for the shim (contactfmu/fmi/shim.py): Booleans set: early return allowed,
+   event mode used; Booleans read after a step: it returned early, an event happened in it; the
+   Float64 read after a step: the time it reached. */
+#define CONTROL_VR ((fmi3ValueReference)CONTACTFMU_CONTROL_VR)
+
+/* One instance: the inner (pythonfmu3) instance, the host's logger and its permissions. */
 typedef struct {
     fmi3Instance inner;
     fmi3LogMessageCallback log;
     fmi3InstanceEnvironment env;
     unsigned long errors; /* messages of status fmi3Error or worse the slave logged so far */
+    fmi3Boolean early_return_allowed, event_mode_used;
+    fmi3IntermediateUpdateCallback update; /* NULL: the importer takes no intermediate update */
 } Shim;
 
 /* ---- the inner library: the functions forwarded ------------------------------------------
@@ -95,12 +112,16 @@ typedef struct {
     X(fmi3SerializedFMUStateSize, (fmi3FMUState state, size_t* size), (state, size)) \
     X(fmi3SerializeFMUState, (fmi3FMUState state, fmi3Byte bytes[], size_t size), (state, bytes, size)) \
     X(fmi3DeserializeFMUState, (const fmi3Byte bytes[], size_t size, fmi3FMUState* state), (bytes, size, state)) \
-    X(fmi3UpdateDiscreteStates, (fmi3Boolean* needUpdate, fmi3Boolean* terminate, fmi3Boolean* nominalsChanged, fmi3Boolean* valuesChanged, fmi3Boolean* nextDefined, fmi3Float64* next), (needUpdate, terminate, nominalsChanged, valuesChanged, nextDefined, next)) \
-    X(fmi3DoStep, (fmi3Float64 t, fmi3Float64 h, fmi3Boolean noSetPrior, fmi3Boolean* eventNeeded, fmi3Boolean* terminate, fmi3Boolean* earlyReturn, fmi3Float64* lastTime), (t, h, noSetPrior, eventNeeded, terminate, earlyReturn, lastTime))
+    X(fmi3UpdateDiscreteStates, (fmi3Boolean* needUpdate, fmi3Boolean* terminate, fmi3Boolean* nominalsChanged, fmi3Boolean* valuesChanged, fmi3Boolean* nextDefined, fmi3Float64* next), (needUpdate, terminate, nominalsChanged, valuesChanged, nextDefined, next))
 
 /* those without a further parameter */
 #define FORWARDED0(X) X(fmi3ExitInitializationMode) X(fmi3EnterEventMode) X(fmi3EnterStepMode) \
-    X(fmi3Terminate) X(fmi3Reset)
+    X(fmi3Terminate)
+
+/* the inner functions the shim calls from its own fmi3DoStep and fmi3Reset */
+#define WRAPPED(X) \
+    X(fmi3DoStep, (fmi3Float64 t, fmi3Float64 h, fmi3Boolean noSetPrior, fmi3Boolean* eventNeeded, fmi3Boolean* terminate, fmi3Boolean* earlyReturn, fmi3Float64* lastTime), ()) \
+    X(fmi3Reset, (), ())
 
 /* the functions answered with fmi3Error: X(name, parameters after the instance) */
 #define REFUSED(X) \
@@ -156,6 +177,7 @@ static free_fn p_fmi3FreeInstance = NULL;
 #define DECLARE(name, ...) static void* p_##name = NULL;
 FORWARDED(DECLARE)
 FORWARDED0(DECLARE)
+WRAPPED(DECLARE)
 
 static void* inner_library = NULL;
 static char load_error[4096] = "";
@@ -186,6 +208,7 @@ static int load_inner(void)
         if (inner_library && !(p_##name = dlsym(inner_library, #name))) missing = 1;
         FORWARDED(RESOLVE)
         FORWARDED0(RESOLVE)
+        WRAPPED(RESOLVE)
         if (inner_library) {
             p_fmi3InstantiateCoSimulation = (instantiate_fn)dlsym(inner_library, "fmi3InstantiateCoSimulation");
             p_fmi3FreeInstance = (free_fn)dlsym(inner_library, "fmi3FreeInstance");
@@ -215,6 +238,20 @@ static void say(Shim* s, fmi3Status status, const char* text)
     if (s && s->log) s->log(s->env, status, status >= fmi3Error ? "logStatusError" : "logAll", text);
 }
 
+typedef fmi3Status (*set_boolean_fn)(fmi3Instance, const fmi3ValueReference*, size_t, const fmi3Boolean*, size_t);
+typedef fmi3Status (*get_boolean_fn)(fmi3Instance, const fmi3ValueReference*, size_t, fmi3Boolean*, size_t);
+typedef fmi3Status (*get_float64_fn)(fmi3Instance, const fmi3ValueReference*, size_t, fmi3Float64*, size_t);
+typedef fmi3Status (*do_step_fn)(fmi3Instance, fmi3Float64, fmi3Float64, fmi3Boolean, fmi3Boolean*, fmi3Boolean*,
+                                 fmi3Boolean*, fmi3Float64*);
+
+/* The importer's permissions to the slave (after instantiation and reset). */
+static fmi3Status tell_permissions(Shim* s)
+{
+    const fmi3ValueReference vr[2] = {CONTROL_VR, CONTROL_VR + 1};
+    const fmi3Boolean allowed[2] = {s->early_return_allowed, s->event_mode_used};
+    return ((set_boolean_fn)p_fmi3SetBoolean)(s->inner, vr, 2, allowed, 2);
+}
+
 /* ---- the FMI 3.0 functions ----------------------------------------------------------------- */
 
 EXPORT const char* fmi3GetVersion(void) { return "3.0"; }
@@ -226,11 +263,13 @@ EXPORT fmi3Instance fmi3InstantiateCoSimulation(
     fmi3InstanceEnvironment instanceEnvironment, fmi3LogMessageCallback logMessage,
     fmi3IntermediateUpdateCallback intermediateUpdate)
 {
-    (void)intermediateUpdate; /* providesIntermediateUpdate="false" */
     Shim* s = (Shim*)calloc(1, sizeof(Shim));
     if (!s) return NULL;
     s->log = logMessage;
     s->env = instanceEnvironment;
+    s->early_return_allowed = earlyReturnAllowed;
+    s->event_mode_used = eventModeUsed;
+    s->update = intermediateUpdate;
     if (!load_inner()) {
         say(s, fmi3Error, load_error);
         free(s);
@@ -239,7 +278,8 @@ EXPORT fmi3Instance fmi3InstantiateCoSimulation(
     s->inner = p_fmi3InstantiateCoSimulation(instanceName, instantiationToken, resourcePath, visible, loggingOn,
                                              eventModeUsed, earlyReturnAllowed, requiredIntermediateVariables,
                                              nRequiredIntermediateVariables, s, shim_log, NULL);
-    if (!s->inner) {
+    if (!s->inner || tell_permissions(s) >= fmi3Error) {
+        if (s->inner) p_fmi3FreeInstance(s->inner);
         free(s);
         return NULL;
     }
@@ -300,6 +340,84 @@ EXPORT void fmi3FreeInstance(fmi3Instance instance)
     }
 FORWARDED(FORWARD)
 FORWARDED0(FORWARD0)
+
+EXPORT fmi3Status fmi3Reset(fmi3Instance instance)
+{
+    Shim* s = (Shim*)instance;
+    if (!s) return fmi3Error;
+    unsigned long before = s->errors;
+    fmi3Status status = ((fmi3Status (*)(fmi3Instance))p_fmi3Reset)(s->inner);
+    if (status < fmi3Error) { /* pythonfmu3 made a new slave: it has the permissions again */
+        fmi3Status told = tell_permissions(s);
+        if (told > status) status = told;
+    }
+    return status < fmi3Error && s->errors > before ? fmi3Error : status;
+}
+
+/* fmi3DoStep: the slave steps to the end, or, allowed to, to the first event in the step (the
+   shim reads which). With an intermediate-update callback, the importer decides at each event
+   whether the step returns there (earlyReturnRequested; an earlyReturnTime after the event: the
+   step returns at that time, or at an event before it) or goes on. */
+EXPORT fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoint,
+                             fmi3Float64 communicationStepSize, fmi3Boolean noSetFMUStatePriorToCurrentPoint,
+                             fmi3Boolean* eventHandlingNeeded, fmi3Boolean* terminateSimulation,
+                             fmi3Boolean* earlyReturn, fmi3Float64* lastSuccessfulTime)
+{
+    Shim* s = (Shim*)instance;
+    if (!s) return fmi3Error;
+    fmi3Boolean event = false, early = false, terminate = false;
+    const fmi3Float64 end = currentCommunicationPoint + communicationStepSize;
+    fmi3Float64 now = currentCommunicationPoint, target = end, h = communicationStepSize;
+    fmi3Status status = fmi3OK;
+    for (;;) {
+        unsigned long before = s->errors;
+        fmi3Boolean inner_event = false, inner_terminate = false, inner_early = false;
+        fmi3Float64 inner_last = now;
+        fmi3Status st = ((do_step_fn)p_fmi3DoStep)(s->inner, now, h, noSetFMUStatePriorToCurrentPoint,
+                                                   &inner_event, &inner_terminate, &inner_early, &inner_last);
+        if (st < fmi3Error && s->errors > before) st = fmi3Error;
+        if (st > status) status = st;
+        terminate = terminate || inner_terminate;
+        /* the time the slave reached and whether it stopped at an event */
+        const fmi3ValueReference tvr = CONTROL_VR;
+        const fmi3ValueReference fvr[2] = {CONTROL_VR + 2, CONTROL_VR + 3};
+        fmi3Float64 reached = now;
+        fmi3Boolean flags[2] = {false, false};
+        if (((get_float64_fn)p_fmi3GetFloat64)(s->inner, &tvr, 1, &reached, 1) >= fmi3Error ||
+            ((get_boolean_fn)p_fmi3GetBoolean)(s->inner, fvr, 2, flags, 2) >= fmi3Error) {
+            if (status < fmi3Error) status = fmi3Error;
+        }
+        now = reached;
+        if (st >= fmi3Discard) break; /* the step failed: lastSuccessfulTime is where it stopped */
+        event = event || flags[1];
+        if (!flags[0] || now >= target) {
+            early = now < end;
+            break;
+        }
+        /* stopped at an event before the target */
+        if (s->update) {
+            fmi3Boolean requested = false;
+            fmi3Float64 when = now;
+            s->update(s->env, now, false, true, true, true, &requested, &when);
+            if (requested) {
+                if (!(when > now)) {
+                    early = true;
+                    break;
+                }
+                if (when < target) target = when;
+            }
+            h = target - now;
+            continue;
+        }
+        early = true;
+        break;
+    }
+    if (eventHandlingNeeded) *eventHandlingNeeded = s->event_mode_used && event && status < fmi3Discard;
+    if (terminateSimulation) *terminateSimulation = terminate;
+    if (earlyReturn) *earlyReturn = early && status < fmi3Discard;
+    if (lastSuccessfulTime) *lastSuccessfulTime = now;
+    return status;
+}
 
 /* Not implemented by the slaves: fmi3Error and a message naming the function. */
 #define REFUSE(name, params) \

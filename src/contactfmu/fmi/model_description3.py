@@ -4,9 +4,10 @@ Int32, Boolean), causalities, variabilities, start values, units, min/max, descr
 dependencies (FMI 3.0 names them by value reference), a DefaultExperiment, and the independent
 variable `time` that FMI 3.0 requires.
 
-Declared as what the FMI 3 build runs today (pythonfmu3's library behind fmi3.Fmi3Slave): no
-event mode, no early return, no intermediate update, no output derivatives (FMI 3.0 co-simulation
-has no input derivatives).
+Declared as what the FMI 3 build runs (pythonfmu3's library behind fmi3.Fmi3Slave and the status
+shim): event mode for every FMU; early return and intermediate update for a slave with events
+(HAS_EVENTS: fmi3_status_shim.c's fmi3DoStep); no output derivatives (FMI 3.0 co-simulation has no
+input derivatives).
 
 Generic: names no component and no physical domain. Only the standard library is imported."""
 
@@ -28,6 +29,7 @@ def model_description(slave):
     """The fmiModelDescription element (FMI 3.0) of `slave` (an instance of a fmi.slave.Slave
     subclass)."""
     table = slave.variable_table()
+    events = "true" if slave.HAS_EVENTS else "false"
     root = Element(
         "fmiModelDescription",
         {
@@ -55,10 +57,12 @@ def model_description(slave):
             "providesAdjointDerivatives": "false",
             "canHandleVariableCommunicationStepSize": "true",
             "maxOutputDerivativeOrder": "0",
-            "providesIntermediateUpdate": "false",
-            "mightReturnEarlyFromDoStep": "false",
-            "canReturnEarlyAfterIntermediateUpdate": "false",
-            "hasEventMode": "false",
+            # events (a slave with HAS_EVENTS: fmi3_status_shim.c's fmi3DoStep); every FMU can
+            # be stepped in event mode (it then has nothing to update)
+            "providesIntermediateUpdate": events,
+            "mightReturnEarlyFromDoStep": events,
+            "canReturnEarlyAfterIntermediateUpdate": events,
+            "hasEventMode": "true",
         },
     )
     unit_categories_experiment(root, slave, {v.unit for v in table if v.unit} | {"s"})

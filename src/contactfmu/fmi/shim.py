@@ -1,5 +1,5 @@
-"""What the slaves share with the C status shim (fmi2_status_shim.c, compiled by contactfmu.build
-with these values as -D definitions): defined here once.
+"""What the slaves share with the C status shims (fmi2_status_shim.c, fmi3_status_shim.c, compiled
+by contactfmu.build with these values as -D definitions): defined here once.
 
 Generic: names no component and no physical domain. Only the standard library is imported."""
 
@@ -7,5 +7,14 @@ Generic: names no component and no physical domain. Only the standard library is
 # slave as fmi2SetReal / fmi2GetReal of value reference vr + DERIVATIVE_VR
 DERIVATIVE_VR = 536870912
 
-# the -D definitions the shim is compiled with (it refuses to compile without them)
+# FMI 3.0 (fmi3_status_shim.c): the shim's own channel to the slave, value references in no model
+# description. The shim sets the Booleans CONTROL_VR (earlyReturnAllowed) and CONTROL_VR + 1
+# (eventModeUsed) after fmi3InstantiateCoSimulation and fmi3Reset, and reads after each doStep
+# the Float64 CONTROL_VR (the time the step reached) and the Booleans CONTROL_VR + 2 (the step
+# ended early, at an event) and CONTROL_VR + 3 (an event happened in the step).
+CONTROL_VR = 1610612736
+EARLY_RETURN_ALLOWED, EVENT_MODE_USED, RETURNED_EARLY, EVENT_IN_STEP = range(4)
+
+# the -D definitions the shims are compiled with (they refuse to compile without them)
 DEFINES = {"CONTACTFMU_DERIVATIVE_VR": f"{DERIVATIVE_VR}u"}
+DEFINES3 = {"CONTACTFMU_CONTROL_VR": f"{CONTROL_VR}u"}

@@ -115,6 +115,7 @@ class Slave(Fmi2Slave):
     INPUT_DERIVATIVES = False
     STEP_USES_OUTPUTS = True  # False: step() reads inputs and state only, so doStep need not bring
     #                            the outputs up to date first (one compute_outputs per step saved)
+    HAS_EVENTS = False  # True: step() reports events (see step); FMI 3.0: may return early at them
     RECORDED_READ = None  # (attribute, outputs): a get of one of the outputs (attribute names)
     #                            records the attribute's value as the importer read it (self._delivered)
 
@@ -132,6 +133,12 @@ class Slave(Fmi2Slave):
         for attr in ("description", "author", "version", "license", "default_experiment"):
             setattr(self, attr, getattr(type(self), attr, None))  # Fmi2Slave sets them to None
         table = self.variable_table()
+        # events (FMI 3.0 early return and event mode; fmi3.Fmi3Slave sets them from the importer's
+        # permissions): report_events asks step() for the time of the first event in the step,
+        # stop_at_events to end the step there; after a doStep, step_event is that time (None: none)
+        # and returned_early whether the step ended there, before its requested end
+        self.report_events = self.stop_at_events = self.returned_early = False
+        self.step_event = None
         self._infra = set(self.__dict__) | {"_infra"}
         # all model values live in plain attributes; everything set from here on is state
         for var in table:
@@ -224,7 +231,23 @@ class Slave(Fmi2Slave):
         """Update the outputs that depend directly on inputs (feed-through)."""
 
     def step(self, t, h):
-        """Advance the internal state over [t, t + h]; stateless elements need nothing here."""
+        """Advance the internal state over [t, t + h]; stateless elements need nothing here.
+
+        A slave with events (a contact closing or opening, an impact, a stick/slip change): when
+        report_events is set, return the time of the first event after t + event_resolution(t)
+        within the step (None: none), and when stop_at_events is set too, end the step there
+        (the state and outputs of that instant, the event taken). Never an event at t itself: a
+        step that ended at an event starts with it taken."""
+
+    @staticmethod
+    def event_resolution(t):
+        """Events closer than this to a step's start are taken within the step, not returned
+        early at: a Zeno sequence (a bounce series) ends in finitely many early returns."""
+        return 1e-9 * max(1.0, abs(t))
+
+    def stops_at(self, t, h, event):
+        """Whether the step [t, t + h] ends at the event at time `event` (None: no event)."""
+        return self.stop_at_events and event is not None and event < t + h
 
     def remedy(self, step_size):
         """Hint appended to the message of a non-finite output: what the user can change (e.g.
@@ -437,8 +460,12 @@ class Slave(Fmi2Slave):
             self._step_size = step_size
             if self._stale and self._step_uses_outputs and not self._compute("fmi2DoStep"):
                 return False
-            self.step(current_time, step_size)
-            self.time = end
+            event = self.step(current_time, step_size)
+            self.step_event, self.returned_early = (
+                event,
+                self.stops_at(current_time, step_size, event),
+            )
+            self.time = event if self.returned_early else end
             self._fresh = False  # the inputs held now describe the step's start
             self.compute_outputs()  # _finish, inlined on the hot path
             self._stale = False

@@ -322,6 +322,20 @@ def earliest_crossing(piece, guards, horizon):
     return best
 
 
+def first_change(changed, start, ends):
+    """The earliest float time after `start` at which changed(t) is true, changed(start) being
+    false: the ends of the stretches (ascending, the last one the horizon) are tried in turn and
+    the change is located (_locate) in the first stretch whose end shows it; None if none does.
+    Exact where changed() is monotone within each stretch (a count of changes, or a region of a
+    motion monotone between the ends)."""
+    lo = start
+    for hi in ends:
+        if hi > lo and changed(hi):
+            return _locate(lambda t: -1.0 if changed(t) else 1.0, lo, hi, -1.0)
+        lo = max(lo, hi)
+    return None
+
+
 def reduced_mass(m_a, m_b):
     """Reduced mass of two bodies; 0 stands for a fixed body (infinite mass). None if both are fixed."""
     inv = (1.0 / m_a if m_a > 0.0 else 0.0) + (1.0 / m_b if m_b > 0.0 else 0.0)
@@ -350,18 +364,19 @@ def deadbeat_acceleration(x0, w0, x2, w2, h):
     return (x2 - x0 - 1.5 * h * w0 - 0.5 * h * w2) / (h * h)
 
 
-def advance_shadow(shadow, h, predict):
+def advance_shadow(shadow, h, predict, at_event=False):
     """The shadow one step of length h later, and the prediction that moved it.
 
     shadow: None or (x, w, free_steps, state): the law's relative motion, the number of steps it
     spent entirely without transmitting a force, and the law's discrete state (None if it has
     none). Returns (shadow, prediction); the shadow is None once it has been free for two steps
-    (the bodies have caught up with it and the actual motion is the law's again)."""
+    (the bodies have caught up with it and the actual motion is the law's again). at_event: the
+    step ended early at an event of the law (its region changes there): not a free step."""
     if shadow is None:
         return None, None
     prediction = predict(shadow[0], shadow[1], shadow[3], (h,))
     x, w, *rest = prediction[0][0]
-    free = shadow[2] + 1 if prediction[1] is None else 0
+    free = shadow[2] + 1 if prediction[1] is None and not at_event else 0
     return (None if free >= 2 else (x, w, free, rest[0] if rest else None)), prediction
 
 
@@ -540,7 +555,7 @@ def follow(x, w, mu, g, times, classify, law, exact=False):
         piece = Piece(x, w, mu, g, c, d, xe)
         crossing = earliest_crossing(piece, exits, times[-1] - t)
         tc = None if crossing is None else crossing[0]
-        while k < len(times) and (tc is None or times[k] - t <= tc):
+        while k < len(times) and (tc is None or times[k] - t < tc):
             out.append(piece.state(times[k] - t))
             k += 1
         if tc is None:
@@ -717,6 +732,7 @@ class Coupler:
     (it only pushes the bodies apart); the held force is then never > 0 either (couple)."""
 
     pushes_only = False  # (also for a state saved before the attribute existed)
+    plan_next = resume_h = 0.0
 
     def __init__(self, mu, default_h):
         self.mu, self.default_h = mu, default_h
@@ -726,6 +742,8 @@ class Coupler:
         self.expected = None
         self.state = self.pending_state = self.moved = None
         self.starts_late = True
+        self.plan_next = 0.0  # see commit()
+        self.resume_h = 0.0  # the step an importer asked for before it returned early (events)
 
     def motion(self, x, w, fresh):
         """The bodies' relative motion now: (x, w), the inputs, if they were set since the last step
@@ -743,20 +761,26 @@ class Coupler:
         def law(x0, w0, state, times):
             return predict(x0, w0, g, state, times)
 
+        at_event = self.plan_next > 0.0  # the last step ended early at the law's event
+
+        def elapsed(x0, w0, state, times):  # after an early return: as the event was located
+            return predict(x0, w0, self.g_now if at_event else g, state, times)
+
         shadow, self.moved = advance_shadow(
-            tuple(self.shadow) if self.shadow is not None else None, h, law
+            tuple(self.shadow) if self.shadow is not None else None, h, elapsed, at_event
         )
         state = self.state
         if state is not None:
             # the shadow's state after the step, else the held state settled at the present motion
             state = (self.moved if self.moved is not None else law(x, w, state, (0.0,)))[0][0][2]
+        h = self.plan_next or h  # the step to plan for (see commit)
         force, shadow = couple(x, w, mu, g, h, shadow, law, stiff(h), state, self.pushes_only)
         self.pending = list(shadow) if shadow is not None else None
         self.pending_state = shadow[3] if shadow is not None else state
         self.force_now, self.x_now, self.v_now, self.g_now = force, x, w, g
         return force
 
-    def commit(self, h, predict, x=None, w=None, delivered=None):
+    def commit(self, h, predict, x=None, w=None, delivered=None, plan_next=None):
         """The step [t, t + h] was taken: the bodies' relative motion at t was (x, w) (motion();
         default: the one the force was last computed for) and they received the force delivered
         over it (the value the master last read; default: the force last computed).
@@ -764,19 +788,39 @@ class Coupler:
         A step longer than the one planned with (the first step is planned with the
         DefaultExperiment step size, since the FMU learns a step's length only when it is taken)
         may hold a contact the plan did not see: then the shadow starts at the step's start, as
-        if the contact had been seen."""
+        if the contact had been seen. plan_next: the step to plan the next one with, where this
+        one ended early at an event (default: h, as for any step)."""
         if x is None:
             x, w = self.x_now, self.v_now
         if delivered is None:
             delivered = self.force_now
-        if self.starts_late and self.pending is None and self.force_now == 0.0:
+        if plan_next and self.pending is None:
+            # ended early at the law's event on the bodies' free motion: the law's motion starts
+            # at the step's start, so that it has taken the event at the step's end
+            self.pending = [self.x_now, self.v_now, 0, self.pending_state]
+        elif self.starts_late and self.pending is None and self.force_now == 0.0:
             onset = predict(self.x_now, self.v_now, self.g_now, None, (h,))[1]
             if onset is not None and onset <= h:
                 self.pending = [self.x_now, self.v_now, 0, None]
         g = planning_step(w, self.last_v, self.last_f, self.mu, self.last_h, self.default_h)[1]
         self.expected = held_motion(x, w, g - delivered / self.mu, h)
         self.last_h, self.last_v, self.last_f = h, w, delivered
+        self.plan_next = plan_next or 0.0
         self.shadow, self.state = self.pending, self.pending_state
+
+    def first_event(self, count, start, h):
+        """The time in (start, h] of the law's first event (contact, release, a stop's or a
+        friction's state change, an impact) after `start` along the motion it follows over the
+        next step: the shadow's, else the bodies' free motion, under the planned acceleration;
+        None if none. count(x, w, g, state, t): the law's number of events from (x, w) up to t."""
+        x, w = self.pending[:2] if self.pending is not None else (self.x_now, self.v_now)
+        state, g = self.pending_state, self.g_now
+
+        def changes(t):
+            return count(x, w, g, state, t) if t > 0.0 else 0
+
+        before = changes(start)
+        return first_change(lambda t: changes(t) > before, start, (h,))
 
 
 def held_motion(x, w, a, h):

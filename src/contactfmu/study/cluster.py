@@ -10,12 +10,15 @@ files once per worker process (execute.provide).
 
 import logging
 import os
+import shutil
+import tempfile
 import uuid
 from pathlib import Path
 
 from distributed import Client, LocalCluster, as_completed
 from distributed.diagnostics.plugin import WorkerPlugin
 
+from ..cosim.system import extract_into
 from .execute import execute, provide
 from .runs import StudyError
 
@@ -27,18 +30,23 @@ class FmuPlugin(WorkerPlugin):
         self.files = list(files)
 
     def setup(self, worker):
+        # the worker's own folder, which dask removes when the worker closes (a worker stopped
+        # by its nanny runs no atexit clean-up)
+        extract_into(Path(worker.local_directory) / "contactfmu-unzip")
         provide(self.files, Path(worker.local_directory) / "contactfmu-fmus")
 
 
-def local_cluster(workers):
+def local_cluster(workers, local_directory=None):
     """A LocalCluster of `workers` worker processes with one thread each (one FMU set per process); its
-    scheduler's HTTP server (dashboard) on a free port of 127.0.0.1, never a fixed or outside one."""
+    scheduler's HTTP server (dashboard) on a free port of 127.0.0.1, never a fixed or outside one;
+    the workers' folders in local_directory (default: dask's, <tmp>/dask-scratch-space)."""
     return LocalCluster(
         n_workers=workers,
         threads_per_worker=1,
         processes=True,
         dashboard_address="127.0.0.1:0",
         silence_logs=logging.ERROR,
+        local_directory=local_directory,
     )
 
 
@@ -46,7 +54,7 @@ def run_all(job, runs, files, on_row, workers=None, scheduler=None, client=None)
     """Execute `runs` on a cluster, calling on_row(run, row) as each finishes (in completion order).
     client: an existing distributed.Client; scheduler: the address of a running scheduler; else a
     LocalCluster of `workers` processes (default: one per CPU, at most one per run), closed at the end."""
-    own_cluster = own_client = None
+    own_cluster = own_client = own_folder = None
     try:
         if client is None:
             if scheduler is not None:
@@ -58,7 +66,9 @@ def run_all(job, runs, files, on_row, workers=None, scheduler=None, client=None)
                     ) from None
             else:
                 n = max(1, min(workers or os.cpu_count() or 1, len(runs)))
-                own_cluster = local_cluster(n)
+                # the workers' folders (and dask's lock files) in a folder removed at the end
+                own_folder = tempfile.mkdtemp(prefix="contactfmu_dask_")
+                own_cluster = local_cluster(n, own_folder)
                 client = own_client = Client(own_cluster)
         plugin = f"contactfmu-fmus-{uuid.uuid4().hex[:12]}"
         client.register_plugin(FmuPlugin(files), name=plugin)
@@ -98,3 +108,5 @@ def run_all(job, runs, files, on_row, workers=None, scheduler=None, client=None)
             own_client.close()
         if own_cluster is not None:
             own_cluster.close()
+        if own_folder is not None:
+            shutil.rmtree(own_folder, ignore_errors=True)

@@ -28,6 +28,7 @@ class ElastoGap(TranslationalSlave):
         "variables: documentation/index.html."
     )
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=0.1, step_size=1e-4)
+    HAS_EVENTS = True  # contact, release (FMI 3.0: early return, event mode)
     RECORDED_READ = (
         "f",
         ("f", "flange_a_f", "flange_b_f"),
@@ -211,13 +212,30 @@ class ElastoGap(TranslationalSlave):
         return law.predict(x, w, self._coupler.mu, g, times, self._f_ref() / self.s_ref, self.d)
 
     def step(self, t, h):
-        if self._coupler is not None:
-            x, w = self._coupler.motion(
-                self.flange_b_s - self.flange_a_s - self.s_rel0,
+        coupler = self._coupler
+        if coupler is None:
+            if not self.report_events:
+                return None
+            return self.extrapolated_event(
+                lambda x, w: x < self.s_rel0,
+                self.flange_b_s - self.flange_a_s,
                 self.flange_b_v - self.flange_a_v,
-                self._fresh,
+                self.flange_b_a - self.flange_a_a,
+                t,
+                h,
             )
-            self._coupler.commit(h, self._predict, x, w, self._delivered)
+        x, w = coupler.motion(
+            self.flange_b_s - self.flange_a_s - self.s_rel0,
+            self.flange_b_v - self.flange_a_v,
+            self._fresh,
+        )
+        event = self.coupled_event(coupler, self._events, t, h) if self.report_events else None
+        self.commit_coupled(coupler, t, h, event, x, w)
+        return event
+
+    def _events(self, x, w, g, state, t):
+        """The law's number of changes (contact, release, the damper's bound) from (x, w) up to t."""
+        return self._predict(x, w, g, state, (t,))[2]
 
     def remedy(self, step_size):
         if self._coupler is not None:

@@ -282,4 +282,7 @@ class Prediction:
         self.impulse = 0.0  # sum of the impact impulses of Fi (N.s), up to the last time
         self.impacts = 0
         self.changes = 0
+        # documented state changes (contact, release, stick, breakaway, impacts; not the friction's
+        # velocity bands): the events an FMU reports
+        self.events = 0
         self.flights = 0  # bounces with continuous friction solved one by one (friction_bounces)

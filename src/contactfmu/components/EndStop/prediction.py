@@ -114,7 +114,7 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
         best = earliest_crossing(piece, guards, times[-1] - t)
         if best is not None:
             best = (best[0], guards[best[1]][4])
-        while k < len(times) and (best is None or times[k] - t <= best[0]):
+        while k < len(times) and (best is None or times[k] - t < best[0]):
             xs, ws = piece.state(times[k] - t)
             pred.states.append((xs, ws, stop, sf))
             k += 1
@@ -124,6 +124,7 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
         x, w = piece.state(tc)
         t += tc
         pred.changes += 1
+        pred.events += event != "band"
         stop, sf, x, w = _event(event, stop, sf, x, w, mu, p, pred, t)
         if event in ("hit1", "hit2") and stop == FREE and k < len(times):
             side = STOP1 if event == "hit1" else STOP2
@@ -140,9 +141,12 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
                 pred.impulse += impulse
                 pred.impacts += impacts
                 pred.changes += impacts
+                pred.events += impacts
                 if permanent:
                     stop, w = side, 0.0
-        stop, sf = _settle(stop, sf, x, w, mu, g, p)
+        settled = _settle(stop, sf, x, w, mu, g, p)
+        pred.events += settled != (stop, sf)  # a breakaway
+        stop, sf = settled
     raise EventStorm(
         f"EndStop prediction did not finish: more than {MAX_SEGMENTS} state changes within "
         f"{times[-1]} s (eps_dv = {p.eps_dv} too small for a bouncing contact?)"

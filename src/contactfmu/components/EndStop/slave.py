@@ -40,6 +40,7 @@ class EndStop(TranslationalSlave):
         "masses m1/m2. Equations, co-simulation notes and variables: documentation/index.html."
     )
     default_experiment = DefaultExperiment(start_time=0.0, stop_time=1.0, step_size=1e-3)
+    HAS_EVENTS = True  # contact, release, impacts, stick/slip (FMI 3.0: early return, event mode)
     RECORDED_READ = ("ctr1_F", ("ctr1_F", "ctr2_F"))  # the held force and the outputs that carry it
 
     FLANGES = {"ctr1": CONNECTOR, "ctr2": CONNECTOR}
@@ -317,10 +318,29 @@ class EndStop(TranslationalSlave):
 
     def step(self, t, h):
         coupler = self._coupler
+        event = None
         if coupler is not None:
             x, w = coupler.motion(self.ctr1_x - self.ctr2_x, self.ctr1_v - self.ctr2_v, self._fresh)
-            coupler.commit(h, self._predict, x, w, self._delivered)
+            if self.report_events:
+                event = self.coupled_event(coupler, self._events, t, h)
+            self.commit_coupled(coupler, t, h, event, x, w)
+        elif self.report_events:
+            p, stop = self.parameters(), self._pending_stop
+            event = self.extrapolated_event(
+                lambda x, w: law.elastic_transition(stop, x, w, p),
+                self.ctr1_x - self.ctr2_x,
+                self.ctr1_v - self.ctr2_v,
+                self.ctr1_a - self.ctr2_a,
+                t,
+                h,
+            )
         self._stop = self._pending_stop
+        return event
+
+    def _events(self, x, w, g, state, t):
+        """The documented state changes and impacts from (dx, dv) = (x, w) up to t."""
+        p = self.parameters()
+        return prediction.predict(x, w, state[0], state[1], self._coupler.mu, g, (t,), p).events
 
     def remedy(self, step_size):
         if self._coupler is not None:

@@ -233,6 +233,7 @@ class Body:
         # [time, what] of located events, latest last
         self.events = events if events is not None else []
         self.h_int = h_int  # integrator step carried between communication steps
+        self.events_after = self.first_event = None  # see step()
 
     def initialize(self, F):
         """MSL initialization: v > 0 Forward, v < 0 Backward, v = 0 locked, then the event
@@ -243,10 +244,19 @@ class Body:
     def _log(self, t, what):
         self.events.append([t, what])
         del self.events[:-20]
+        if self.first_event is None and self.events_after is not None and t > self.events_after:
+            self.first_event = t
 
-    def step(self, t, h, F0, dF=0.0, rtol=1e-10, atol=1e-12):
-        """Advance over [t, t + h] with F(t') = F0 + dF*(t' - t)."""
+    def step(
+        self, t, h, F0, dF=0.0, rtol=1e-10, atol=1e-12, events_after=None, stop_at_event=False
+    ):
+        """Advance over [t, t + h] with F(t') = F0 + dF*(t' - t).
+
+        events_after: a time from which on events are noted: first_event is then the time of
+        the first one (a stop impact, sticking, a breakaway; None: none); stop_at_event: the
+        step ends there, the event taken."""
         p = self.p
+        self.events_after, self.first_event = events_after, None
         t_end = t + h
         t_start = t
 
@@ -261,7 +271,7 @@ class Body:
             mode, start_f, start_b = settle(p, s, v, mode, force(t))
             if before == STUCK and mode in (FORWARD, BACKWARD):
                 self._log(t, "breakaway " + ("forward" if mode == FORWARD else "backward"))
-            if t >= t_end:
+            if t >= t_end or (stop_at_event and self.first_event is not None):
                 break
             guard += 1
             if guard > 1000:

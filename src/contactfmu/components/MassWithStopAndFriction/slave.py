@@ -29,6 +29,7 @@ class MassWithStopAndFriction(TranslationalSlave):
     INPUT_DERIVATIVES = True
     STEP_USES_OUTPUTS = False
 
+    HAS_EVENTS = True  # stop impacts, stick, breakaway (FMI 3.0: early return, event mode)
     FLANGES = {"flange_a": MSL_FLANGE_A, "flange_b": MSL_FLANGE_B}
 
     VARIABLES = [
@@ -211,12 +212,15 @@ class MassWithStopAndFriction(TranslationalSlave):
         body = mwsf.Body(
             self.parameters(), self.s, self.v, self.internal_mode, self.event_log, self.h_int
         )
+        after = t + self.event_resolution(t) if self.report_events else None
         try:
             body.step(
                 t,
                 h,
                 -self.cut_force("flange_a") - self.cut_force("flange_b"),
                 -self.cut_force_rate("flange_a") - self.cut_force_rate("flange_b"),
+                events_after=after,
+                stop_at_event=self.stop_at_events,
             )
         except mwsf.StepBudgetExceeded as exc:  # the state stays at the start of the step
             self._error(
@@ -227,6 +231,7 @@ class MassWithStopAndFriction(TranslationalSlave):
         self.s, self.v, self.internal_mode, self.h_int = body.s, body.v, body.mode, body.h_int
         if self.event_log:
             self.lastEventTime = self.event_log[-1][0]
+        return body.first_event
 
     def remedy(self, step_size):
         return inertial_remedy(self.m)

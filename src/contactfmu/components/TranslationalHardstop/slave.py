@@ -32,6 +32,7 @@ class TranslationalHardstop(TranslationalSlave):
         ("flange_a_f", "flange_b_f", "F"),
     )  # the held force and the outputs that carry it
 
+    HAS_EVENTS = True  # hits and releases of the stops (FMI 3.0: early return, event mode)
     FLANGES = {
         "flange_a": MSL_FLANGE_A,
         "flange_b": MSL_FLANGE_B,
@@ -149,11 +150,28 @@ class TranslationalHardstop(TranslationalSlave):
         return law.predict(x, w, self._coupler.mu, g, times, self.b, self.c, self.d)
 
     def step(self, t, h):
-        if self._coupler is not None:
-            x, w = self._coupler.motion(
-                self.flange_b_s - self.flange_a_s, self.flange_b_v - self.flange_a_v, self._fresh
+        coupler = self._coupler
+        if coupler is None:
+            if not self.report_events:
+                return None
+            return self.extrapolated_event(
+                lambda x, w: law.force(x, w, self.b, self.c, self.d)[1],
+                self.flange_b_s - self.flange_a_s,
+                self.flange_b_v - self.flange_a_v,
+                self.flange_b_a - self.flange_a_a,
+                t,
+                h,
             )
-            self._coupler.commit(h, self._predict, x, w, self._delivered)
+        x, w = coupler.motion(
+            self.flange_b_s - self.flange_a_s, self.flange_b_v - self.flange_a_v, self._fresh
+        )
+        event = self.coupled_event(coupler, self._events, t, h) if self.report_events else None
+        self.commit_coupled(coupler, t, h, event, x, w)
+        return event
+
+    def _events(self, x, w, g, state, t):
+        """The law's number of contact changes (hits and releases) from (x, w) up to t."""
+        return self._predict(x, w, g, state, (t,))[2]
 
     def remedy(self, step_size):
         if self._coupler is not None:
