@@ -43,7 +43,7 @@ class Execution:
         elif self.progress:
             observers.append(ProgressFunction(self.progress))
         try:
-            system.instantiate(start_time, stop_time)
+            system.instantiate(start_time, stop_time, algorithm.early_return)
             recorder.bind()
             drive(start_time)
             system.enter_initialization(start_time)

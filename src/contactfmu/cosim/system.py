@@ -49,6 +49,7 @@ from ctypes import byref
 from typing import NamedTuple
 
 from .. import conventions
+from . import fmi3
 from .algorithms import select
 from .errors import CosimError
 from .execution import Execution
@@ -177,6 +178,14 @@ class Instance:
             raise CosimError(f"{name}: {self.path} is not a readable FMU: {exc}") from None
         if self.md.coSimulation is None:
             raise CosimError(f"{name}: {self.path} is not a Co-Simulation FMU")
+        self.fmi3 = self.md.fmiVersion.startswith("3.")
+        self.terminals = {}  # FMI 3.0: the flanges' terminals, {flange: {member: variable}}
+        if self.fmi3:
+            fmi3.normalize(self.md)
+            try:
+                self.terminals = fmi3.terminal_members(self.path)
+            except Exception as exc:
+                raise CosimError(f"{name}: the terminals of {self.path} cannot be read: {exc}")
         self.variables = {v.name: v for v in self.md.modelVariables}
         cs = self.md.coSimulation
         self.derivatives = (cs.maxOutputDerivativeOrder or 0) >= 1
@@ -208,7 +217,15 @@ class Instance:
 
     def port(self, flange, what):
         """Name of a flange's position ('s'), velocity ('v'), acceleration ('a') or force ('f')
-        variable: MSL names <flange>.s/.v/.a/.f, or SimulationX names <flange>.x/.v/.a/.F."""
+        variable. An FMI 3.0 FMU: the variable of that member of the flange's terminal (members
+        s/v/a/f, or SimulationX's x/v/a/F); else by the naming conventions: MSL names
+        <flange>.s/.v/.a/.f, or SimulationX names <flange>.x/.v/.a/.F."""
+        members = self.terminals.get(flange)
+        if members:
+            member = conventions.PORT_ALIASES.get(what, what)
+            variable = members.get(what) or members.get(member)
+            if variable is not None:
+                return variable
         return conventions.port(self.variables, flange, what)
 
     def flange_role(self, flange):
@@ -357,8 +374,10 @@ class System:
 
     # ---- running ---------------------------------------------------------------------------
 
-    def instantiate(self, start_time, stop_time):
-        """Instantiate every FMU (fmpy's FMU2Slave), set up its experiment, set its values."""
+    def instantiate(self, start_time, stop_time, early_return=False):
+        """Instantiate every FMU (fmpy's FMU2Slave; an FMI 3.0 FMU behind cosim.fmi3.Fmi3Slave,
+        allowed to return early at its events if early_return), set up its experiment, set its
+        values."""
         from fmpy.fmi2 import FMU2Slave
 
         cb = callbacks()
@@ -366,12 +385,22 @@ class System:
             inst.unzipdir = extracted(inst.path)
             inst.log = []
             LOGS[inst.name] = inst.log
-            inst.slave = FMU2Slave(
-                guid=inst.md.guid,
-                unzipDirectory=inst.unzipdir,
-                modelIdentifier=inst.md.coSimulation.modelIdentifier,
-                instanceName=inst.name,
-            )
+            if inst.fmi3:
+                inst.slave = fmi3.Fmi3Slave(
+                    guid=inst.md.guid,
+                    unzipDirectory=inst.unzipdir,
+                    modelIdentifier=inst.md.coSimulation.modelIdentifier,
+                    instanceName=inst.name,
+                    log=inst.log,
+                    early_return=early_return,
+                )
+            else:
+                inst.slave = FMU2Slave(
+                    guid=inst.md.guid,
+                    unzipDirectory=inst.unzipdir,
+                    modelIdentifier=inst.md.coSimulation.modelIdentifier,
+                    instanceName=inst.name,
+                )
             inst.call("instantiate", lambda: inst.slave.instantiate(callbacks=cb, loggingOn=False))
             inst.call(
                 "setupExperiment",

@@ -76,6 +76,7 @@ from .variables import Var, article
 _isfinite = math.isfinite
 _copysign = math.copysign
 _INF = math.inf
+_PACKAGE = __name__.split(".")[0]  # the package bundled into the FMU (or contactfmu)
 TIME_TOLERANCE = 1e-12  # relative: currentCommunicationPoint may differ from the FMU's time t by
 #                         TIME_TOLERANCE*max(1, |t|) (masters that accumulate t += h)
 # arithmetic failures of the physics reported as a message of the call, not as a traceback
@@ -739,8 +740,10 @@ class Slave(Fmi2Slave):
 
     @classmethod
     def _build(cls):
-        """The package the slave was built in (in an FMU cfmu_<model>_<hash>: one FMU version)."""
-        return cls.__module__.split(".")[0]
+        """The package the slave was built in (in an FMU cfmu_<model>_<hash>: one FMU version):
+        this module's, whatever module the class itself is in (an FMI 3.0 FMU's entry script
+        defines it)."""
+        return _PACKAGE
 
     def _get_fmu_state(self):
         """Every attribute the slave set (not pythonfmu's, not the base's infrastructure),

@@ -43,11 +43,13 @@ class Run(NamedTuple):
 
 class Algorithm:
     """The interface (module docstring); ``derivatives``: whether the exchange plan passes first
-    derivatives where both sides support them."""
+    derivatives where both sides support them; ``early_return``: whether the FMUs that can (FMI
+    3.0) may end a step early at an event (DoSteps then raises EarlyReturn)."""
 
     derivatives = True
     dense = False
     records = None
+    early_return = False
 
     def setup(self, system, start, stop, output_interval):
         raise NotImplementedError
@@ -62,13 +64,24 @@ class Algorithm:
         raise NotImplementedError
 
 
+class EarlyReturn(Exception):
+    """FMUs ended a step early at an event (FMI 3.0 early return); `time`: the earliest end."""
+
+    def __init__(self, time):
+        super().__init__(f"an FMU returned early from its step at t = {time!r} s")
+        self.time = time
+
+
 class DoSteps:
-    """fmi2DoStep of every instance, bound once (fmpy's ctypes function, no wrapper): ``(t, h)``."""
+    """fmi2DoStep of every instance, bound once (fmpy's ctypes function, no wrapper): ``(t, h)``.
+    An FMU allowed to return early (cosim.fmi3.Fmi3Slave.early_return) that did: EarlyReturn with
+    the earliest such end, once every instance has stepped."""
 
     def __init__(self, instances):
         self.steps = [
             (inst, inst.slave._functions["fmi2DoStep"], inst.slave.component) for inst in instances
         ]
+        self.early = [i.slave for i in instances if getattr(i.slave, "early_return", False)]
 
     def __len__(self):
         return len(self.steps)
@@ -78,3 +91,7 @@ class DoSteps:
             status = do_step(component, t, h, 1)
             if status > 1:
                 check(inst, "fmi2DoStep", status, t)
+        if self.early:
+            ends = [slave.last_step[2] for slave in self.early if slave.last_step[1]]
+            if ends:
+                raise EarlyReturn(min(ends))

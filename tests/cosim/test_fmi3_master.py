@@ -1,0 +1,109 @@
+"""The master runs FMI 3.0 FMUs (cosim.fmi3: fmpy's FMU3Slave behind the master's FMI 2.0 calls),
+alone or mixed with FMI 2.0 FMUs, and its adaptive algorithm ends a step at the time an FMU
+returned early at (FMI 3.0 early return) instead of searching for the event.
+
+The case: a 1 kg mass leaving x = 0 at 1 m/s between EndStop's rigid stops at +-0.25 m
+(restitution ci = 0.5, m1 = 1 kg, nothing else acting): impacts at 0.25 s (v 1 -> -0.5),
+1.25 s (-> 0.25) and 3.25 s (-> -0.125), x = 0.25 - 0.125*0.25 = 0.21875 m at 3.5 s."""
+
+import zipfile
+
+import numpy as np
+import pytest
+
+from contactfmu.cosim.system import System
+
+IMPACTS = [0.25, 1.25, 3.25]
+
+
+def _bounce(mass, stop, fixed):
+    s = System()
+    s.add("mass", mass, m=1.0, v_start=1.0)
+    s.add("stop", stop, mode=1, kind=3, ci=0.5, l1=0.25, l2=0.25, m1=1.0)
+    s.add("fixed", fixed)
+    s.connect("mass.flange_a", "stop.ctr1")
+    s.connect("stop.ctr2", "fixed.flange")
+    return s
+
+
+def _fmus(fmu_dir, fmu3_dir, fmi3):
+    return [
+        (fmu3_dir if name in fmi3 else fmu_dir) / f"{name}.fmu"
+        for name in ("Mass", "EndStop", "Fixed")
+    ]
+
+
+@pytest.mark.parametrize("fmi3", [("Mass",), ("EndStop",), ("Mass", "EndStop", "Fixed")])
+def test_fixed_steps_give_the_fmi2_systems_results_bit_for_bit(fmu_dir, fmu3_dir, fmi3):
+    outputs = ["mass.s", "mass.v", "stop.ctr1.F", "stop.stop"]
+    reference = _bounce(*_fmus(fmu_dir, fmu3_dir, ())).simulate(3.5, step=1e-2, outputs=outputs)
+    result = _bounce(*_fmus(fmu_dir, fmu3_dir, fmi3)).simulate(3.5, step=1e-2, outputs=outputs)
+    for name in ["time", *outputs]:
+        np.testing.assert_array_equal(result[name], reference[name], err_msg=name)
+    assert result["mass.s"][-1] == pytest.approx(0.21875, abs=1e-12)
+
+
+def test_the_adaptive_master_ends_its_steps_at_the_times_the_fmu_returned_at(fmu_dir, fmu3_dir):
+    """EndStop as FMI 3.0: each impact ends an accepted step, to 1e-12 s, after one attempt
+    rejected for that event (the one that returned early), no bisection of the step."""
+    result = _bounce(*_fmus(fmu_dir, fmu3_dir, ("EndStop",))).simulate(
+        3.5, output_interval=0.1, outputs=["mass.s", "mass.v"]
+    )
+    ends = [step.t + step.h for step in result.steps if step.accepted]
+    for impact in IMPACTS:
+        assert min(abs(end - impact) for end in ends) <= 1e-12, impact
+    assert sum(step.reason == "event" for step in result.steps) == len(IMPACTS)
+    assert result["mass.s"][-1] == pytest.approx(0.21875, abs=1e-10)
+    assert result["mass.v"][-1] == pytest.approx(-0.125, abs=1e-10)
+
+
+def test_the_adaptive_master_steps_an_element_that_integrates_its_impacts_on_the_grid(fmu_dir):
+    """All FMI 2.0: no body's motion to estimate an error of (the element integrates the
+    contact), so the steps go from recording time to recording time, one size: the restitution
+    sequence exact (steps alternating 0.07 s and 0.03 s made it grow without bound, s = 1.4e17 m)."""
+    result = _bounce(*_fmus(fmu_dir, None, ())).simulate(
+        3.5, output_interval=0.1, outputs=["mass.s", "mass.v"]
+    )
+    sizes = {round(step.h, 12) for step in result.steps}
+    assert sizes == {0.1}
+    assert result["mass.s"][-1] == pytest.approx(0.21875, abs=1e-12)
+    assert result["mass.v"][-1] == pytest.approx(-0.125, abs=1e-12)
+
+
+def _renamed_terminal(src, dest, old, new):
+    """A copy of the FMU whose terminal `old` is called `new` (its variables unchanged)."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename == "terminalsAndIcons/terminalsAndIcons.xml":
+                data = data.replace(
+                    f'Terminal name="{old}"'.encode(), f'Terminal name="{new}"'.encode()
+                )
+            zout.writestr(item, data)
+    return dest
+
+
+def test_an_fmi3_flange_is_connected_by_its_terminal(fmu_dir, fmu3_dir, tmp_path):
+    """An FMI 3.0 Mass whose terminal for flange_a is named "left": `mass.left` connects the
+    variables its members name (flange_a.s, .v, .a, .f), which no naming convention finds; the
+    run equals the one of the unchanged FMI 3.0 Mass connected at flange_a, and an FMI 2.0 FMU
+    (connected by the naming conventions) has no flange "left"."""
+    mass3 = _renamed_terminal(fmu3_dir / "Mass.fmu", tmp_path / "Mass.fmu", "flange_a", "left")
+
+    def oscillator(mass, flange):
+        s = System()
+        s.add("mass", mass, m=1.0, v_start=1.0)
+        s.add("spring", fmu_dir / "Spring.fmu", c=100.0)
+        s.add("fixed", fmu_dir / "Fixed.fmu")
+        s.connect("fixed.flange", "spring.flange_a")
+        s.connect("spring.flange_b", f"mass.{flange}")
+        return s.simulate(0.5, step=1e-3, outputs=["mass.s", "mass.v"])
+
+    result = oscillator(mass3, "left")
+    reference = oscillator(fmu3_dir / "Mass.fmu", "flange_a")
+    for name in ("time", "mass.s", "mass.v"):
+        np.testing.assert_array_equal(result[name], reference[name], err_msg=name)
+    # an undamped oscillator, omega = 10 rad/s: s = sin(10 t)/10 (to the coupling's accuracy)
+    assert result["mass.s"][-1] == pytest.approx(np.sin(5.0) / 10.0, abs=2e-3)
+    with pytest.raises(Exception, match="left"):
+        oscillator(fmu_dir / "Mass.fmu", "left")
