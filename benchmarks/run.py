@@ -64,6 +64,7 @@ from contactfmu import (  # noqa: E402
 )
 from contactfmu.build import ensure_fmus  # noqa: E402
 from contactfmu.cosim import CosimError, Result, System, compare  # noqa: E402
+from contactfmu.cosim.system import extracted  # noqa: E402
 
 LADDER = [1e-2, 5e-3, 2e-3, 1e-3, 5e-4, 2e-4, 1e-4, 5e-5, 2e-5, 1e-5]
 COUPLINGS = {
@@ -479,11 +480,11 @@ class _Raw:
     """An FMU instance driven through the raw FMI C functions (fmpy's ctypes bindings)."""
 
     def __init__(self, path, name):
-        from fmpy import extract, read_model_description
+        from fmpy import read_model_description
         from fmpy.fmi2 import FMU2Slave
 
         self.md = read_model_description(path)
-        self.dir = extract(path)
+        self.dir = extracted(path)  # removed when the process exits
         self.slave = FMU2Slave(
             guid=self.md.guid,
             unzipDirectory=self.dir,

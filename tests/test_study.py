@@ -20,6 +20,7 @@ from elastogap_written_out import restitution as closed_form_restitution
 
 from contactfmu.cosim import System, read_csv
 from contactfmu.study import Metric, Study, StudyError, grid, parse_grid, parse_range, samples
+from contactfmu.study.cluster import local_cluster
 from contactfmu.study.runs import explicit
 
 GAP = 1.05e-3  # the mass starts 1.05 mm before the contact: it starts inside a 1e-4 s step
@@ -76,16 +77,9 @@ def executions(log):
 def cluster(tmp_path_factory):
     """A LocalCluster of 2 worker processes, one thread each, and its client (the workers'
     folders in pytest's temporary folder, not dask's <tmp>/dask-scratch-space)."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
-    c = LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address="127.0.0.1:0",
-        silence_logs=logging.ERROR,
-        local_directory=str(tmp_path_factory.mktemp("dask")),
-    )
+    c = local_cluster(2, str(tmp_path_factory.mktemp("dask")))
     client = Client(c)
     yield client
     client.close()
@@ -617,7 +611,10 @@ def test_a_run_whose_workers_keep_dying_is_lost_and_run_again_on_resume(fmus, tm
         fmus=fmus,
         options={"step": 1e-4},
     )
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+    folder = str(tmp_path / "dask")
+    with dask.config.set(
+        {"distributed.scheduler.allowed-failures": 0, "temporary-directory": folder}
+    ):
         with (
             LocalCluster(
                 n_workers=2,
@@ -625,7 +622,7 @@ def test_a_run_whose_workers_keep_dying_is_lost_and_run_again_on_resume(fmus, tm
                 processes=True,
                 dashboard_address="127.0.0.1:0",
                 silence_logs=logging.CRITICAL,
-                local_directory=str(tmp_path / "dask"),
+                local_directory=folder,
             ) as c,
             Client(c) as client,
         ):

@@ -15,6 +15,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
+import dask
 from distributed import Client, LocalCluster, as_completed
 from distributed.diagnostics.plugin import WorkerPlugin
 
@@ -39,15 +40,18 @@ class FmuPlugin(WorkerPlugin):
 def local_cluster(workers, local_directory=None):
     """A LocalCluster of `workers` worker processes with one thread each (one FMU set per process); its
     scheduler's HTTP server (dashboard) on a free port of 127.0.0.1, never a fixed or outside one;
-    the workers' folders in local_directory (default: dask's, <tmp>/dask-scratch-space)."""
-    return LocalCluster(
-        n_workers=workers,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address="127.0.0.1:0",
-        silence_logs=logging.ERROR,
-        local_directory=local_directory,
-    )
+    the workers' folders and dask's lock files in local_directory (default: dask's,
+    <tmp>/dask-scratch-space)."""
+    where = {} if local_directory is None else {"temporary-directory": str(local_directory)}
+    with dask.config.set(where):
+        return LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address="127.0.0.1:0",
+            silence_logs=logging.ERROR,
+            local_directory=local_directory,
+        )
 
 
 def run_all(job, runs, files, on_row, workers=None, scheduler=None, client=None):
