@@ -108,7 +108,6 @@ typedef struct {
     X(fmi3SetBoolean, (VR, const fmi3Boolean values[], size_t n), (vr, nvr, values, n)) \
     X(fmi3GetFMUState, (fmi3FMUState* state), (state)) \
     X(fmi3SetFMUState, (fmi3FMUState state), (state)) \
-    X(fmi3FreeFMUState, (fmi3FMUState* state), (state)) \
     X(fmi3SerializedFMUStateSize, (fmi3FMUState state, size_t* size), (state, size)) \
     X(fmi3SerializeFMUState, (fmi3FMUState state, fmi3Byte bytes[], size_t size), (state, bytes, size)) \
     X(fmi3DeserializeFMUState, (const fmi3Byte bytes[], size_t size, fmi3FMUState* state), (bytes, size, state)) \
@@ -118,10 +117,11 @@ typedef struct {
 #define FORWARDED0(X) X(fmi3ExitInitializationMode) X(fmi3EnterEventMode) X(fmi3EnterStepMode) \
     X(fmi3Terminate)
 
-/* the inner functions the shim calls from its own fmi3DoStep and fmi3Reset */
+/* the inner functions the shim calls from its own fmi3DoStep, fmi3Reset and fmi3FreeFMUState */
 #define WRAPPED(X) \
     X(fmi3DoStep, (fmi3Float64 t, fmi3Float64 h, fmi3Boolean noSetPrior, fmi3Boolean* eventNeeded, fmi3Boolean* terminate, fmi3Boolean* earlyReturn, fmi3Float64* lastTime), ()) \
-    X(fmi3Reset, (), ())
+    X(fmi3Reset, (), ()) \
+    X(fmi3FreeFMUState, (fmi3FMUState* state), (state))
 
 /* the functions answered with fmi3Error: X(name, parameters after the instance) */
 #define REFUSED(X) \
@@ -351,6 +351,19 @@ EXPORT fmi3Status fmi3Reset(fmi3Instance instance)
         fmi3Status told = tell_permissions(s);
         if (told > status) status = told;
     }
+    return status < fmi3Error && s->errors > before ? fmi3Error : status;
+}
+
+/* fmi3FreeFMUState: the standard returns NULL in the argument (pythonfmu3's library leaves the
+   freed pointer there); a NULL state is ignored. */
+EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState* state)
+{
+    Shim* s = (Shim*)instance;
+    if (!s) return fmi3Error;
+    if (!state || !*state) return fmi3OK;
+    unsigned long before = s->errors;
+    fmi3Status status = ((fmi3Status (*)(fmi3Instance, fmi3FMUState*))p_fmi3FreeFMUState)(s->inner, state);
+    if (status < fmi3Error) *state = NULL;
     return status < fmi3Error && s->errors > before ? fmi3Error : status;
 }
 
