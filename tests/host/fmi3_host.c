@@ -17,6 +17,11 @@
  *   step2 T H STATUS : Y1 Y2 ...       (scenario both) an fmi2DoStep of the FMI 2.0 build
  *   phase NAME                         where a scenario's part begins
  *   size N                             (scenario state) fmi3SerializedFMUStateSize's answer
+ *   freed A B                          (scenario state) 1 where fmi3FreeFMUState left NULL
+ *   deserialized state|NULL            (scenario state-misuse) what fmi3DeserializeFMUState gave
+ *   memory N GROWTH BASELINE RSS       (scenario state-misuse) the resident memory's growth over N
+ *                                      fmi3GetFMUState calls handed the same state pointer, over
+ *                                      N taken and freed, and the resident memory (bytes)
  *
  * The steps follow fmpy's grid: the next communication point is START + (n + 1) * STEP (n the
  * grid points reached), or STOP; after an early return the next step starts at lastSuccessfulTime.
@@ -31,6 +36,8 @@
  *                with the deserialized state; then a second instance deserializes the bytes and
  *                steps on from them
  *   both         the FMI 2.0 build too (-2), in the same process: both step the same grid
+ *   state-misuse the FMU state functions given NULL pointers and altered bytes, and a state
+ *                pointer handed back to fmi3GetFMUState (restored afterwards; memory)
  * options:
  *   -l LIBPYTHON      dlopen this library with RTLD_GLOBAL first (the FMI 3.0 FMU needs it)
  *   -p SPEC=VALUE     set in initialization mode: rVR (Float64), iVR (Int32), bVR (Boolean)
@@ -477,6 +484,72 @@ static int scenario_state(fmi3Instance c)
     return 0;
 }
 
+/* Resident memory of this process, bytes (/proc/self/statm). */
+static long resident(void)
+{
+    long pages = 0, rss = 0;
+    FILE* f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages, &rss) != 2) rss = 0;
+        fclose(f);
+    }
+    return rss * 4096L;
+}
+
+/* The FMU state functions misused: NULL pointers, altered bytes, a state pointer handed back
+   to fmi3GetFMUState (the standard: it holds a state taken before, to be overwritten). */
+static int scenario_state_misuse(fmi3Instance c)
+{
+    if (initialize(c) > 1) return 0;
+    Clock clk = {0.0, 0};
+    phase("start");
+    run_steps(c, &clk, ONE_STEP);
+    size_t size = 0;
+    call("fmi3GetFMUState(NULL)", F.GetFMUState(c, NULL));
+    call("fmi3SetFMUState(NULL)", F.SetFMUState(c, NULL));
+    call("fmi3SerializedFMUStateSize(NULL)", F.SerializedFMUStateSize(c, NULL, &size));
+    call("fmi3SerializeFMUState(NULL)", F.SerializeFMUState(c, NULL, (fmi3Byte*)&size, 1));
+    fmi3FMUState nothing = NULL;
+    call("fmi3FreeFMUState(NULL)", F.FreeFMUState(c, &nothing));
+    /* altered bytes: the last byte of the serialized state flipped */
+    fmi3FMUState s = NULL, back = NULL;
+    call("fmi3GetFMUState", F.GetFMUState(c, &s));
+    call("fmi3SerializedFMUStateSize", F.SerializedFMUStateSize(c, s, &size));
+    fmi3Byte* bytes = (fmi3Byte*)malloc(size ? size : 1);
+    call("fmi3SerializeFMUState", F.SerializeFMUState(c, s, bytes, size));
+    bytes[size - 1] ^= 1;
+    call("fmi3DeserializeFMUState(altered)", F.DeserializeFMUState(c, bytes, size, &back));
+    printf("deserialized %s\n", back ? "state" : "NULL");
+    call("fmi3DeserializeFMUState(empty)", F.DeserializeFMUState(c, bytes, 0, &back));
+    printf("deserialized %s\n", back ? "state" : "NULL");
+    free(bytes);
+    /* the state handed back: it holds the later state afterwards */
+    run_steps(c, &clk, ONE_STEP);
+    const Clock later = clk;
+    call("fmi3GetFMUState(again)", F.GetFMUState(c, &s));
+    phase("on");
+    run_steps(c, &clk, ONE_STEP);
+    call("fmi3SetFMUState", F.SetFMUState(c, s));
+    clk = later;
+    phase("restored");
+    run_steps(c, &clk, ONE_STEP);
+    /* memory: the same state pointer handed back many times, against taking and freeing */
+    const int n = 3000;
+    long before = resident();
+    for (int k = 0; k < n; k++) F.GetFMUState(c, &s);
+    long handed_back = resident() - before;
+    before = resident();
+    for (int k = 0; k < n; k++) {
+        fmi3FMUState t = NULL;
+        F.GetFMUState(c, &t);
+        F.FreeFMUState(c, &t);
+    }
+    long freed = resident() - before;
+    printf("memory %d %ld %ld %ld\n", n, handed_back, freed, resident());
+    call("fmi3FreeFMUState", F.FreeFMUState(c, &s));
+    return 0;
+}
+
 /* The FMI 2.0 build next to the FMI 3.0 one: both step the grid without permissions. */
 static int scenario_both(fmi3Instance c)
 {
@@ -586,7 +659,7 @@ static int parse_outputs(const char* text)
 static int usage(void)
 {
     fprintf(stderr, "usage: fmi3_host [-l LIBPYTHON] [-p SPEC=VALUE] [-a SPEC=VALUE] [-o SPECS] [-E] [-M] [-N] "
-                    "[-2 UNZIPDIR,GUID] run|unsupported|reset|state|both UNZIPDIR MODEL TOKEN STOP STEP\n");
+                    "[-2 UNZIPDIR,GUID] run|unsupported|reset|state|both|state-misuse UNZIPDIR MODEL TOKEN STOP STEP\n");
     return 2;
 }
 
@@ -639,6 +712,7 @@ int main(int argc, char** argv)
     else if (!strcmp(opt.scenario, "reset")) scenario = scenario_reset;
     else if (!strcmp(opt.scenario, "state")) scenario = scenario_state;
     else if (!strcmp(opt.scenario, "both")) scenario = scenario_both;
+    else if (!strcmp(opt.scenario, "state-misuse")) scenario = scenario_state_misuse;
     else return usage();
     fmi3Instance c = instantiate(opt.model);
     int rc = scenario(c);
