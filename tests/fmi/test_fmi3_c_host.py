@@ -9,10 +9,11 @@ outputs (%.17g); the tests here parse that. EndStop's rigid case has closed-form
 impacts at 0.25, 1.25 and 3.25 s, dx = 0.21875 m and dv = -0.125 m/s at 3.5 s.
 
 Checked: no early return and no event flag without the permissions (fmpy's results bit for bit);
-the early returns at the impacts, eventHandlingNeeded and event mode; errors returned as fmi3Error
-(an invalid parameter, a parameter set after initialization, the functions the FMU lacks); a NULL
-logger; fmi3Reset keeping the importer's permissions; fmi3GetFMUState / fmi3SetFMUState and their
-serialization at an early return, bit for bit; the FMI 2.0 and FMI 3.0 builds in one process."""
+the early returns at the impacts, eventHandlingNeeded and event mode; the intermediate-update
+callback; errors returned as fmi3Error (an invalid parameter, a parameter set after
+initialization, the functions the FMU lacks); a NULL logger; fmi3Reset keeping the importer's
+permissions; fmi3GetFMUState / fmi3SetFMUState and their serialization at an early return, bit for
+bit, and the state functions misused; the FMI 2.0 and FMI 3.0 builds in one process."""
 
 import os
 import shutil
@@ -148,6 +149,15 @@ def parse(stdout):
                 )  # fmt: skip
             else:
                 record = (float(f[0]), float(f[1]), int(f[2]), values)
+        elif kind == "update":
+            head, _, values = rest.partition(" : ")
+            t, *flags, env = head.split()
+            record = (
+                float(t),
+                tuple(int(f) for f in flags),
+                env,
+                tuple(map(float, values.split())),
+            )
         elif kind == "call":
             name, status = rest.split()
             record = (name, status if status in ("instance", "NULL") else int(status))
@@ -280,6 +290,35 @@ def test_early_return_and_event_mode_at_the_impacts(host, endstop3, libpython, e
     assert not [m for m in run.of("log")]  # nothing logged
 
 
+@pytest.mark.parametrize("answer", ["decline", "accept"])
+def test_the_intermediate_update_callback_from_c(host, endstop3, libpython, answer):
+    """With early return allowed and an intermediate-update callback, the FMU offers each impact
+    (intermediateStepFinished, canReturnEarly, getting allowed, the host's instance environment);
+    the outputs read in the callback are those just after the impact. Declined, the steps go on
+    to the grid (event mode flags them); accepted, they return at the impacts as without a
+    callback, bit for bit."""
+    run = run_endstop(host, endstop3, libpython, flags=("-E", "-M", "-U", answer))
+    offers = run.of("update")
+    assert [t for t, *_ in offers] == pytest.approx(IMPACTS, abs=1e-12)
+    for t, flags, env, (dx, dv, time) in offers:
+        assert flags == (0, 1, 1, 1) and env == "env"  # no set requested, get allowed
+        assert time == t and abs(dx) == pytest.approx(0.25, abs=1e-12)  # at a stop
+    assert [dv for *_, (_, dv, _) in offers] == pytest.approx([-0.5, 0.25, -0.125], abs=1e-12)
+    steps = run.steps()
+    _assert_contiguous(steps)
+    _assert_final_closed_form(steps)
+    flagged = [s for s in steps if s.needed]
+    assert len(flagged) == len(run.of("event")) == 3
+    if answer == "decline":
+        assert not any(s.early for s in steps) and len(steps) == 35
+        assert all(s.t < i < s.last for s, i in zip(flagged, IMPACTS))
+    else:
+        plain = run_endstop(host, endstop3, libpython, flags=("-E", "-M")).steps()
+        assert [(s.t, s.h, s.early, s.needed, s.last, s.text) for s in steps] == [
+            (s.t, s.h, s.early, s.needed, s.last, s.text) for s in plain
+        ]
+
+
 # ---- 3. errors returned as errors ---------------------------------------------------------------
 
 
@@ -398,18 +437,21 @@ def test_a_null_logger_works_and_errors_still_return_error(host, mass3, endstop3
 
 
 def test_reset_keeps_the_early_return_permission(host, endstop3, libpython):
+    """fmi3Reset in step mode and after fmi3Terminate: initialized again, the instance returns
+    early at the same impacts (and flags them: event mode), bit for bit as before the reset."""
     run = run_endstop(host, endstop3, libpython, "reset", flags=("-E", "-M"), stop=1.5)
-    assert run.calls("fmi3Reset") == [0]
-    assert run.calls("fmi3ExitInitializationMode") == [0, 0]
-    first, again = run.steps("first"), run.steps("after-reset")
-    for steps in (first, again):
-        _assert_contiguous(steps)  # after the reset: from time 0 again
+    assert run.calls("fmi3Reset") == [0, 0]
+    assert run.calls("fmi3ExitInitializationMode") == [0, 0, 0]
+    first = run.steps("first")
+    for phase in ("first", "after-reset", "after-terminate-reset"):
+        steps = run.steps(phase)
+        _assert_contiguous(steps)  # after a reset: from time 0 again
         assert [s.last for s in steps if s.early] == pytest.approx(IMPACTS[:2], abs=1e-12)
         assert [s.last for s in steps if s.needed] == [s.last for s in steps if s.early]
-    assert [(s.t, s.h, s.early, s.needed, s.last, s.text) for s in again] == [
-        (s.t, s.h, s.early, s.needed, s.last, s.text) for s in first
-    ]
-    assert len(run.of("event", "after-reset")) == 2
+        assert [(s.t, s.h, s.early, s.needed, s.last, s.text) for s in steps] == [
+            (s.t, s.h, s.early, s.needed, s.last, s.text) for s in first
+        ]
+        assert len(run.of("event", phase)) == 2
 
 
 # ---- 7. FMU state at an early return ------------------------------------------------------------

@@ -14,6 +14,9 @@
  *                                      event mode after a step that asked for it: the statuses of
  *                                      fmi3EnterEventMode, fmi3UpdateDiscreteStates (and its
  *                                      flags) and fmi3EnterStepMode
+ *   update T SETREQUESTED GETALLOWED FINISHED CANRETURNEARLY ENV : Y1 Y2 ...
+ *                                      an offer of the intermediate-update callback (-U), the
+ *                                      outputs read in it; ENV "env" if the host's environment
  *   step2 T H STATUS : Y1 Y2 ...       (scenario both) an fmi2DoStep of the FMI 2.0 build
  *   phase NAME                         where a scenario's part begins
  *   size N                             (scenario state) fmi3SerializedFMUStateSize's answer
@@ -30,7 +33,8 @@
  * scenarios:
  *   run          instantiate, initialize (-p), set (-a), step to STOP, terminate, free
  *   unsupported  initialize, call functions the FMU does not implement, one step
- *   reset        run, fmi3Reset, initialize again (the same -p), run again
+ *   reset        run, fmi3Reset, initialize again (the same -p), run again; fmi3Terminate,
+ *                fmi3Reset, initialize and run a third time
  *   state        step to the first early return (or STOP), fmi3GetFMUState there, serialize and
  *                deserialize it; step on to STOP; fmi3SetFMUState(saved), step on again; the same
  *                with the deserialized state; then a second instance deserializes the bytes and
@@ -46,6 +50,7 @@
  *   -E                earlyReturnAllowed
  *   -M                eventModeUsed
  *   -N                no logger (logMessage = NULL)
+ *   -U decline|accept an intermediate-update callback that declines or accepts each offer
  *   -2 UNZIPDIR,GUID  the FMI 2.0 build of MODEL (scenario both)
  * exit status: 0 the scenario ran to its end (failed calls are printed, not fatal), 2 usage,
  * 3 the FMU could not be loaded or instantiated.
@@ -154,6 +159,7 @@ static struct {
     Spec par[MAXV], after[MAXV], out[MAXV];
     int n_par, n_after, n_out;
     bool early, event_mode, no_logger;
+    int update; /* -U: 0 no intermediate-update callback, 1 it declines each offer, 2 it accepts */
 } opt;
 
 static int logger_marker; /* the instance environment the host passes: the logger checks it */
@@ -285,15 +291,37 @@ static fmi3Status call(const char* name, fmi3Status status)
     return status;
 }
 
+static void print_outputs(fmi3Instance c);
+static fmi3Instance current; /* the instance last instantiated: the callback reads its outputs */
+
+/* The intermediate-update callback (-U): prints what the FMU offers and the outputs there, then
+   declines or accepts (earlyReturnRequested, at the offered time). */
+static void intermediate_update(fmi3InstanceEnvironment env, fmi3Float64 time, fmi3Boolean setRequested,
+                                fmi3Boolean getAllowed, fmi3Boolean finished, fmi3Boolean canReturnEarly,
+                                fmi3Boolean* requested, fmi3Float64* when)
+{
+    printf("update %.17g %d %d %d %d %s", time, setRequested, getAllowed, finished, canReturnEarly,
+           env == &logger_marker ? "env" : "wrong-env");
+    if (getAllowed && current)
+        print_outputs(current);
+    else
+        printf("\n");
+    fflush(stdout);
+    *requested = opt.update == 2;
+    *when = time;
+}
+
 static fmi3Instance instantiate(const char* name)
 {
     char resources[4200];
     snprintf(resources, sizeof resources, "%s/resources/", opt.dir);
     fmi3Instance c = F.InstantiateCoSimulation(name, opt.token, resources, false, false, opt.event_mode, opt.early,
-                                               NULL, 0, &logger_marker, opt.no_logger ? NULL : logger3, NULL);
+                                               NULL, 0, &logger_marker, opt.no_logger ? NULL : logger3,
+                                               opt.update ? intermediate_update : NULL);
     printf("call fmi3InstantiateCoSimulation %s\n", c ? "instance" : "NULL");
     fflush(stdout);
     if (!c) exit(3);
+    current = c;
     return c;
 }
 
@@ -436,8 +464,12 @@ static int scenario_reset(fmi3Instance c)
 {
     phase("first");
     scenario_run(c);
-    call("fmi3Reset", F.Reset(c));
+    call("fmi3Reset", F.Reset(c)); /* in step mode */
     phase("after-reset");
+    scenario_run(c);
+    call("fmi3Terminate", F.Terminate(c));
+    call("fmi3Reset", F.Reset(c)); /* terminated */
+    phase("after-terminate-reset");
     return scenario_run(c);
 }
 
@@ -658,7 +690,7 @@ static int parse_outputs(const char* text)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: fmi3_host [-l LIBPYTHON] [-p SPEC=VALUE] [-a SPEC=VALUE] [-o SPECS] [-E] [-M] [-N] "
+    fprintf(stderr, "usage: fmi3_host [-l LIBPYTHON] [-p SPEC=VALUE] [-a SPEC=VALUE] [-o SPECS] [-E] [-M] [-N] [-U MODE] "
                     "[-2 UNZIPDIR,GUID] run|unsupported|reset|state|both|state-misuse UNZIPDIR MODEL TOKEN STOP STEP\n");
     return 2;
 }
@@ -679,6 +711,10 @@ int main(int argc, char** argv)
         else if (o == 'p' && opt.n_par < MAXV) bad = parse_spec(val, &opt.par[opt.n_par++], true);
         else if (o == 'a' && opt.n_after < MAXV) bad = parse_spec(val, &opt.after[opt.n_after++], true);
         else if (o == 'o') bad = parse_outputs(val);
+        else if (o == 'U') {
+            opt.update = !strcmp(val, "accept") ? 2 : !strcmp(val, "decline") ? 1 : 0;
+            bad = !opt.update;
+        }
         else if (o == '2') {
             static char copy[4096];
             snprintf(copy, sizeof copy, "%s", val);
