@@ -259,7 +259,11 @@ def test_without_permissions_no_early_return_and_no_event_flag(host, endstop3, l
 @pytest.mark.parametrize(
     "early,event_mode", [(True, False), (True, True), (False, True)], ids=["ER", "ER+EM", "EM"]
 )
-def test_early_return_and_event_mode_at_the_impacts(host, endstop3, libpython, early, event_mode):
+def test_early_return_and_event_mode_at_the_impacts(
+    host, endstop3, libpython, fmu3_dir, early, event_mode
+):
+    """The communication points and the final state as fmpy's run with the same permissions
+    (bit for bit)."""
     flags = ("-E",) * early + ("-M",) * event_mode
     run = run_endstop(host, endstop3, libpython, flags=flags)
     steps = run.steps()
@@ -288,6 +292,19 @@ def test_early_return_and_event_mode_at_the_impacts(host, endstop3, libpython, e
         follows = position + 1 < len(kinds) and kinds[position + 1] == "event"
         assert follows == s.needed
     assert not [m for m in run.of("log")]  # nothing logged
+    ref = simulate_fmu(
+        str(fmu3_dir / "EndStop.fmu"),
+        start_values=ENDSTOP,
+        stop_time=3.5,
+        output_interval=0.1,
+        output=["dx", "dv"],
+        fmi_type="CoSimulation",
+        early_return_allowed=early,
+        use_event_mode=event_mode,
+    )
+    # fmpy records a point twice after event mode: its distinct times are the host's points
+    np.testing.assert_array_equal(np.unique(ref["time"]), [0.0] + [s.last for s in steps])
+    assert (ref["dx"][-1], ref["dv"][-1]) == steps[-1].y[:2]
 
 
 @pytest.mark.parametrize("answer", ["decline", "accept"])
@@ -362,6 +379,22 @@ def test_a_parameter_set_after_initialization_is_an_error_and_the_instance_steps
     assert run.calls("fmi3Terminate") == [0]
 
 
+def test_a_host_ignoring_an_early_return_gets_an_error(host, endstop3, libpython):
+    """A host that continues from its grid point after an early return (0.3 s, the FMU at the
+    impact, 0.25 s): fmi3DoStep returns fmi3Error with the reason, lastSuccessfulTime the FMU's
+    time, no early return flagged."""
+    run = run_endstop(host, endstop3, libpython, flags=("-E", "-I"), stop=0.6)
+    steps = run.steps()
+    assert [s.status for s in steps] == [0, 0, 0, ERROR]
+    assert steps[2].early and steps[2].last == pytest.approx(0.25, abs=1e-12)
+    refused = steps[3]
+    assert refused.t == pytest.approx(0.3) and refused.last == steps[2].last
+    assert not refused.early and not refused.needed and refused.text == steps[2].text
+    ((status, message),) = run.of("log")
+    assert status == ERROR and "doStep refused: currentCommunicationPoint = 0.3" in message
+    assert "is not the time of EndStop, 0.25" in message
+
+
 # ---- 4. functions the FMU lacks -----------------------------------------------------------------
 
 UNSUPPORTED = [
@@ -390,6 +423,8 @@ def test_unsupported_functions_return_error_and_the_host_survives(host, mass3, l
     ]
     assert calls["fmi3InstantiateModelExchange"] == "NULL"
     assert "co-simulation only" in messages[-1]
+    for name in ("fmi3DoStep", "fmi3GetFloat64", "fmi3GetFloat32", "fmi3Reset"):
+        assert calls[f"{name}(NULL)"] == ERROR, name  # a NULL instance: fmi3Error, no crash
     (step,) = run.steps()
     assert step.status == 0 and step.last == 0.1 and step.y == (0.0,)  # steps on afterwards
     assert run.calls("fmi3Terminate") == [0] and run.records[-1] == ("end", "")

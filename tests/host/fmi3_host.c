@@ -50,6 +50,7 @@
  *   -E                earlyReturnAllowed
  *   -M                eventModeUsed
  *   -N                no logger (logMessage = NULL)
+ *   -I                ignore early returns: the next step starts at the grid point regardless
  *   -U decline|accept an intermediate-update callback that declines or accepts each offer
  *   -2 UNZIPDIR,GUID  the FMI 2.0 build of MODEL (scenario both)
  * exit status: 0 the scenario ran to its end (failed calls are printed, not fatal), 2 usage,
@@ -158,7 +159,7 @@ static struct {
     double stop, step;
     Spec par[MAXV], after[MAXV], out[MAXV];
     int n_par, n_after, n_out;
-    bool early, event_mode, no_logger;
+    bool early, event_mode, no_logger, ignore_early;
     int update; /* -U: 0 no intermediate-update callback, 1 it declines each offer, 2 it accepts */
 } opt;
 
@@ -398,7 +399,7 @@ static int run_steps(fmi3Instance c, Clock* clk, int until)
         printf("step %.17g %.17g %d %d %d %d %.17g", clk->t, h, st, needed, terminate, early, last);
         print_outputs(c);
         if (st > 1) return -1;
-        clk->t = early && last < next ? last : next;
+        clk->t = early && last < next && !opt.ignore_early ? last : next;
         if (needed) {
             fmi3Status enter = F.EnterEventMode(c), update = 0;
             fmi3Boolean need = true, term = false, nominals = false, values = false, defined = false;
@@ -455,6 +456,14 @@ static int scenario_unsupported(fmi3Instance c)
     fmi3Instance me = F.InstantiateModelExchange("me", opt.token, resources, false, false, &logger_marker,
                                                  opt.no_logger ? NULL : logger3);
     printf("call fmi3InstantiateModelExchange %s\n", me ? "instance" : "NULL");
+    /* a NULL instance */
+    fmi3Boolean flag = false;
+    fmi3Float64 last = 0.0;
+    call("fmi3DoStep(NULL)", F.DoStep(NULL, 0.0, 0.1, false, &flag, &flag, &flag, &last));
+    call("fmi3GetFloat64(NULL)", F.GetFloat64(NULL, &vr, 1, &d, 1));
+    call("fmi3GetFloat32(NULL)", F.GetFloat32(NULL, &vr, 1, &f32, 1));
+    call("fmi3Reset(NULL)", F.Reset(NULL));
+    F.FreeInstance(NULL);
     Clock clk = {0.0, 0};
     run_steps(c, &clk, TO_STOP);
     return 0;
@@ -690,7 +699,7 @@ static int parse_outputs(const char* text)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: fmi3_host [-l LIBPYTHON] [-p SPEC=VALUE] [-a SPEC=VALUE] [-o SPECS] [-E] [-M] [-N] [-U MODE] "
+    fprintf(stderr, "usage: fmi3_host [-l LIBPYTHON] [-p SPEC=VALUE] [-a SPEC=VALUE] [-o SPECS] [-E] [-M] [-N] [-I] [-U MODE] "
                     "[-2 UNZIPDIR,GUID] run|unsupported|reset|state|both|state-misuse UNZIPDIR MODEL TOKEN STOP STEP\n");
     return 2;
 }
@@ -704,6 +713,7 @@ int main(int argc, char** argv)
         if (o == 'E') { opt.early = true; continue; }
         if (o == 'M') { opt.event_mode = true; continue; }
         if (o == 'N') { opt.no_logger = true; continue; }
+        if (o == 'I') { opt.ignore_early = true; continue; }
         if (a + 1 >= argc) return usage();
         const char* val = argv[++a];
         int bad = 0;
