@@ -204,8 +204,8 @@ def run_endstop(host, endstop3, libpython, scenario="run", flags=(), stop=3.5):
         step=0.1,
         libpython=libpython,
     )
-    assert run.returncode == 0, run.stderr
-    assert ("end", "") in run.records or run.records[-1][0] == "end"
+    assert run.returncode == 0 and not run.stderr, run.stderr
+    assert run.records[-1] == ("end", "")  # the scenario ran to its end
     return run
 
 
