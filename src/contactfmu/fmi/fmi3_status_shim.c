@@ -18,6 +18,12 @@
  *    configuration mode) answers fmi3Error with a message, or NULL for the other instantiation
  *    functions, without reaching pythonfmu3's library.
  *
+ *  - the FMU state functions hardened as in the FMI 2.0 shim: a NULL state pointer is fmi3Error
+ *    (pythonfmu3's library dereferences it), bytes that are no state of this FMU make
+ *    fmi3DeserializeFMUState return fmi3Error and no state, with the reason logged; a state
+ *    pointer handed back to fmi3GetFMUState is freed and holds the new state (pythonfmu3's
+ *    library leaked it); fmi3FreeFMUState returns NULL in its argument;
+ *
  *  - early return and events in fmi3DoStep, which pythonfmu3's library does not have: the shim
  *    hands the importer's permissions (earlyReturnAllowed, eventModeUsed) to the slave through
  *    value references of its own (CONTROL_VR), and after each step reads from the slave the time
@@ -106,22 +112,22 @@ typedef struct {
     X(fmi3SetInt32, (VR, const fmi3Int32 values[], size_t n), (vr, nvr, values, n)) \
     X(fmi3GetBoolean, (VR, fmi3Boolean values[], size_t n), (vr, nvr, values, n)) \
     X(fmi3SetBoolean, (VR, const fmi3Boolean values[], size_t n), (vr, nvr, values, n)) \
-    X(fmi3GetFMUState, (fmi3FMUState* state), (state)) \
-    X(fmi3SetFMUState, (fmi3FMUState state), (state)) \
-    X(fmi3FreeFMUState, (fmi3FMUState* state), (state)) \
-    X(fmi3SerializedFMUStateSize, (fmi3FMUState state, size_t* size), (state, size)) \
-    X(fmi3SerializeFMUState, (fmi3FMUState state, fmi3Byte bytes[], size_t size), (state, bytes, size)) \
-    X(fmi3DeserializeFMUState, (const fmi3Byte bytes[], size_t size, fmi3FMUState* state), (bytes, size, state)) \
     X(fmi3UpdateDiscreteStates, (fmi3Boolean* needUpdate, fmi3Boolean* terminate, fmi3Boolean* nominalsChanged, fmi3Boolean* valuesChanged, fmi3Boolean* nextDefined, fmi3Float64* next), (needUpdate, terminate, nominalsChanged, valuesChanged, nextDefined, next))
 
 /* those without a further parameter */
 #define FORWARDED0(X) X(fmi3ExitInitializationMode) X(fmi3EnterEventMode) X(fmi3EnterStepMode) \
     X(fmi3Terminate)
 
-/* the inner functions the shim calls from its own fmi3DoStep and fmi3Reset */
+/* the inner functions the shim calls from its own fmi3DoStep, fmi3Reset and FMU state functions */
 #define WRAPPED(X) \
     X(fmi3DoStep, (fmi3Float64 t, fmi3Float64 h, fmi3Boolean noSetPrior, fmi3Boolean* eventNeeded, fmi3Boolean* terminate, fmi3Boolean* earlyReturn, fmi3Float64* lastTime), ()) \
-    X(fmi3Reset, (), ())
+    X(fmi3Reset, (), ()) \
+    X(fmi3GetFMUState, (), ()) \
+    X(fmi3SetFMUState, (), ()) \
+    X(fmi3FreeFMUState, (), ()) \
+    X(fmi3SerializedFMUStateSize, (), ()) \
+    X(fmi3SerializeFMUState, (), ()) \
+    X(fmi3DeserializeFMUState, (), ())
 
 /* the functions answered with fmi3Error: X(name, parameters after the instance) */
 #define REFUSED(X) \
@@ -352,6 +358,131 @@ EXPORT fmi3Status fmi3Reset(fmi3Instance instance)
         if (told > status) status = told;
     }
     return status < fmi3Error && s->errors > before ? fmi3Error : status;
+}
+
+/* ---- FMU state (as the FMI 2.0 shim): pythonfmu3's library dereferences a NULL state pointer
+   (the host crashes), takes no state pointer handed back to fmi3GetFMUState (it leaked the state
+   it held), leaves a freed pointer in fmi3FreeFMUState's argument, and accepts bytes that are no
+   state of this FMU (the slave decodes them into a state marked invalid, which serializes as a
+   NUL byte followed by the reason). ---------------------------------------------------------- */
+
+typedef fmi3Status (*state_ptr_fn)(fmi3Instance, fmi3FMUState*);
+typedef fmi3Status (*state_fn)(fmi3Instance, fmi3FMUState);
+typedef fmi3Status (*state_size_fn)(fmi3Instance, fmi3FMUState, size_t*);
+typedef fmi3Status (*serialize_fn)(fmi3Instance, fmi3FMUState, fmi3Byte*, size_t);
+typedef fmi3Status (*deserialize_fn)(fmi3Instance, const fmi3Byte*, size_t, fmi3FMUState*);
+
+static fmi3Status no_state(Shim* s, const char* function)
+{
+    char text[160];
+    snprintf(text, sizeof text, "contactfmu: %s: the FMU state is NULL", function);
+    say(s, fmi3Error, text);
+    return fmi3Error;
+}
+
+/* The status rule for the inner call that returned `status`. */
+static fmi3Status ruled(Shim* s, unsigned long before, fmi3Status status)
+{
+    return status < fmi3Error && s->errors > before ? fmi3Error : status;
+}
+
+/* If the slave marked `state` invalid (it serializes as a NUL byte and the reason), log the
+   reason and return 1. Costs two serializations of a valid state: only after a deserialization. */
+static int invalid_state(Shim* s, fmi3FMUState state)
+{
+    size_t size = 0;
+    fmi3Byte first = 1;
+    if (((state_size_fn)p_fmi3SerializedFMUStateSize)(s->inner, state, &size) >= fmi3Discard || size == 0) return 0;
+    if (((serialize_fn)p_fmi3SerializeFMUState)(s->inner, state, &first, 1) >= fmi3Discard || first != 0) return 0;
+    fmi3Byte* text = (fmi3Byte*)malloc(size + 1);
+    if (text && ((serialize_fn)p_fmi3SerializeFMUState)(s->inner, state, text, size) < fmi3Discard) {
+        text[size] = 0;
+        say(s, fmi3Error, (const char*)text + 1);
+    } else {
+        say(s, fmi3Error, "contactfmu: invalid FMU state");
+    }
+    free(text);
+    return 1;
+}
+
+/* A state pointer handed back (not NULL) holds a state taken before: it is freed and the pointer
+   holds the new state (the standard lets the FMU reuse it). After an error *state is unchanged. */
+EXPORT fmi3Status fmi3GetFMUState(fmi3Instance instance, fmi3FMUState* state)
+{
+    Shim* s = (Shim*)instance;
+    if (!s) return fmi3Error;
+    if (!state) return no_state(s, "fmi3GetFMUState");
+    unsigned long before = s->errors;
+    fmi3FMUState taken = NULL;
+    fmi3Status status = ruled(s, before, ((state_ptr_fn)p_fmi3GetFMUState)(s->inner, &taken));
+    if (status >= fmi3Error) {
+        if (taken) ((state_ptr_fn)p_fmi3FreeFMUState)(s->inner, &taken);
+        return status;
+    }
+    if (*state) ((state_ptr_fn)p_fmi3FreeFMUState)(s->inner, state);
+    *state = taken;
+    return status;
+}
+
+EXPORT fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState state)
+{
+    Shim* s = (Shim*)instance;
+    if (!s) return fmi3Error;
+    if (!state) return no_state(s, "fmi3SetFMUState");
+    unsigned long before = s->errors;
+    return ruled(s, before, ((state_fn)p_fmi3SetFMUState)(s->inner, state));
+}
+
+/* The standard returns NULL in the argument; a NULL state is ignored. */
+EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState* state)
+{
+    Shim* s = (Shim*)instance;
+    if (!s) return fmi3Error;
+    if (!state || !*state) return fmi3OK;
+    unsigned long before = s->errors;
+    fmi3Status status = ruled(s, before, ((state_ptr_fn)p_fmi3FreeFMUState)(s->inner, state));
+    if (status < fmi3Error) *state = NULL;
+    return status;
+}
+
+EXPORT fmi3Status fmi3SerializedFMUStateSize(fmi3Instance instance, fmi3FMUState state, size_t* size)
+{
+    Shim* s = (Shim*)instance;
+    if (!s) return fmi3Error;
+    if (!state || !size) return no_state(s, "fmi3SerializedFMUStateSize");
+    unsigned long before = s->errors;
+    return ruled(s, before, ((state_size_fn)p_fmi3SerializedFMUStateSize)(s->inner, state, size));
+}
+
+EXPORT fmi3Status fmi3SerializeFMUState(fmi3Instance instance, fmi3FMUState state, fmi3Byte bytes[], size_t size)
+{
+    Shim* s = (Shim*)instance;
+    if (!s) return fmi3Error;
+    if (!state || (!bytes && size)) return no_state(s, "fmi3SerializeFMUState");
+    unsigned long before = s->errors;
+    fmi3Status status = ruled(s, before, ((serialize_fn)p_fmi3SerializeFMUState)(s->inner, state, bytes, size));
+    if (status < fmi3Discard && size > 0 && bytes[0] == 0 && invalid_state(s, state)) return fmi3Error;
+    return status;
+}
+
+/* Bytes that are no state of this FMU (altered, truncated, of another FMU): fmi3Error, the
+   reason logged, *state NULL. */
+EXPORT fmi3Status fmi3DeserializeFMUState(fmi3Instance instance, const fmi3Byte bytes[], size_t size,
+                                          fmi3FMUState* state)
+{
+    Shim* s = (Shim*)instance;
+    if (!s) return fmi3Error;
+    if (!state || (!bytes && size)) return no_state(s, "fmi3DeserializeFMUState");
+    unsigned long before = s->errors;
+    fmi3FMUState made = NULL;
+    fmi3Status status = ruled(s, before, ((deserialize_fn)p_fmi3DeserializeFMUState)(s->inner, bytes, size, &made));
+    if (status < fmi3Discard && made && !invalid_state(s, made)) {
+        *state = made;
+        return status;
+    }
+    if (made) ((state_ptr_fn)p_fmi3FreeFMUState)(s->inner, &made);
+    *state = NULL;
+    return status < fmi3Error ? fmi3Error : status;
 }
 
 /* fmi3DoStep: the slave steps to the end, or, allowed to, to the first event in the step (the
