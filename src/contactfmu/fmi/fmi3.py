@@ -64,15 +64,6 @@ class Fmi3Slave:
     def to_xml(self, model_options=None):
         return model_description(self)
 
-    @classmethod
-    def _build(cls):
-        """The package the FMU bundles (cfmu3_<model>_<hash>), of which this module is part. The
-        slave class of an FMI 3.0 FMU is defined in its entry script, a module of its own
-        (pythonfmu3's library finds it there), so the class's module (Slave._build) would name
-        the script, and fmi3GetFMUState would refuse every object of the package (a coupling's
-        state) as foreign."""
-        return __name__.split(".")[0]
-
     def do_step(self, current_time, step_size):
         queued = len(self.log_queue)
         done = super().do_step(current_time, step_size)
