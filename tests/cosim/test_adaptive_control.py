@@ -48,7 +48,7 @@ class _Stubbed(AdaptiveAlgorithm):
     def _save(self):
         return []
 
-    def _restore(self, states):
+    def _restore(self, states, keep=()):
         pass
 
     def _free(self, states):

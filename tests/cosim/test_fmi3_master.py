@@ -107,3 +107,38 @@ def test_an_fmi3_flange_is_connected_by_its_terminal(fmu_dir, fmu3_dir, tmp_path
     assert result["mass.s"][-1] == pytest.approx(np.sin(5.0) / 10.0, abs=2e-3)
     with pytest.raises(Exception, match="left"):
         oscillator(fmu_dir / "Mass.fmu", "left")
+
+
+def test_a_mass_bouncing_on_a_stop_under_gravity_has_its_impacts_at_the_closed_form_times(
+    fmu_dir, fmu3_dir
+):
+    """A 1 kg mass dropped from 0.5 m onto EndStop's rigid stop (ci = 0.5) under g = 9.81 m/s2,
+    EndStop as FMI 3.0 in the adaptive master, recording every 10 ms: its steps end at the
+    impacts of the restitution sequence, t1 = sqrt(2*0.5/g), t(k+1) = t(k) + 2*ci^k*v1/g
+    (v1 = g*t1), to 1e-9 s for the first eight (the FMI 2.0 EndStop, whose impacts fall inside
+    the steps, ends none within 7e-4 s of them), and the mass comes to rest on the stop after
+    the sequence's limit t1 + 2*ci*v1/(g*(1 - ci)). (Recording every 50 ms, a bounce's flight
+    of 0.16 s spans three steps and the held forces of the coupling put the third impact 2e-3 s
+    off, with early return or without.)"""
+    g, e = 9.81, 0.5
+    s = System()
+    s.add("mass", fmu_dir / "Mass.fmu", m=1.0)
+    s.add("gravity", fmu_dir / "Force.fmu", f=-g)
+    s.add("stop", fmu3_dir / "EndStop.fmu", mode=1, kind=3, ci=e, l1=1.0, l2=0.5, m1=1.0)
+    s.add("fixed", fmu_dir / "Fixed.fmu")
+    s.connect("gravity.flange", "mass.flange_b")
+    s.connect("mass.flange_a", "stop.ctr1")
+    s.connect("stop.ctr2", "fixed.flange")
+    result = s.simulate(1.2, output_interval=0.01, outputs=["mass.s", "mass.v"])
+    t1 = (2 * 0.5 / g) ** 0.5
+    v1 = g * t1
+    impacts = [t1]
+    for k in range(1, 8):
+        impacts.append(impacts[-1] + 2 * e**k * v1 / g)
+    ends = [step.t + step.h for step in result.steps if step.accepted]
+    for impact in impacts:
+        assert min(abs(end - impact) for end in ends) <= 1e-9, impact
+    rest = t1 + 2 * e * v1 / (g * (1 - e))
+    after = result["time"] > rest + 0.05
+    assert np.all(np.abs(result["mass.s"][after] + 0.5) <= 1e-9)
+    assert np.all(np.abs(result["mass.v"][after]) <= 1e-9)

@@ -198,3 +198,26 @@ def test_no_invalid_memory_access_at_process_exit(fmu_dir, tmp_path):
         and ("_pythonfmu.so" in e or "finalizePythonInterpreter" in e or "/binaries/linux64/" in e)
     ]
     assert not ours, ours[0][-3000:]
+
+
+@pytest.mark.parametrize("standard", ["2.0", "3.0"])
+def test_the_fmi_schema_checks_each_standards_model_description(
+    fmu_dir, fmu3_dir, tmp_path, standard
+):
+    """validation.problems / problems3 (the build's check) validate modelDescription.xml against
+    the standard's XSD (fmpy's copy of fmi2ModelDescription.xsd, fmi3ModelDescription.xsd): the
+    built Mass passes, a copy with an attribute the schema does not have is named."""
+    from contactfmu.validation import problems, problems3
+
+    check, folder = (problems, fmu_dir) if standard == "2.0" else (problems3, fmu3_dir)
+    built = folder / "Mass.fmu"
+    assert check(built) == []
+    bad = tmp_path / "Mass.fmu"
+    with zipfile.ZipFile(built) as zin, zipfile.ZipFile(bad, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename == "modelDescription.xml":
+                data = data.replace(b"<CoSimulation ", b'<CoSimulation bogusFlag="true" ', 1)
+            zout.writestr(item, data)
+    found = check(bad)
+    assert any("bogusFlag" in p for p in found), found

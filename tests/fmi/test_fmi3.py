@@ -137,7 +137,14 @@ DRIVEN_STARTS = {
 
 
 @pytest.mark.parametrize("name", FMI3_NAMES)
-def test_every_fmi3_fmu_follows_driven_inputs_like_the_fmi2_one(fmu_dir, fmu3_dir, name):
+@pytest.mark.parametrize(
+    "early,event_mode", [(False, False), (True, False), (False, True), (True, True)]
+)
+def test_every_fmi3_fmu_follows_driven_inputs_like_the_fmi2_one(
+    fmu_dir, fmu3_dir, name, early, event_mode
+):
+    """With or without early return and event mode: no event happens in the run, so the FMI 3.0
+    FMU's results equal the FMI 2.0 FMU's bit for bit."""
     md = read_model_description(str(fmu_dir / f"{name}.fmu"))
     starts = DRIVEN_STARTS.get(name, {})
     kwargs = dict(
@@ -150,7 +157,12 @@ def test_every_fmi3_fmu_follows_driven_inputs_like_the_fmi2_one(fmu_dir, fmu3_di
         fmi_type="CoSimulation",
     )
     r2 = simulate_fmu(str(fmu_dir / f"{name}.fmu"), **kwargs)
-    r3 = simulate_fmu(str(fmu3_dir / f"{name}.fmu"), **kwargs)
+    r3 = simulate_fmu(
+        str(fmu3_dir / f"{name}.fmu"),
+        early_return_allowed=early,
+        use_event_mode=event_mode,
+        **kwargs,
+    )
     _assert_same(r2, r3)
     assert len(r3) == 201
     for parameter, value in starts.items():  # set and read back through FMI 3.0

@@ -60,9 +60,11 @@ class States:
             states.append(state)
         return states
 
-    def restore(self, states, t=None):
+    def restore(self, states, t=None, keep=()):
+        """Restore every instance but those named in `keep`."""
         for (inst, c, _, set_, _), state in zip(self.bound, states):
-            check(inst, "fmi2SetFMUstate", set_(c, state), t)
+            if inst.name not in keep:
+                check(inst, "fmi2SetFMUstate", set_(c, state), t)
 
     def free(self, states, t=None):
         for (inst, c, _, _, free), state in zip(self.bound, states):

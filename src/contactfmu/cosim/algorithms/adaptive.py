@@ -198,8 +198,8 @@ class AdaptiveAlgorithm(Algorithm):
     def _save(self):
         return self.states.save()
 
-    def _restore(self, states):
-        self.states.restore(states)
+    def _restore(self, states, keep=()):
+        self.states.restore(states, keep=keep)
 
     def _free(self, states):
         self.states.free(states)
@@ -324,9 +324,22 @@ class AdaptiveAlgorithm(Algorithm):
                 self.records.append(
                     StepRecord(t, h, False, "event", math.nan, implicit, self.calls)
                 )
-                self.bracket = self.event_at = early.time
-                self._restore(saved)
-                continue
+                if regular and not implicit:
+                    # the FMUs that returned early stay at the event; the others, restored with
+                    # the inputs of the exchange at t (the last measurement's), step to it. An
+                    # element that integrates its contacts (what makes the steps regular) then
+                    # plans its next step with the rest of the one asked for, the step that
+                    # follows here too (a step taken again up to the event would end at it, and
+                    # the next one be planned with that length)
+                    h = early.time - t
+                    self._restore(saved, keep=early.names)
+                    self.do_steps.others(early.names)(t, h)
+                    y_half, d_half = self._measure(t + h)
+                    err = 0.0
+                else:
+                    self.bracket = self.event_at = early.time
+                    self._restore(saved)
+                    continue
             finally:
                 self._free(saved)
             self.records.append(StepRecord(t, h, True, "", err, implicit, self.calls))

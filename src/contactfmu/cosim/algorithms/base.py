@@ -65,11 +65,12 @@ class Algorithm:
 
 
 class EarlyReturn(Exception):
-    """FMUs ended a step early at an event (FMI 3.0 early return); `time`: the earliest end."""
+    """FMUs ended a step early at an event (FMI 3.0 early return); `time`: the earliest end,
+    `names`: the instances that ended there."""
 
-    def __init__(self, time):
-        super().__init__(f"an FMU returned early from its step at t = {time!r} s")
-        self.time = time
+    def __init__(self, time, names):
+        super().__init__(f"{', '.join(names)} returned early from the step at t = {time!r} s")
+        self.time, self.names = time, names
 
 
 class DoSteps:
@@ -81,10 +82,17 @@ class DoSteps:
         self.steps = [
             (inst, inst.slave._functions["fmi2DoStep"], inst.slave.component) for inst in instances
         ]
-        self.early = [i.slave for i in instances if getattr(i.slave, "early_return", False)]
+        self.early = [i for i in instances if getattr(i.slave, "early_return", False)]
 
     def __len__(self):
         return len(self.steps)
+
+    def others(self, names):
+        """The step calls of the instances not named."""
+        subset = DoSteps.__new__(DoSteps)
+        subset.steps = [step for step in self.steps if step[0].name not in names]
+        subset.early = [i for i in self.early if i.name not in names]
+        return subset
 
     def __call__(self, t, h):
         for inst, do_step, component in self.steps:
@@ -92,6 +100,7 @@ class DoSteps:
             if status > 1:
                 check(inst, "fmi2DoStep", status, t)
         if self.early:
-            ends = [slave.last_step[2] for slave in self.early if slave.last_step[1]]
+            ends = [(i.slave.last_step[2], i.name) for i in self.early if i.slave.last_step[1]]
             if ends:
-                raise EarlyReturn(min(ends))
+                time = min(ends)[0]
+                raise EarlyReturn(time, [name for end, name in ends if end == time])
