@@ -102,8 +102,8 @@ def counting(counter=None):
     counter = counter or CallCounter()
     original = cosim_system.System.instantiate
 
-    def instantiate(self, start_time, stop_time):
-        original(self, start_time, stop_time)
+    def instantiate(self, start_time, stop_time, *args, **kwargs):
+        original(self, start_time, stop_time, *args, **kwargs)
         for inst in self.instances.values():
             counter.wrap(inst)
 

@@ -99,6 +99,7 @@ class AdaptiveAlgorithm(Algorithm):
 
     GROW, SHRINK, SAFETY = 4.0, 0.2, 0.9
     early_return = True  # an FMU's event time ends the step there (no search)
+    exchanged_at = event_at = None  # (setup sets them per run)
 
     def __init__(self, params):
         self.params = params
@@ -108,6 +109,7 @@ class AdaptiveAlgorithm(Algorithm):
         self.records = []
         self.calls = 0  # fmi2DoStep calls per FMU of the present attempt
         self.bracket = None  # an event lies in (t, bracket] of the present step
+        self.exchanged_at = None  # the FMUs hold the inputs of the explicit exchange at this time
         self.event_at = None  # an FMU returned early at this time (the bracket, exact)
         p, span = self.params, stop - start
         if p.h0 is not None and not (0 < p.h0 <= span and math.isfinite(p.h0)):
@@ -210,8 +212,10 @@ class AdaptiveAlgorithm(Algorithm):
         # backward Euler evaluates every force at the step's end: driven inputs too (Exchange lead)
         self.manipulate(t + h if implicit else t)
         (self.implicit if implicit else self.explicit).gauss_seidel(t, h)
+        self.exchanged_at = None if implicit else t
 
     def _advance(self, t, h, implicit):
+        self.exchanged_at, current = None, self.exchanged_at
         if implicit and self.composite:
             # two stages of h/2: trapezoidal, then three-point backward Euler (second order, L-stable)
             half = 0.5 * h
@@ -222,7 +226,11 @@ class AdaptiveAlgorithm(Algorithm):
                 self.do_steps(start, half)
             self.calls += 2
             return
-        self._exchange(t, h, implicit)
+        if implicit or current != t:
+            # (the explicit exchange at t is the one of the measurement at t, whose inputs the
+            # FMUs hold still, restored with the state saved after it: not made again)
+            self._exchange(t, h, implicit)
+        self.exchanged_at = None
         self.do_steps(t, h)
         self.calls += 1
 
@@ -276,7 +284,7 @@ class AdaptiveAlgorithm(Algorithm):
                 )
             if limit - (t + h) < self.hmin:
                 h = limit - t  # no sliver left before the limit
-            saved = self._save()
+            saved, saved_at = self._save(), self.exchanged_at
             self.calls = 0
             try:
                 implicit = self._stiff(t, h)
@@ -290,12 +298,14 @@ class AdaptiveAlgorithm(Algorithm):
                     )
                     self.bracket = t + h
                     self._restore(saved)
+                    self.exchanged_at = saved_at
                     continue
                 if not self.motion:
                     # nothing to estimate an error of (every body's contact is integrated by its element)
                     err, y_half, d_half = 0.0, y_full, d_full
                 else:
                     self._restore(saved)
+                    self.exchanged_at = saved_at
                     half = 0.5 * h
                     self._advance(t, half, implicit)
                     y_mid, d_mid = self._measure(t + half)
@@ -305,6 +315,7 @@ class AdaptiveAlgorithm(Algorithm):
                         )
                         self.bracket = t + half
                         self._restore(saved)
+                        self.exchanged_at = saved_at
                         continue
                     self._advance(t + half, half, implicit)
                     y_half, d_half = self._measure(t + h)
@@ -318,6 +329,7 @@ class AdaptiveAlgorithm(Algorithm):
                             self.SAFETY * err ** (-1.0 / (order + 1)) if err > 0 else 1.0,
                         )
                         self._restore(saved)
+                        self.exchanged_at = saved_at
                         continue
             except EarlyReturn as early:
                 # an FMU's event inside the step, at a time it located: step to it exactly
@@ -339,6 +351,7 @@ class AdaptiveAlgorithm(Algorithm):
                 else:
                     self.bracket = self.event_at = early.time
                     self._restore(saved)
+                    self.exchanged_at = saved_at
                     continue
             finally:
                 self._free(saved)
