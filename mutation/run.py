@@ -80,9 +80,17 @@ STUDY_TESTS = [
     "tests/test_study_table.py",
     "tests/test_study.py",
 ]
-# the FMI base class and its state codec, driven in-process (the codec also directly)
-# and the variable table's unit tests
-FMI_TESTS = ["tests/fmi/test_state.py", "tests/fmi/test_variables.py", *SLAVES_TESTS]
+# the FMI base class and its state codec, driven in-process (the codec also directly),
+# the variable table's unit tests, the model description writers (FMI 2.0 and 3.0) of a probe
+# slave and the terminals (the FMU-level tests among them need the built FMUs: deselected)
+FMI_TESTS = [
+    "tests/fmi/test_state.py",
+    "tests/fmi/test_variables.py",
+    "tests/fmi/test_model_description.py",
+    "tests/fmi/test_terminals.py",
+    "tests/fmi/test_fmi3_inprocess.py",
+    *SLAVES_TESTS,
+]
 PROFILES = {
     # name: (modules mutated (only_mutate), test selection, FMUs prebuilt for the tests, score target)
     "slaves": (
