@@ -101,6 +101,21 @@ UNIT_TESTS = {
     # the runs and the table of a study: every study of tests/test_study.py also makes and writes them
     "contactfmu.study.runs.": ("tests/test_study_runs.py",),
     "contactfmu.study.table.": ("tests/test_study_table.py",),
+    # the plot, one run's execution and the cluster: every study of tests/test_study.py plots,
+    # executes its runs and (the cluster tests) starts a LocalCluster; their unit tests check them
+    # with stand-ins (a figure inspected before it is written, a stand-in System, a stand-in client)
+    "contactfmu.study.plot.": ("tests/test_study_plot.py",),
+    "contactfmu.study.execute.": ("tests/test_study_execute.py",),
+    "contactfmu.study.cluster.": ("tests/test_study_cluster.py",),
+    # the observers: every run records its outputs and reports its progress through them
+    "contactfmu.cosim.observers.": ("tests/cosim/test_observers.py",),
+    # the fixed-step algorithms, the FMUs' step calls and the choice of the algorithm: every run
+    # of the FMU tests goes through them; tests/cosim/test_algorithms.py checks the communication
+    # points and the calls of each scheme with stand-ins
+    "contactfmu.cosim.algorithms.fixed.": ("tests/cosim/test_algorithms.py",),
+    "contactfmu.cosim.algorithms.base.": ("tests/cosim/test_algorithms.py",),
+    "contactfmu.cosim.algorithms.x_select": ("tests/cosim/test_algorithms.py",),
+    "contactfmu.cosim.algorithms.__init__.x_select": ("tests/cosim/test_algorithms.py",),
     ADAPTIVE + "Adaptive\u01c1__post_init__": ("tests/cosim/test_adaptive_control.py",),
     ADAPTIVE + "AdaptiveAlgorithm\u01c1setup_": ("tests/cosim/test_adaptive_control.py",),
     ADAPTIVE + "AdaptiveAlgorithm\u01c1_error_": ("tests/cosim/test_adaptive_control.py",),
