@@ -20,7 +20,10 @@
   the adaptive master's tuning, defaults and error estimate: tests/cosim/test_adaptive_control.py,
   not every adaptive run of the FMU tests; Result and its CSV, the driven inputs, a study's runs and
   its table: tests/cosim/test_results.py, test_manipulators.py, tests/test_study_runs.py,
-  test_study_table.py, not every run or study that records, drives or writes them).
+  test_study_table.py, not every run or study that records, drives or writes them; likewise the
+  observers, the system, the fixed-step algorithms, a study's plot, the execution of one run and
+  the cluster: tests/cosim/test_observers.py, test_system.py, test_algorithms.py,
+  tests/test_study_plot.py, test_study_execute.py, test_study_cluster.py).
 * With CONTACTFMU_MUTATION_FMUS set (the --cosim and --study profiles of mutation/run.py: FMUs
   built once from the unmutated source, into that folder), the tests that need the FMUs are kept,
   and the build of the session fixture ``fmu_dir`` copies those FMUs instead of building them: the
@@ -112,6 +115,9 @@ UNIT_TESTS = {
     # the fixed-step algorithms, the FMUs' step calls and the choice of the algorithm: every run
     # of the FMU tests goes through them; tests/cosim/test_algorithms.py checks the communication
     # points and the calls of each scheme with stand-ins
+    # the system: every test of the master builds one and runs it; tests/cosim/test_system.py checks
+    # its topology, plan, refusals and life cycle (stand-in slaves where the FMI calls are counted)
+    "contactfmu.cosim.system.": ("tests/cosim/test_system.py",),
     "contactfmu.cosim.algorithms.fixed.": ("tests/cosim/test_algorithms.py",),
     "contactfmu.cosim.algorithms.base.": ("tests/cosim/test_algorithms.py",),
     "contactfmu.cosim.algorithms.x_select": ("tests/cosim/test_algorithms.py",),

@@ -287,3 +287,32 @@ def test_failing_metrics_are_named_and_the_others_kept():
         "metric c: ValueError: could not convert string to float: 'x'"
     )
     assert "trajectory" in row  # the run itself succeeded
+
+
+def test_every_file_of_a_list_is_provided(tmp_path):
+    """Several FMUs at once: one already provided, one at the client's path, two with the same
+    bytes under different names (one folder per hash, a file per name)."""
+    client = tmp_path / "Spring.fmu"
+    client.write_bytes(b"spring")
+    known = FmuFile("Fixed", _sha(b"fixed"), str(tmp_path / "gone.fmu"), b"fixed")
+    execute.provide([known], tmp_path / "cache")
+    files = [
+        known,
+        FmuFile("Spring", _sha(b"spring"), str(client)),
+        FmuFile("Mass", _sha(b"body"), str(tmp_path / "x.fmu"), b"body"),
+        FmuFile("Mass2", _sha(b"body"), str(tmp_path / "y.fmu"), b"body"),
+        FmuFile("Damper", _sha(b"damper"), str(tmp_path / "z.fmu"), b"damper"),
+    ]
+    got = execute.provide(files, tmp_path / "cache")
+    assert got == {
+        known.sha: str(tmp_path / "cache" / known.sha / "Fixed.fmu"),
+        files[1].sha: str(client),
+        files[2].sha: str(tmp_path / "cache" / files[2].sha / "Mass.fmu"),
+        files[4].sha: str(tmp_path / "cache" / files[4].sha / "Damper.fmu"),
+    }
+    # the second name of the same bytes: the first copy serves it (provided already)
+    assert sorted(os.listdir(tmp_path / "cache" / files[2].sha)) == ["Mass.fmu"]
+    execute._PROVIDED.pop(files[2].sha)
+    (tmp_path / "cache" / files[2].sha / "Mass.fmu").unlink()
+    got = execute.provide([files[3]], tmp_path / "cache")  # its folder exists already
+    assert got == {files[3].sha: str(tmp_path / "cache" / files[3].sha / "Mass2.fmu")}

@@ -243,3 +243,71 @@ def test_a_three_axis_grid_gets_histograms(figures):
     frame = pd.DataFrame({"status": ["ok"], "peak": [1.0], "count": [1.0], "wall_time": [1.0]})
     plot.plot(frame, s, "g.png")
     assert [a.get_ylabel() for a in figures[0][0].axes] == ["runs"] * 3
+
+
+def test_the_style_of_curves_and_histograms(figures):
+    """Curves: markers joined by lines (lw 1.4, markers 4), a grid on major and minor ticks, the
+    axes sharing x; histograms in the first colour with white edges and a grid."""
+    from matplotlib.colors import to_rgba
+
+    s = _study()
+    s.runs = Runs(3, "grid", {"k": [1.0, 10.0, 100.0]})
+    frame = _frame(
+        [[1.0, "ok", 1.0, 1, 0.1], [10.0, "ok", 2.0, 1, 0.1], [100.0, "ok", 3.0, 1, 0.1]],
+        ["k", "status", "peak", "count", "wall_time"],
+    )
+    plot.plot(frame, s, "c.png")
+    ((fig, _),) = figures
+    first = fig.axes[0]
+    (line,) = first.get_lines()
+    assert (line.get_marker(), line.get_linestyle()) == ("o", "-")
+    assert (line.get_linewidth(), line.get_markersize()) == (1.4, 4)
+    assert first.get_shared_x_axes().joined(first, fig.axes[2])
+    grid = first.get_xgridlines()[0]
+    assert grid.get_visible() and grid.get_alpha() == 0.3
+    assert first.get_ygridlines()[0].get_visible()
+    # on the log axis the minor ticks (2, 3, ... between the decades) have grid lines too
+    assert all(t.gridline.get_visible() for t in first.xaxis.get_minor_ticks())
+    s.runs = Runs(3, "samples", {})
+    plot.plot(frame, s, "h.png")
+    ax = figures[1][0].axes[0]
+    bar = ax.patches[0]
+    assert bar.get_facecolor() == to_rgba("C0") and bar.get_edgecolor() == to_rgba("white")
+    grid = ax.get_xgridlines()[0]
+    assert grid.get_visible() and grid.get_alpha() == 0.3
+
+
+def test_heat_map_axes_follow_each_grid_and_a_parameter_without_unit(figures):
+    """A linear x and a geometric y: the scales and the cell edges follow each axis; a parameter
+    whose unit is unknown is labelled by its name."""
+    x, y = [1.0, 2.0, 3.0], [1.0, 10.0, 100.0]
+    s = _study()
+    s.runs = Runs(9, "grid", {"n": x, "z": y})
+    rows = [[a, b, "ok", a * b, 1.0, 0.5] for b in y for a in x]
+    plot.plot(_frame(rows, ["n", "z", "status", "peak", "count", "wall_time"]), s, "h.png")
+    ((fig, _),) = figures
+    first = fig.axes[0]
+    assert (first.get_xscale(), first.get_yscale()) == ("linear", "log")
+    assert (first.get_xlabel(), first.get_ylabel()) == ("n", "z")
+    coords = first.collections[0].get_coordinates()
+    assert list(coords[0, :, 0]) == pytest.approx([0.5, 1.5, 2.5, 3.5])
+    assert list(coords[:, 0, 1]) == pytest.approx([10**-0.5, 10**0.5, 10**1.5, 10**2.5])
+
+
+def test_describe_formats_float_options_short():
+    s = _study(options={"step": 1e-3 / 3, "n": 7})
+    s.runs = Runs(2, "grid", {})
+    assert plot.describe(s) == "2 runs of bouncer, 0 to 1.5 s, step 0.000333333, n 7"
+
+
+@pytest.mark.parametrize(
+    "values, log",
+    [
+        ([0.1, 2.0], True),  # a factor 20 between small values
+        ([5.0, 10.0], False),  # a factor 2 between large ones
+        ([1.0, 2.0, 40.0], True),  # the factor is between the extremes
+        ([1e6, 1e6 * (1 + 1e-6), 1e6 * (1 + 1e-6) ** 2], True),  # steps differ by 1e-6: geometric
+    ],
+)
+def test_geometric_is_judged_on_the_extremes_and_tight_tolerances(values, log):
+    assert plot.is_geometric(values) is log
