@@ -118,6 +118,11 @@ UNIT_TESTS = {
     # the system: every test of the master builds one and runs it; tests/cosim/test_system.py checks
     # its topology, plan, refusals and life cycle (stand-in slaves where the FMI calls are counted)
     "contactfmu.cosim.system.": ("tests/cosim/test_system.py",),
+    # the run loop: every run goes through it; test_execution.py checks its calls with stand-ins
+    "contactfmu.cosim.execution.": ("tests/cosim/test_execution.py",),
+    # the batched FMI calls: every exchange of every run; test_fastcalls.py checks them against
+    # stand-in FMUs (calls, value references, buffers, sums, the batched program's calls in order)
+    "contactfmu.cosim.fastcalls.": ("tests/cosim/test_fastcalls.py",),
     "contactfmu.cosim.algorithms.fixed.": ("tests/cosim/test_algorithms.py",),
     "contactfmu.cosim.algorithms.base.": ("tests/cosim/test_algorithms.py",),
     "contactfmu.cosim.algorithms.x_select": ("tests/cosim/test_algorithms.py",),
