@@ -123,6 +123,9 @@ UNIT_TESTS = {
     # the batched FMI calls: every exchange of every run; test_fastcalls.py checks them against
     # stand-in FMUs (calls, value references, buffers, sums, the batched program's calls in order)
     "contactfmu.cosim.fastcalls.": ("tests/cosim/test_fastcalls.py",),
+    # libcosim runs of small systems (tests/test_libcosim.py, outside the selection, compares
+    # every FMU and the MSL example)
+    "contactfmu.cosim.libcosim.": ("tests/cosim/test_libcosim_run.py",),
     "contactfmu.cosim.algorithms.fixed.": ("tests/cosim/test_algorithms.py",),
     "contactfmu.cosim.algorithms.base.": ("tests/cosim/test_algorithms.py",),
     "contactfmu.cosim.algorithms.x_select": ("tests/cosim/test_algorithms.py",),
