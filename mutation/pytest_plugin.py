@@ -20,7 +20,10 @@
   the adaptive master's tuning, defaults and error estimate: tests/cosim/test_adaptive_control.py,
   not every adaptive run of the FMU tests; Result and its CSV, the driven inputs, a study's runs and
   its table: tests/cosim/test_results.py, test_manipulators.py, tests/test_study_runs.py,
-  test_study_table.py, not every run or study that records, drives or writes them).
+  test_study_table.py, not every run or study that records, drives or writes them; likewise the
+  observers, the system, the fixed-step algorithms, a study's plot, the execution of one run and
+  the cluster: tests/cosim/test_observers.py, test_system.py, test_algorithms.py,
+  tests/test_study_plot.py, test_study_execute.py, test_study_cluster.py).
 * With CONTACTFMU_MUTATION_FMUS set (the --cosim and --study profiles of mutation/run.py: FMUs
   built once from the unmutated source, into that folder), the tests that need the FMUs are kept,
   and the build of the session fixture ``fmu_dir`` copies those FMUs instead of building them: the
@@ -101,6 +104,32 @@ UNIT_TESTS = {
     # the runs and the table of a study: every study of tests/test_study.py also makes and writes them
     "contactfmu.study.runs.": ("tests/test_study_runs.py",),
     "contactfmu.study.table.": ("tests/test_study_table.py",),
+    # the plot, one run's execution and the cluster: every study of tests/test_study.py plots,
+    # executes its runs and (the cluster tests) starts a LocalCluster; their unit tests check them
+    # with stand-ins (a figure inspected before it is written, a stand-in System, a stand-in client)
+    "contactfmu.study.plot.": ("tests/test_study_plot.py",),
+    "contactfmu.study.execute.": ("tests/test_study_execute.py",),
+    "contactfmu.study.cluster.": ("tests/test_study_cluster.py",),
+    # the observers: every run records its outputs and reports its progress through them
+    "contactfmu.cosim.observers.": ("tests/cosim/test_observers.py",),
+    # the fixed-step algorithms, the FMUs' step calls and the choice of the algorithm: every run
+    # of the FMU tests goes through them; tests/cosim/test_algorithms.py checks the communication
+    # points and the calls of each scheme with stand-ins
+    # the system: every test of the master builds one and runs it; tests/cosim/test_system.py checks
+    # its topology, plan, refusals and life cycle (stand-in slaves where the FMI calls are counted)
+    "contactfmu.cosim.system.": ("tests/cosim/test_system.py",),
+    # the run loop: every run goes through it; test_execution.py checks its calls with stand-ins
+    "contactfmu.cosim.execution.": ("tests/cosim/test_execution.py",),
+    # the batched FMI calls: every exchange of every run; test_fastcalls.py checks them against
+    # stand-in FMUs (calls, value references, buffers, sums, the batched program's calls in order)
+    "contactfmu.cosim.fastcalls.": ("tests/cosim/test_fastcalls.py",),
+    # libcosim runs of small systems (tests/test_libcosim.py, outside the selection, compares
+    # every FMU and the MSL example)
+    "contactfmu.cosim.libcosim.": ("tests/cosim/test_libcosim_run.py",),
+    "contactfmu.cosim.algorithms.fixed.": ("tests/cosim/test_algorithms.py",),
+    "contactfmu.cosim.algorithms.base.": ("tests/cosim/test_algorithms.py",),
+    "contactfmu.cosim.algorithms.x_select": ("tests/cosim/test_algorithms.py",),
+    "contactfmu.cosim.algorithms.__init__.x_select": ("tests/cosim/test_algorithms.py",),
     ADAPTIVE + "Adaptive\u01c1__post_init__": ("tests/cosim/test_adaptive_control.py",),
     ADAPTIVE + "AdaptiveAlgorithm\u01c1setup_": ("tests/cosim/test_adaptive_control.py",),
     ADAPTIVE + "AdaptiveAlgorithm\u01c1_error_": ("tests/cosim/test_adaptive_control.py",),

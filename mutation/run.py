@@ -73,16 +73,28 @@ COSIM_TESTS = [  # the master's tests by unit, the tube comparison, the masters'
     "tests/test_stiff_coupling.py",
 ]
 # the metrics' unit tests, alone against the metrics' mutants (mutation/pytest_plugin.py, UNIT_TESTS)
-# (and the runs' and the table's unit tests alone against theirs)
+# (and the runs', the table's, the plot's, a run's execution's and the cluster's unit tests alone
+# against theirs)
 STUDY_TESTS = [
     "tests/test_study_metrics.py",
     "tests/test_study_runs.py",
     "tests/test_study_table.py",
+    "tests/test_study_plot.py",
+    "tests/test_study_execute.py",
+    "tests/test_study_cluster.py",
     "tests/test_study.py",
 ]
-# the FMI base class and its state codec, driven in-process (the codec also directly)
-# and the variable table's unit tests
-FMI_TESTS = ["tests/fmi/test_state.py", "tests/fmi/test_variables.py", *SLAVES_TESTS]
+# the FMI base class and its state codec, driven in-process (the codec also directly),
+# the variable table's unit tests, the model description writers (FMI 2.0 and 3.0) of a probe
+# slave and the terminals (the FMU-level tests among them need the built FMUs: deselected)
+FMI_TESTS = [
+    "tests/fmi/test_state.py",
+    "tests/fmi/test_variables.py",
+    "tests/fmi/test_model_description.py",
+    "tests/fmi/test_terminals.py",
+    "tests/fmi/test_fmi3_inprocess.py",
+    *SLAVES_TESTS,
+]
 PROFILES = {
     # name: (modules mutated (only_mutate), test selection, FMUs prebuilt for the tests, score target)
     "slaves": (

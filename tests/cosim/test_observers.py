@@ -120,3 +120,208 @@ def test_adaptive_steps_end_on_the_recording_times_when_not_dense(fmu_dir):
     assert len(r.time) == 51 and {round(t, 12) for t in r.time[1:]} <= ends
     assert r.interpolated is None or not r.interpolated.any()
     assert max(x.h for x in r.steps) <= 0.01 + 1e-15
+
+
+def _gap(fmu_dir, s_start=3.0, v_start=-0.25):
+    """A mass (flange_b) at s_start against an ElastoGap whose flange_b is held at 2.95 m (in
+    contact while s_rel = 2.95 - s < s_rel0 = 0)."""
+    s = System()
+    s.add("mass", fmu_dir / "Mass.fmu", m=1.0, L=0.0, s_start=s_start, v_start=v_start)
+    s.add("gap", fmu_dir / "ElastoGap.fmu", c=1e3, d=0.0, s_rel0=0.0)
+    s.add("stop", fmu_dir / "Fixed.fmu", s0=2.95)
+    s.connect("mass.flange_b", "gap.flange_a")
+    s.connect("gap.flange_b", "stop.flange")
+    return s
+
+
+def test_the_recorder_reads_every_output_by_default_at_every_recording_time(fmu_dir):
+    """outputs=None: every output of every instance, instance by instance in the order added, each
+    in the order of its model description; a row per recording time, read there."""
+    from cosim_systems import oscillator
+
+    s = oscillator(fmu_dir)
+    r = s.simulate(stop_time=0.02, step=1e-3, output_interval=1e-2)
+    expected = [
+        f"{i.name}.{v.name}"
+        for i in s.instances.values()
+        for v in i.md.modelVariables
+        if v.causality == "output"
+    ]
+    assert r.names == ["time", *expected] and len(expected) > 10
+    assert list(r.time) == [0.0, 0.01, 0.02]
+    assert r.values.shape == (3, 1 + len(expected))
+    # s = 3 + 0.5 cos(10 t) at the recording times; the wall holds still
+    assert r["mass.s"][0] == 3.5 and r["mass.v"][0] == 0.0
+    assert r["mass.s"][1:] == pytest.approx(3.0 + 0.5 * np.cos(10.0 * r.time[1:]), abs=1e-4)
+    assert list(r["wall.flange.s"]) == [0.0, 0.0, 0.0]
+
+
+def test_the_recorder_keeps_the_order_asked_for_and_records_discrete_outputs_as_numbers(fmu_dir):
+    """Outputs of several instances and types (Boolean, Real) in the order given, each in its
+    column; a Boolean output as 1.0/0.0."""
+    r = _gap(fmu_dir).simulate(
+        stop_time=2e-3, step=1e-3, outputs=["gap.contact", "mass.s", "stop.flange.s", "mass.v"]
+    )
+    assert r.names == ["time", "gap.contact", "mass.s", "stop.flange.s", "mass.v"]
+    first = list(r.values[0])
+    # s_rel = 2.95 - 3.0 < s_rel0 = 0: in contact
+    assert first == [0.0, 1.0, 3.0, 2.95, -0.25]
+    assert r.values.dtype == np.float64 and type(r.values[0, 1]) is np.float64
+    free = _gap(fmu_dir, s_start=2.0).simulate(stop_time=1e-3, step=1e-3, outputs=["gap.contact"])
+    assert list(free["gap.contact"]) == [0.0, 0.0]
+
+
+def test_dense_output_reads_the_discrete_outputs_of_every_fmu(fmu_dir):
+    """A dense adaptive run through a contact (the mass, at 2.94 m moving at 0.25 m/s, reaches
+    2.95 m at t = 0.04 s): the Recorder reads the discrete outputs of every FMU at every
+    communication point (one tuple per point, in instance order), which split the curves."""
+    s = _gap(fmu_dir, s_start=2.94, v_start=0.25)
+    rec = {}
+    original = Recorder.table
+
+    def table(self):
+        rec["r"] = self
+        return original(self)
+
+    Recorder.table = table
+    try:
+        r = s.simulate(
+            0.08, output_interval=0.01, outputs=["mass.s", "gap.contact"], rtol=1e-6, atol=1e-9
+        )
+    finally:
+        Recorder.table = original
+    recorder = rec["r"]
+    assert len(recorder.states) == len(recorder.rows) > len(r.time)
+    # the discrete outputs of all FMUs: the gap's contact flag and its Boolean (integrates) output
+    discrete = [
+        (i.name, v.name)
+        for i in s.instances.values()
+        for kind in ("Integer", "Boolean")
+        for v in i.md.modelVariables
+        if v.causality == "output" and v.type == kind
+    ]
+    assert ("gap", "contact") in discrete
+    assert all(len(x) == len(discrete) for x in recorder.states)
+    k = discrete.index(("gap", "contact"))
+    contact = [x[k] for x in recorder.states]
+    assert contact[0] == 0 and contact[-1] == 1  # the gap closes at t = 0.04 s
+    # held from the communication point before: free up to 0.03 s, in contact from 0.05 s
+    assert list(r["gap.contact"][:4]) == [0.0] * 4 and list(r["gap.contact"][5:]) == [1.0] * 4
+    # free flight up to the contact: s = 2.94 + 0.25 t (interpolated rows on the line)
+    assert r["mass.s"][:4] == pytest.approx(2.94 + 0.25 * r.time[:4], abs=1e-9)
+    assert r.interpolated is not None and r.interpolated.any()
+
+
+def test_the_progress_function_is_called_after_every_step():
+    from contactfmu.cosim.observers import Observer, ProgressFunction
+
+    seen = []
+    p = ProgressFunction(seen.append)
+    p.initialized(0.0)
+    p.step_complete(0.1, False)
+    p.step_complete(0.2, True)
+    p.finished()
+    assert seen == [0.1, 0.2]
+    o = Observer()  # the interface does nothing
+    assert (o.initialized(0.0), o.step_complete(0.1, True), o.finished()) == (None, None, None)
+
+
+def test_the_progress_bar_shows_after_2_s_at_most_every_half_second(monkeypatch, capsys):
+    from contactfmu.cosim import observers
+
+    now = [100.0]
+    monkeypatch.setattr(observers.time, "monotonic", lambda: now[0])
+    bar = observers.ProgressBar(1.0, 3.0)
+    now[0] = 101.9  # before 2 s: nothing
+    bar.step_complete(1.5, True)
+    assert capsys.readouterr().err == "" and not bar.shown
+    now[0] = 102.0  # 2 s: a quarter done, the ETA three times the time taken
+    bar.step_complete(1.5, True)
+    assert capsys.readouterr().err == (
+        "\r  [" + "#" * 7 + " " * 23 + "]  25.0%  t = 1.5 s  ETA   6.0 s"
+    )
+    assert bar.shown and bar.last == 102.0
+    now[0] = 102.4  # within half a second of the last: nothing
+    bar.step_complete(2.0, True)
+    assert capsys.readouterr().err == ""
+    now[0] = 102.5
+    bar.step_complete(3.0, True)  # done
+    assert capsys.readouterr().err == "\r  [" + "#" * 30 + "] 100.0%  t = 3 s  ETA   0.0 s"
+    bar.finished()
+    assert capsys.readouterr().err == "\n"
+
+
+def test_a_progress_bar_never_shown_writes_nothing_at_the_end(capsys):
+    from contactfmu.cosim.observers import ProgressBar
+
+    bar = ProgressBar(0.0, 1.0)
+    bar.step_complete(0.0, True)  # at the start: no fraction yet, and under 2 s
+    bar.finished()
+    assert capsys.readouterr().err == ""
+
+
+def test_integer_outputs_are_read_with_their_own_call(fmu_dir):
+    """An Integer output (EndStop's stop state) in its column, read by fmi2GetInteger: a mass 0.02 m
+    into a stop of l1 = 0.01 m is at end stop 1 (stop = 1), its friction state 0."""
+    s = System()
+    s.add("es", fmu_dir / "EndStop.fmu", l1=0.01, k1=1e4, b1=0.0, mode=2)
+    s.add("mass", fmu_dir / "Mass.fmu", m=4.0, s_start=0.02)
+    s.connect("mass.flange_b", "es.ctr1")
+    r = s.simulate(2e-3, 1e-3, outputs=["es.stop", "mass.s", "es.sf"])
+    assert list(r["es.stop"]) == [1.0, 1.0, 1.0] and list(r["es.sf"]) == [0.0, 0.0, 0.0]
+    assert r["mass.s"][0] == 0.02
+
+
+def test_readers_are_called_with_the_time_read():
+    """The time goes to every reader (it names the time in an FMU's error), the values to their
+    columns; the discrete readers of dense output give one tuple per communication point."""
+    rec = recorder_of([], [True, False, True], [0.0, 1.0])
+    seen = []
+
+    def reader(values):
+        def call(t):
+            seen.append(t)
+            return values
+
+        return call
+
+    rec.calls = [(reader([1.5, 2.5]), [1, 3], True), (reader([7]), [2], False)]
+    rec.width = 4
+    rec.discrete = [reader([0, 1]), reader([3])]
+    rec.step_complete(0.25, False)  # dense: every communication point is read
+    assert rec.rows == [[0.25, 1.5, 7.0, 2.5]] and type(rec.rows[0][2]) is float
+    assert rec.states == [(0, 1, 3)]
+    assert seen == [0.25] * 4
+
+
+def _pchip(t, f, x):
+    from scipy.interpolate import PchipInterpolator
+
+    return float(PchipInterpolator(t, f)(x))
+
+
+def test_dense_output_interpolates_each_stretch_by_its_own_curve():
+    """Recorder docstring, to the value: PCHIP through the points of each stretch of equal
+    discrete outputs (here 0-3 and 4-6), the chord over the step in which they changed (3 to 4)."""
+    t = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    f = [0.0, 1.0, 4.0, 9.0, 12.0, 13.0, 16.0]
+    states = [(0,)] * 4 + [(1,)] * 3
+    grid = [0.5, 1.5, 2.5, 3.5, 4.5, 5.5]
+    got = recorder_of([[a, b] for a, b in zip(t, f)], [True], grid, states).table()[:, 1]
+    expected = [_pchip(t[:4], f[:4], x) for x in grid[:3]]
+    expected += [9.0 + 0.5 * 3.0]  # the chord
+    expected += [_pchip(t[4:], f[4:], x) for x in grid[4:]]
+    assert list(got) == pytest.approx(expected, rel=1e-14)
+    assert got[0] != pytest.approx(0.5)  # the curve, not the chord, near the start
+    # a change after the first point: the first step is a chord, the rest one curve
+    states = [(0,)] + [(1,)] * 6
+    got = recorder_of([[a, b] for a, b in zip(t, f)], [True], [0.5, 1.5, 4.5], states).table()[:, 1]
+    assert list(got) == pytest.approx(
+        [0.5, _pchip(t[1:], f[1:], 1.5), _pchip(t[1:], f[1:], 4.5)], rel=1e-14
+    )
+
+
+def test_no_rows_no_interpolation():
+    rec = recorder_of([], [True], [0.0, 1.0])
+    assert rec.table().shape == (0, 2)
+    assert rec.interpolated() is None

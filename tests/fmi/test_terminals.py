@@ -7,6 +7,7 @@ way; the checks the build runs catch what they are for."""
 
 import re
 import zipfile
+from xml.etree import ElementTree
 
 import pytest
 from fmpy import read_model_description
@@ -255,3 +256,86 @@ def test_repeated_member_and_terminal_names_are_named():
 def test_the_flow_rule_refuses_a_parameter_flow():
     with pytest.raises(ValueError, match="not a parameter"):
         terminals.flow_kind("parameter")
+
+
+# ---- the writer and the checks, unit by unit ------------------------------------------------------
+
+
+def test_the_file_is_utf8_with_its_declaration_and_defaults_to_plug_matching():
+    members = [
+        terminals.Member("p.s", "s", terminals.SIGNAL),
+        terminals.Member("p.f", "f", "inflow"),
+    ]
+    data = terminals.to_bytes([terminals.Terminal("p", "", members)])
+    assert data == (
+        b"<?xml version='1.0' encoding='UTF-8'?>\n"
+        b'<fmiTerminalsAndIcons fmiVersion="3.0">\n'
+        b"  <Terminals>\n"
+        b'    <Terminal name="p" matchingRule="plug">\n'  # no terminalKind, no description
+        b'      <TerminalMemberVariable variableName="p.s" memberName="s" variableKind="signal" />\n'
+        b'      <TerminalMemberVariable variableName="p.f" memberName="f" variableKind="inflow" />\n'
+        b"    </Terminal>\n"
+        b"  </Terminals>\n"
+        b"</fmiTerminalsAndIcons>\n"
+    )
+    described = terminals.Terminal(
+        "q", "Flange", members, description="a flange", matching_rule="bus"
+    )
+    (t,) = terminals.terminals_and_icons([described]).iter("Terminal")
+    assert t.attrib == {
+        "name": "q",
+        "matchingRule": "bus",
+        "terminalKind": "Flange",
+        "description": "a flange",
+    }
+
+
+def _root(*members, version="3.0", rule="plug"):
+    """An fmiTerminalsAndIcons element with one terminal T of (variable, member, kind) members."""
+    root = ElementTree.Element("fmiTerminalsAndIcons", {"fmiVersion": version})
+    t = ElementTree.SubElement(
+        ElementTree.SubElement(root, "Terminals"), "Terminal", {"name": "T", "matchingRule": rule}
+    )
+    for variable, member, kind in members:
+        attrib = {"variableName": variable, "variableKind": kind}
+        if member is not None:
+            attrib["memberName"] = member
+        ElementTree.SubElement(t, "TerminalMemberVariable", attrib)
+    return root
+
+
+KINDS = {"y": "output", "u": "input", "p": "parameter", "c": "calculatedParameter", "l": "local"}
+
+
+def test_the_version_and_a_missing_member_name_are_named():
+    assert terminals.problems(_root(("y", "s", "signal"), version="2.0"), KINDS) == [
+        "fmiVersion is '2.0', not '3.0'"
+    ]
+    assert terminals.problems(_root(("y", None, "signal"), rule="bus"), KINDS) == [
+        "terminal T, member (no memberName): no memberName (bus matching)"
+    ]
+    assert terminals.problems(_root(("y", "s", "signal")), KINDS) == []
+
+
+def test_every_member_is_checked_after_a_bad_one():
+    # an unknown variable, then an unknown kind, then a flow of a parameter: each named
+    root = _root(
+        ("x", "a", "signal"), ("y", "b", "potential"), ("p", "c", "outflow"), ("l", "d", "signal")
+    )
+    assert terminals.problems(root, KINDS) == [
+        "terminal T, member a: variable 'x' does not exist",
+        "terminal T, member b: variableKind 'potential' is none of signal, inflow, outflow",
+        "terminal T, member c: p is a parameter, an outflow member must be input",
+        "terminal T, member d: l is a local, a signal member must be input or output or parameter "
+        "or calculatedParameter",
+    ]
+    # signal members of the four causalities FMI 3.0 allows, inflow of an output, outflow of an input
+    ok = _root(
+        ("y", "a", "signal"),
+        ("u", "b", "signal"),
+        ("p", "c", "signal"),
+        ("c", "d", "signal"),
+        ("y", "e", "inflow"),
+        ("u", "f", "outflow"),
+    )
+    assert terminals.problems(ok, KINDS) == []

@@ -198,8 +198,9 @@ class Instance:
                 "approx",
             ):
                 hint = f"; set {key}_start" if f"{key}_start" in self.variables else ""
+                article = "an" if var.causality[0] in "aeiou" else "a"
                 raise CosimError(
-                    f"{name}.{key} cannot be set: it is a {var.causality} computed by the FMU "
+                    f"{name}.{key} cannot be set: it is {article} {var.causality} computed by the FMU "
                     f"(initial = {var.initial}){hint}"
                 )
         self.log = []
