@@ -155,6 +155,7 @@ def test_a_local_cluster_of_one_worker_per_cpu_at_most_one_per_run(monkeypatch, 
         (0, 5, 3),
     ]:
         cluster.run_all("job", _runs(runs), [], lambda run, row: None, workers=workers)
+        folder = made[-1].kwargs.pop("local_directory")
         assert made[-1].kwargs == {
             "n_workers": n,
             "threads_per_worker": 1,
@@ -162,6 +163,8 @@ def test_a_local_cluster_of_one_worker_per_cpu_at_most_one_per_run(monkeypatch, 
             "dashboard_address": "127.0.0.1:0",
             "silence_logs": logging.ERROR,
         }
+        # the workers' folders in one of the temporary directory's, removed at the end
+        assert Path(folder).name.startswith("contactfmu_dask_") and not Path(folder).exists()
         assert made[-1].closed and clients[-1].closed and clients[-1].arg is made[-1]
     monkeypatch.setattr(cluster.os, "cpu_count", lambda: None)
     cluster.run_all("job", _runs(4), [], lambda run, row: None)
@@ -196,10 +199,14 @@ def test_a_scheduler_that_cannot_be_reached_is_named(monkeypatch, exc):
     assert e.value.__cause__ is None and e.value.__suppress_context__
 
 
-def test_the_plugin_provides_the_files_in_the_workers_directory(monkeypatch):
-    seen = []
+def test_the_plugin_provides_the_files_and_unzips_in_the_workers_directory(monkeypatch):
+    """The FMUs and their unzip directories in the worker's folder, which dask removes when the
+    worker closes (a worker stopped by its nanny runs no atexit clean-up)."""
+    seen, unzip = [], []
     monkeypatch.setattr(cluster, "provide", lambda files, cache: seen.append((files, cache)))
+    monkeypatch.setattr(cluster, "extract_into", unzip.append)
     plugin = cluster.FmuPlugin(iter(["a", "b"]))
     assert plugin.files == ["a", "b"]
     plugin.setup(SimpleNamespace(local_directory="/w/dask"))
     assert seen == [(["a", "b"], Path("/w/dask") / "contactfmu-fmus")]
+    assert unzip == [Path("/w/dask") / "contactfmu-unzip"]

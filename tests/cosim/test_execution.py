@@ -110,6 +110,7 @@ class Algo:
     """Stands for an algorithm: setup gives `times`, do_step goes to `ends` in turn."""
 
     derivatives = "derivatives flag"
+    early_return = "early-return flag"
 
     def __init__(self, log, times, ends, dense=False, fail_at=None):
         self.log, self.times, self.ends, self.dense, self.fail_at = (
@@ -152,8 +153,8 @@ def stand_ins(monkeypatch):
             log("plan", derivatives)
             return "plan"
 
-        def instantiate(self, start, stop):
-            log("instantiate", start, stop)
+        def instantiate(self, start, stop, early_return):
+            log("instantiate", start, stop, early_return)
 
         def enter_initialization(self, t):
             log("enter", t)
@@ -225,7 +226,7 @@ def test_the_run_calls_in_order_and_records_at_the_recording_times(stand_ins):
         ("plan", "derivatives flag"),
         ("drive made", "system", "inputs", "plan"),
         ("recorder made", ["a.y"], None),  # not dense: no grid
-        ("instantiate", 0.0, 1.0),
+        ("instantiate", 0.0, 1.0, "early-return flag"),
         ("bind",),
         ("drive", 0.0),
         ("enter", 0.0),

@@ -315,7 +315,7 @@ def test_fmi3_root_and_cosimulation_attributes():
         "providesIntermediateUpdate": "false",
         "mightReturnEarlyFromDoStep": "false",
         "canReturnEarlyAfterIntermediateUpdate": "false",
-        "hasEventMode": "false",
+        "hasEventMode": "true",
     }
     # time's unit s joins the table's units
     assert [u.get("name") for u in root.find("UnitDefinitions")] == [

@@ -61,10 +61,9 @@ _EXTRACT_ROOT = []  # the folder of those directories (created on first use)
 
 
 def extract_into(folder):
-    """Unzip the FMUs of this process into `folder` from now on (created if missing), not into
-    a folder of the temporary directory removed at exit: for a process that does not end
+    """Unzip the FMUs of this process into `folder` from now on (made at the first unzip), not
+    into a folder of the temporary directory removed at exit: for a process that does not end
     through atexit (a dask worker, stopped by its nanny), a folder its owner removes."""
-    os.makedirs(folder, exist_ok=True)
     _EXTRACT_ROOT[:] = [str(folder)]
 
 
@@ -84,9 +83,9 @@ def extracted(path):
 
             _EXTRACT_ROOT.append(tempfile.mkdtemp(prefix="contactfmu_"))
             atexit.register(shutil.rmtree, _EXTRACT_ROOT[0], True)
-        _EXTRACTED[key] = extract(
-            path, unzipdir=os.path.join(_EXTRACT_ROOT[0], str(len(_EXTRACTED)))
-        )
+        unzipdir = os.path.join(_EXTRACT_ROOT[0], str(len(_EXTRACTED)))
+        os.makedirs(unzipdir, exist_ok=True)
+        _EXTRACTED[key] = extract(path, unzipdir=unzipdir)
     return _EXTRACTED[key]
 
 
