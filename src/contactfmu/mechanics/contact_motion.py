@@ -501,6 +501,29 @@ def work():
     return _work[0]
 
 
+_budget = [None]  # work() when the present budget began (work_budget), None: one per prediction
+
+
+def budget_start():
+    """Where a prediction's count of motion evaluations starts: the present budget's start
+    (work_budget), else now."""
+    return _work[0] if _budget[0] is None else _budget[0]
+
+
+class work_budget:
+    """``with work_budget():`` the predictions inside share one MAX_WORK (the several predictions
+    of one communication point: a storm is one EventStorm after MAX_WORK evaluations in all, not
+    MAX_WORK per prediction)."""
+
+    def __enter__(self):
+        self.outer = _budget[0]
+        if self.outer is None:
+            _budget[0] = _work[0]
+
+    def __exit__(self, *exc):
+        _budget[0] = self.outer
+
+
 def bound_work(start, what):
     """Raise EventStorm if more than MAX_WORK motion evaluations were spent since work() was start."""
     if _work[0] - start > MAX_WORK:
@@ -546,7 +569,7 @@ def follow(x, w, mu, g, times, classify, law, exact=False):
     history = []  # regions of the segments, in order
     records = []  # exits from contacts: (key, t, x, w, changes, len(history), contact, free)
     contact_time = free_time = 0.0  # summed durations of transmitting / non-transmitting segments
-    start = work()
+    start = budget_start()
     for _ in range(MAX_SEGMENTS):
         bound_work(start, f"contact prediction over {times[-1]} s")
         c, d, xe, exits, transmits = law(region)
@@ -754,7 +777,11 @@ class Coupler:
 
     def force(self, x, w, predict, stiff):
         """The force (on the element at its second flange) to hold over the next step, for the
-        bodies' relative motion (x, w) now (see motion)."""
+        bodies' relative motion (x, w) now (see motion); its predictions share one MAX_WORK."""
+        with work_budget():
+            return self._force(x, w, predict, stiff)
+
+    def _force(self, x, w, predict, stiff):
         mu = self.mu
         h, g = planning_step(w, self.last_v, self.last_f, mu, self.last_h, self.default_h)
 

@@ -22,9 +22,9 @@ from ...mechanics.contact_motion import (
     EventStorm,
     Piece,
     bound_work,
+    budget_start,
     earliest_crossing,
     stiffness_number,
-    work,
 )
 from .bounces import geometric_bounces, rattle_series
 from .friction import band_at, friction_bands, friction_bounces
@@ -93,7 +93,7 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
     continuous = p.friction and p.kindF == CONTINUOUS and not _negligible_friction(mu, g, p)
     bands = friction_bands(p) if continuous else None
     stop, sf = _settle(stop, sf, x, w, mu, g, p)
-    start = work()
+    start = budget_start()
     for _ in range(MAX_SEGMENTS):
         bound_work(start, f"EndStop prediction over {times[-1]} s")
         if pred.onset is None and transmits(stop, p):
