@@ -265,13 +265,19 @@ class TranslationalSlave(Slave):
 
     # ---- events of a contact element (fmi.slave.Slave.step) ----------------------------------
 
-    def coupled_event(self, coupler, count, t, h):
+    def coupled_event(self, coupler, t, h, count=None):
         """The time of the first event after t + event_resolution(t) in the step [t, t + h] of
-        an element with the inertia-aware coupling (contact_motion.Coupler.first_event; count:
-        the law's number of events from a motion up to a time), None if none."""
+        an element with the inertia-aware coupling (contact_motion.Coupler.first_event; count(x,
+        w, g, state, t): the law's number of events from a motion up to a time, default the
+        number of changes _predict reports), None if none."""
         start = self.event_resolution(t)
         if not start < h:
             return None
+        if count is None:
+
+            def count(x, w, g, state, tau):
+                return self._predict(x, w, g, state, (tau,))[2]
+
         offset = coupler.first_event(count, start, h)
         if offset is None:
             return None

@@ -18,6 +18,8 @@ interpolates). Generic: names no component and no physical domain."""
 
 from ctypes import byref, c_bool, c_double
 
+from ..fmi import terminals
+
 TYPES = {"Float64": "Real", "Int32": "Integer"}  # FMI 3.0 variable types as the master names them
 
 
@@ -28,17 +30,9 @@ def terminal_members(path):
     from xml.etree.ElementTree import fromstring
 
     with zipfile.ZipFile(path) as archive:
-        try:
-            text = archive.read("terminalsAndIcons/terminalsAndIcons.xml")
-        except KeyError:
+        if terminals.PATH not in archive.namelist():
             return {}
-    terminals = {}
-    for terminal in fromstring(text).iter("Terminal"):
-        members = terminal.findall("TerminalMemberVariable")
-        terminals[terminal.get("name")] = {
-            m.get("memberName"): m.get("variableName") for m in members
-        }
-    return terminals
+        return terminals.members(fromstring(archive.read(terminals.PATH)))
 
 
 def normalize(model_description):

@@ -462,9 +462,9 @@ class Slave(Fmi2Slave):
             if self._stale and self._step_uses_outputs and not self._compute("fmi2DoStep"):
                 return False
             event = self.step(current_time, step_size)
-            self.step_event, self.returned_early = (
-                event,
-                self.stops_at(current_time, step_size, event),
+            self.step_event = event
+            self.returned_early = event is not None and self.stops_at(
+                current_time, step_size, event
             )
             self.time = event if self.returned_early else end
             self._fresh = False  # the inputs held now describe the step's start

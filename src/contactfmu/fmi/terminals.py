@@ -88,6 +88,17 @@ def to_bytes(terminals):
     return tostring(root, encoding="UTF-8", xml_declaration=True) + b"\n"
 
 
+def members(root):
+    """{terminal name: {memberName: variableName}} of the fmiTerminalsAndIcons element `root`."""
+    return {
+        terminal.get("name"): {
+            m.get("memberName"): m.get("variableName")
+            for m in terminal.findall("TerminalMemberVariable")
+        }
+        for terminal in root.iter("Terminal")
+    }
+
+
 def problems(root, causalities):
     """What is wrong with the fmiTerminalsAndIcons element `root` of an FMU whose variables have
     the causalities `causalities` (name -> causality): an unknown variable, a variableKind this

@@ -789,9 +789,12 @@ class Coupler:
             return predict(x0, w0, g, state, times)
 
         at_event = self.plan_next > 0.0  # the last step ended early at the law's event
+        elapsed = law
+        if at_event:
+            g_event = self.g_now
 
-        def elapsed(x0, w0, state, times):  # after an early return: as the event was located
-            return predict(x0, w0, self.g_now if at_event else g, state, times)
+            def elapsed(x0, w0, state, times):  # as the event was located
+                return predict(x0, w0, g_event, state, times)
 
         shadow, self.moved = advance_shadow(
             tuple(self.shadow) if self.shadow is not None else None, h, elapsed, at_event

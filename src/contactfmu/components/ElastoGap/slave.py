@@ -229,13 +229,9 @@ class ElastoGap(TranslationalSlave):
             self.flange_b_v - self.flange_a_v,
             self._fresh,
         )
-        event = self.coupled_event(coupler, self._events, t, h) if self.report_events else None
+        event = self.coupled_event(coupler, t, h) if self.report_events else None
         self.commit_coupled(coupler, t, h, event, x, w)
         return event
-
-    def _events(self, x, w, g, state, t):
-        """The law's number of changes (contact, release, the damper's bound) from (x, w) up to t."""
-        return self._predict(x, w, g, state, (t,))[2]
 
     def remedy(self, step_size):
         if self._coupler is not None:

@@ -322,7 +322,7 @@ class EndStop(TranslationalSlave):
         if coupler is not None:
             x, w = coupler.motion(self.ctr1_x - self.ctr2_x, self.ctr1_v - self.ctr2_v, self._fresh)
             if self.report_events:
-                event = self.coupled_event(coupler, self._events, t, h)
+                event = self.coupled_event(coupler, t, h, self._events)
             self.commit_coupled(coupler, t, h, event, x, w)
         elif self.report_events:
             p, stop = self.parameters(), self._pending_stop

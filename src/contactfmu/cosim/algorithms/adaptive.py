@@ -285,6 +285,11 @@ class AdaptiveAlgorithm(Algorithm):
             if limit - (t + h) < self.hmin:
                 h = limit - t  # no sliver left before the limit
             saved, saved_at = self._save(), self.exchanged_at
+
+            def rollback():  # the state saved, and with it the inputs of the exchange at saved_at
+                self._restore(saved)
+                self.exchanged_at = saved_at
+
             self.calls = 0
             try:
                 implicit = self._stiff(t, h)
@@ -297,15 +302,13 @@ class AdaptiveAlgorithm(Algorithm):
                         StepRecord(t, h, False, "event", math.nan, implicit, self.calls)
                     )
                     self.bracket = t + h
-                    self._restore(saved)
-                    self.exchanged_at = saved_at
+                    rollback()
                     continue
                 if not self.motion:
                     # nothing to estimate an error of (every body's contact is integrated by its element)
                     err, y_half, d_half = 0.0, y_full, d_full
                 else:
-                    self._restore(saved)
-                    self.exchanged_at = saved_at
+                    rollback()
                     half = 0.5 * h
                     self._advance(t, half, implicit)
                     y_mid, d_mid = self._measure(t + half)
@@ -314,8 +317,7 @@ class AdaptiveAlgorithm(Algorithm):
                             StepRecord(t, h, False, "event", math.nan, implicit, self.calls)
                         )
                         self.bracket = t + half
-                        self._restore(saved)
-                        self.exchanged_at = saved_at
+                        rollback()
                         continue
                     self._advance(t + half, half, implicit)
                     y_half, d_half = self._measure(t + h)
@@ -328,8 +330,7 @@ class AdaptiveAlgorithm(Algorithm):
                             self.SHRINK,
                             self.SAFETY * err ** (-1.0 / (order + 1)) if err > 0 else 1.0,
                         )
-                        self._restore(saved)
-                        self.exchanged_at = saved_at
+                        rollback()
                         continue
             except EarlyReturn as early:
                 # an FMU's event inside the step, at a time it located: step to it exactly
@@ -350,8 +351,7 @@ class AdaptiveAlgorithm(Algorithm):
                     err = 0.0
                 else:
                     self.bracket = self.event_at = early.time
-                    self._restore(saved)
-                    self.exchanged_at = saved_at
+                    rollback()
                     continue
             finally:
                 self._free(saved)

@@ -89,10 +89,7 @@ class DoSteps:
 
     def others(self, names):
         """The step calls of the instances not named."""
-        subset = DoSteps.__new__(DoSteps)
-        subset.steps = [step for step in self.steps if step[0].name not in names]
-        subset.early = [i for i in self.early if i.name not in names]
-        return subset
+        return DoSteps([inst for inst, *_ in self.steps if inst.name not in names])
 
     def __call__(self, t, h):
         for inst, do_step, component in self.steps:
