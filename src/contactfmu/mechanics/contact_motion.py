@@ -489,9 +489,11 @@ _EPS4 = 4.0 * 2.0**-52
 
 
 MAX_SEGMENTS = 10000  # segments simulated one by one (cycle skipping keeps a rattle far below this)
-# motion evaluations of the event location (first_crossing) per prediction: about 0.5 s of CPU;
-# a prediction that needs more is an EventStorm
-MAX_WORK = 1_000_000
+# motion evaluations of the event location (first_crossing) per prediction (or per work_budget):
+# a prediction that needs more is an EventStorm. 1e6 of them took 1.08 to 1.40 s of CPU on the
+# 2-core machine (EndStop's overflowing elastic contact, 1000 turning points per bracket), beyond
+# doStep's bound of 1 s + h; 5e5 keeps a storm near 0.6 s
+MAX_WORK = 500_000
 _work = [0]  # motion evaluations by first_crossing so far (in this process)
 
 
