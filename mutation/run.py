@@ -178,6 +178,12 @@ def prepare(profile, keep):
         "timeout_multiplier": base.get("timeout_multiplier", 3.0),
         "timeout_constant": base.get("timeout_constant", 0.5),
     }
+    if profile.fmus is not None:
+        # a test session that ran FMUs (pythonfmu, libcosim's threads, dask) is not safe to fork:
+        # mutmut's default forks each mutant's worker from the process that ran the instrumented
+        # first run, and one mutant in ten died of SIGSEGV or SIGBUS whatever it changed; a fork
+        # server that only imports and forks keeps the workers clean
+        config["process_isolation"] = "forkserver"
     lines = [
         f"# written by mutation/run.py --{profile.name} (do not edit: rewritten on every run)",
         "[tool.mutmut]",
@@ -187,8 +193,10 @@ def prepare(profile, keep):
     (work / "pyproject.toml").write_text("\n".join(lines))
     if profile.fmus is not None and not (keep and any(profile.fmus.glob("*.fmu"))):
         build = (
-            "import sys; from contactfmu.build import build_all; "
+            "import sys; from contactfmu.build import build_all, build_all3; "
             "bad = {n: p for n, (_, p) in build_all(sys.argv[1], progress=None).items() if p}; "
+            "bad.update({n + ' (FMI 3.0)': p for n, (_, p) in "
+            "build_all3(sys.argv[1] + '/fmi3', progress=None).items() if p}); "
             "sys.exit(repr(bad) if bad else 0)"
         )
         env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
