@@ -22,8 +22,8 @@ from contactfmu.cosim import System  # noqa: E402
 
 NAME = "Friction"
 # the adaptive master's tolerance (atol = rtol*1e-2): 1e-6, for the stop impact well within 2e-6 s
-# of Dymola's (measured 2.9e-7 s; at 1e-5 1.7e-6 s, at 1e-4 7.2e-6 s with the later reversals
-# 2e-4 s off)
+# of Dymola's (measured 5.9e-7 s; at 1e-5 3.1e-6 s, at 1e-4 1.5e-5 s with the later reversals
+# 3.3e-4 s off)
 DEFAULT_RTOL = 1e-6
 SIGNALS = [
     "stop1.s",

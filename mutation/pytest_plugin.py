@@ -23,7 +23,8 @@
   test_study_table.py, not every run or study that records, drives or writes them; likewise the
   observers, the system, the fixed-step algorithms, a study's plot, the execution of one run and
   the cluster: tests/cosim/test_observers.py, test_system.py, test_algorithms.py,
-  tests/test_study_plot.py, test_study_execute.py, test_study_cluster.py).
+  tests/test_study_plot.py, test_study_execute.py, test_study_cluster.py; the Study class of
+  study/__init__.py: tests/test_study_core.py).
 * With CONTACTFMU_MUTATION_FMUS set (the --cosim and --study profiles of mutation/run.py: FMUs
   built once from the unmutated source, into that folder), the tests that need the FMUs are kept,
   and the build of the session fixture ``fmu_dir`` copies those FMUs instead of building them: the
@@ -125,6 +126,13 @@ UNIT_TESTS = {
     "contactfmu.study.plot.": ("tests/test_study_plot.py",),
     "contactfmu.study.execute.": ("tests/test_study_execute.py",),
     "contactfmu.study.cluster.": ("tests/test_study_cluster.py",),
+    # the Study class and the rest of study/__init__.py (mutmut names its mutants
+    # contactfmu.study.x_<function>__mutmut_N and contactfmu.study.x\u01c1<Class>\u01c1<method>__mutmut_N,
+    # which no submodule's name starts with): every study of tests/test_study.py makes a Study and
+    # runs it; tests/test_study_core.py drives it with a stand-in System, FMU files of a few bytes,
+    # a stand-in run_all and a stand-in clock
+    "contactfmu.study.x_": ("tests/test_study_core.py",),
+    "contactfmu.study.x\u01c1": ("tests/test_study_core.py",),
     # the observers: every run records its outputs and reports its progress through them
     "contactfmu.cosim.observers.": ("tests/cosim/test_observers.py",),
     # the fixed-step algorithms, the FMUs' step calls and the choice of the algorithm: every run

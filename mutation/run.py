@@ -73,8 +73,8 @@ COSIM_TESTS = [  # the master's tests by unit, the tube comparison, the masters'
     "tests/test_stiff_coupling.py",
 ]
 # the metrics' unit tests, alone against the metrics' mutants (mutation/pytest_plugin.py, UNIT_TESTS)
-# (and the runs', the table's, the plot's, a run's execution's and the cluster's unit tests alone
-# against theirs)
+# (and the runs', the table's, the plot's, a run's execution's, the cluster's and the Study class's
+# unit tests alone against theirs)
 STUDY_TESTS = [
     "tests/test_study_metrics.py",
     "tests/test_study_runs.py",
@@ -82,6 +82,7 @@ STUDY_TESTS = [
     "tests/test_study_plot.py",
     "tests/test_study_execute.py",
     "tests/test_study_cluster.py",
+    "tests/test_study_core.py",
     "tests/test_study.py",
 ]
 # the FMI base class and its state codec, driven in-process (the codec also directly),

@@ -1,14 +1,17 @@
 """Running a study's runs on a cluster (study/cluster.py) against a stand-in dask client, without
 processes: one task per run with a key of its own, the rows taken in completion order, a lost run's
 row, the FMU plugin registered and unregistered, the runs cancelled when taking rows fails, the
-cluster's size and options, the client and cluster closed when the study made them, and the error
-naming a scheduler that cannot be reached. The real cluster is run by tests/test_study.py."""
+cluster's size, options and folder (dask's temporary directory while it starts, removed at the
+end), the client and cluster closed when the study made them, and the error naming a scheduler that
+cannot be reached. The real cluster is run by tests/test_study.py."""
 
 import importlib
 import logging
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
+import dask
 import pytest
 
 from contactfmu.study.runs import StudyError
@@ -169,6 +172,47 @@ def test_a_local_cluster_of_one_worker_per_cpu_at_most_one_per_run(monkeypatch, 
     monkeypatch.setattr(cluster.os, "cpu_count", lambda: None)
     cluster.run_all("job", _runs(4), [], lambda run, row: None)
     assert made[-1].kwargs["n_workers"] == 1
+
+
+def test_dask_keeps_its_lock_files_in_the_clusters_folder_while_it_starts(monkeypatch):
+    """local_cluster(n, folder): dask's temporary-directory (where it puts its lock files) is the
+    folder while the LocalCluster is made, and dask's own setting again afterwards; without a
+    folder dask's setting is left as it is."""
+    seen = []
+
+    class Cluster:
+        def __init__(self, **kwargs):
+            seen.append((dask.config.get("temporary-directory", None), kwargs["local_directory"]))
+
+    monkeypatch.setattr(cluster, "LocalCluster", Cluster)
+    before = dask.config.get("temporary-directory", None)
+    cluster.local_cluster(2, "/scratch/a")
+    cluster.local_cluster(2, Path("/scratch/b"))
+    cluster.local_cluster(2)
+    assert seen == [
+        ("/scratch/a", "/scratch/a"),
+        ("/scratch/b", Path("/scratch/b")),
+        (before, None),
+    ]
+    assert dask.config.get("temporary-directory", None) == before
+
+
+def test_the_clusters_folder_gone_before_the_end_is_no_error(monkeypatch, completion):
+    """The folder of the study's own cluster is removed at the end; that it is gone already (or
+    cannot be removed) does not fail the study, whose rows are all taken."""
+
+    class Cluster:
+        def __init__(self, **kwargs):
+            self.folder = kwargs["local_directory"]
+
+        def close(self):
+            shutil.rmtree(self.folder)
+
+    monkeypatch.setattr(cluster, "LocalCluster", Cluster)
+    monkeypatch.setattr(cluster, "Client", lambda arg: Client(lambda run: ({"ok": 1}, None)))
+    rows = []
+    cluster.run_all("job", _runs(2), [], lambda run, row: rows.append(row), workers=1)
+    assert rows == [{"ok": 1}, {"ok": 1}]
 
 
 def test_a_scheduler_address_is_connected_to_and_the_client_closed(monkeypatch, completion):

@@ -25,16 +25,16 @@ def impact(fmu_dir, element, params, s0, stop=0.05, **kw):
 
 def test_split_impact_on_the_plain_elastogap_law_is_within_one_percent_by_default(fmu_dir):
     """The contact starts inside what a fixed step would be (1.234567 mm before it). Measured at the
-    default tolerance: 0.907903 (-0.12 %); never faster than the impact."""
+    default tolerance: 0.908847 (-1.8e-4); never faster than the impact."""
     r = impact(fmu_dir, "ElastoGap", dict(c=1e5, d=20.0), 1.234567e-3)
     assert r["mass.v"][-1] == pytest.approx(ELASTOGAP, rel=0.01)  # the issue's bar
-    assert r["mass.v"][-1] == pytest.approx(ELASTOGAP, rel=3e-3)  # measured 1.2e-3
+    assert r["mass.v"][-1] == pytest.approx(ELASTOGAP, rel=2e-3)  # measured 1.8e-4
     assert np.abs(r["mass.v"]).max() <= 1.0 + 1e-12
 
 
 def test_tolerance_controls_the_error(fmu_dir):
-    """The rebound converges with the tolerance: measured errors 1.2e-3 (rtol 1e-4), 3.5e-5 (1e-5) and
-    6.6e-6 (1e-6), with more steps as the tolerance tightens."""
+    """The rebound converges with the tolerance: measured errors 1.8e-4 (rtol 1e-4), 4.2e-5 (1e-5) and
+    6.3e-6 (1e-6), with more steps as the tolerance tightens."""
     errors, steps = [], []
     for rtol in (1e-4, 1e-5, 1e-6):
         r = impact(
@@ -47,7 +47,7 @@ def test_tolerance_controls_the_error(fmu_dir):
 
 
 def test_kelvin_voigt_hardstop_rebound(fmu_dir):
-    """TranslationalHardstop c = 1e5, d = 20, plain law: measured 0.905278 (-1.2e-4)."""
+    """TranslationalHardstop c = 1e5, d = 20, plain law: measured 0.905242 (-1.6e-4)."""
     r = impact(fmu_dir, "TranslationalHardstop", dict(b=2.0, c=1e5, d=20.0), -0.9995)
     assert r["mass.v"][-1] == pytest.approx(KELVIN_VOIGT, rel=1.5e-3)
     assert np.abs(r["mass.v"]).max() <= 1.0 + 1e-12
@@ -80,9 +80,21 @@ def test_contact_changes_are_located_not_stepped_across(fmu_dir):
     for i in changes:
         assert r.time[i + 1] - r.time[i] <= 1e-9 * stop * (1 + 1e-9)
     assert any(x.reason == "event" for x in r.steps)
-    # fmi2DoStep calls per FMU: an accepted explicit step took itself and its two halves; an event
-    # rejection the step (the change at its end) or the step and its first half (the change there)
+    # fmi2DoStep calls per FMU: an accepted explicit step, estimated by the force extrapolation, is
+    # the step alone; an event rejection the step (the change at its end)
     explicit = [x for x in r.steps if not x.implicit]
+    assert explicit and all(x.calls == 1 for x in explicit)
+    # with step doubling, an accepted explicit step took itself and its two halves; an event
+    # rejection the step or the step and its first half (the change there)
+    doubled = impact(
+        fmu_dir,
+        "ElastoGap",
+        dict(c=1e5, d=20.0),
+        1.234567e-3,
+        stop=stop,
+        scheme=AdaptiveAlgorithm(Adaptive(estimate="doubling")),
+    )
+    explicit = [x for x in doubled.steps if not x.implicit]
     assert all(x.calls == 3 for x in explicit if x.accepted)
     assert all(x.calls in (1, 2) for x in explicit if x.reason == "event")
     assert math.fsum(x.h for x in accepted) == pytest.approx(stop, rel=1e-12)
@@ -285,3 +297,45 @@ def test_a_contact_mode_the_steps_cannot_resolve_is_damped_not_reflected(fmu_dir
     )
     energy = 0.5 * c * r["mass.s"] ** 2 + 0.5 * m * r["mass.v"] ** 2
     assert 1e-4 * energy[0] < energy[5] < energy[1] <= energy[0]
+
+
+def test_the_force_extrapolation_estimates_the_local_error_of_each_step(fmu_dir):
+    """A mass (m = 2 kg) driven by F = A*sin(w*t) (A = 4 N, f = 0.5 Hz) is given F(t) + tau*dF/dt
+    over each step and integrates it exactly, so the local error of a step [t, t+h] is known in
+    closed form: dv = A/(m*w)*(cos(w*t) - cos(w*(t+h))) - (F(t)*h + dF/dt*h^2/2)/m and ds likewise.
+    Every accepted step is one fmi2DoStep; its error estimate is that local error, weighted as the
+    tolerance weighs it, within a factor 0.5 .. 2 wherever it is not negligible (measured 0.85 ..
+    1.21 on 270 of the 272 steps), and no accepted step exceeds the tolerance by more than that
+    factor (measured: at most 0.93)."""
+    m, amplitude, f, v0 = 2.0, 4.0, 0.5, 0.5
+    w = 2.0 * math.pi * f
+    rtol, atol = 1e-6, 1e-8
+    s = System()
+    s.add("mass", fmu_dir / "Mass.fmu", m=m, L=0.0, s_start=0.0, v_start=v0)
+    s.add("force", fmu_dir / "Force.fmu")
+    s.add("sine", fmu_dir / "Sine.fmu", amplitude=amplitude, f=f)
+    s.connect("sine.y", "force.f")
+    s.connect("force.flange", "mass.flange_b")
+    r = s.simulate(2.0, outputs=["mass.s", "mass.v"], rtol=rtol, atol=atol)
+    accepted = [x for x in r.steps if x.accepted]
+    assert all(x.calls == 1 for x in r.steps)
+    ratios = []
+    for x, s1, v1 in zip(accepted, r["mass.s"][1:], r["mass.v"][1:]):
+        t, h = x.t, x.h
+        f0, rate = amplitude * math.sin(w * t), amplitude * w * math.cos(w * t)
+        dv = (
+            amplitude / (m * w) * (math.cos(w * t) - math.cos(w * (t + h)))
+            - (f0 * h + rate * h * h / 2.0) / m
+        )
+        ds = (
+            amplitude
+            / (m * w)
+            * (math.cos(w * t) * h - (math.sin(w * (t + h)) - math.sin(w * t)) / w)
+            - (f0 * h * h / 2.0 + rate * h**3 / 6.0) / m
+        )
+        true = max(abs(dv) / (atol + rtol * abs(v1)), abs(ds) / (atol + rtol * abs(s1)))
+        assert true < 2.0
+        if true > 0.05:
+            ratios.append(x.error / true)
+    assert len(ratios) > 100
+    assert 0.5 < min(ratios) and max(ratios) < 2.0

@@ -12,7 +12,7 @@ import math
 
 import pytest
 
-from contactfmu.cosim.algorithms.adaptive import Adaptive, AdaptiveAlgorithm
+from contactfmu.cosim.algorithms.adaptive import Adaptive, AdaptiveAlgorithm, ForceExtrapolation
 from contactfmu.cosim.errors import CosimError
 
 
@@ -151,6 +151,128 @@ def test_hand_values_are_the_formula():
     assert 0.9 * (500 / 3) ** (-1 / 3) == pytest.approx(0.163541, rel=1e-5)
     assert 0.9 * 500 ** (-1 / 2) == pytest.approx(0.040249, rel=1e-4)
     assert math.isclose(2e-3 / (1e-6 + 4e-3) / 3, 0.1666250104140633, rel_tol=1e-12)
+
+
+# ---- the force extrapolation (module docstring, item 3): its formula and the controller with it ----
+
+
+def _estimate(m, rates, order=2, still=()):
+    """A ForceExtrapolation of one body of inertia m whose y entries are s (0) and v (1), with force
+    buffers [f] and rate buffers [r] (rates: first-order hold; else none)."""
+    forces, rate = [0.0], [0.0]
+    est = ForceExtrapolation([], list(still), order)
+    factors = (3.0, 12.0) if order == 2 else (2.0, 6.0)
+    est.slots = [(m, [(forces, 0)], [(rate, 0)] if rates else [], [0], [1], factors)]
+    return est, forces, rate
+
+
+def test_force_extrapolation_by_hand():
+    """m = 2 kg given F = 1 N and dF/dt = 0.5 N/s at t, meeting 1.8 N at t + 0.1 s: dF = 1.8 - 1 -
+    0.05 = 0.75 N; first-order hold: dv = dF*h/(3m) = 0.0125 m/s, ds = dF*h^2/(12m) = 3.125e-4 m;
+    weighted by atol + rtol*|y| (1e-3 + 1e-3*|y|) at s = 0.5 m, v = -2 m/s: 0.2083333 and
+    4.1666667; zero-order hold (no rate: dF = 0.8 N): dv = dF*h/(2m) = 0.02 m/s, ds = dF*h^2/(6m) =
+    6.6667e-4 m, weighted 6.6667."""
+    est, forces, rate = _estimate(2.0, True)
+    forces[0], rate[0] = 1.0, 0.5
+    est.start()
+    forces[0] = 1.8
+    y = [0.5, -2.0]
+    err = est.error(0.1, y, y, rtol=1e-3, atol=1e-3)
+    assert err == pytest.approx(0.0125 / (1e-3 + 2e-3), rel=1e-12)
+    assert err == pytest.approx(4.1666667, rel=1e-7)
+    # the position's weight alone (a velocity at rest, where dv/(atol) wins anyway): ds part
+    assert 3.125e-4 / (1e-3 + 0.5e-3) == pytest.approx(0.2083333, rel=1e-6)
+    zoh, forces, _ = _estimate(2.0, False, order=1)
+    forces[0] = 1.0
+    zoh.start()
+    forces[0] = 1.8
+    assert zoh.error(0.1, y, y, rtol=1e-3, atol=1e-3) == pytest.approx(0.02 / 3e-3, rel=1e-12)
+    assert 0.8 * 0.01 / 12.0 == pytest.approx(6.6667e-4, rel=1e-4)
+
+
+def test_force_extrapolation_weighs_the_position_where_it_dominates():
+    """A large velocity makes dv's weight large: then ds/(atol + rtol*|s|) decides. m = 1, h = 1,
+    F 0 -> 12 N (no rate given: first-order hold with rate 0): dF = 12, dv = 4 m/s, ds = 1 m; at
+    v = 1e6 m/s (weight 1e3 + 1e-3) and s = 0 (weight 1e-3): ds wins, 1/1e-3 = 1000."""
+    est, forces, rate = _estimate(1.0, True)
+    est.start()
+    forces[0] = 12.0
+    y = [0.0, 1e6]
+    assert est.error(1.0, y, y, rtol=1e-3, atol=1e-3) == pytest.approx(1000.0, rel=1e-12)
+
+
+def test_force_extrapolation_gives_no_estimate_when_a_flange_without_inertia_moves():
+    """A flange without a declared inertia is taken to be fixed; if it moved over the step the
+    estimate does not apply (None: the step is estimated by step doubling)."""
+    est, forces, rate = _estimate(1.0, True, still=[2])
+    est.start()
+    assert est.error(0.1, [0.0, 0.0, 3.0], [0.0, 0.0, 3.0], 1e-3, 1e-3) == 0.0
+    assert est.error(0.1, [0.0, 0.0, 3.0], [0.0, 0.0, 3.0 + 1e-15], 1e-3, 1e-3) is None
+
+
+class _Extrapolated(_Stubbed):
+    """_Stubbed with a force extrapolation that returns the queued errors (one per attempt)."""
+
+    def __init__(self, errors, order=2, h=0.1):
+        super().__init__(PARAMS, [], h=h)
+        outer = self
+
+        class Stub:
+            def __init__(self):
+                self.order, self.starts = order, 0
+
+            def start(self):
+                self.starts += 1
+
+            def error(self, h, y0, y, rtol, atol):
+                return outer.queue.pop(0)
+
+        self.queue = list(errors)
+        self.extrapolation = Stub()
+
+    def _measure(self, t):
+        self.measured.append(1.0)
+        return [1.0], ()
+
+
+@pytest.mark.parametrize("order", [1, 2])
+def test_an_extrapolated_step_is_one_attempt_kept_as_it_is(order):
+    """err 0.3 from the force extrapolation: the step is accepted after one fmi2DoStep per FMU and
+    one measurement (no halves), and grows by 0.9*err^(-1/(p + 1)) with the estimate's order."""
+    algo = _Extrapolated([0.3], order=order)
+    assert algo.do_step(0.0, 1.0) == pytest.approx(0.1)
+    (record,) = algo.records
+    assert record.accepted and record.calls == 1 and record.error == 0.3
+    assert len(algo.measured) == 1 and algo.extrapolation.starts == 1
+    assert algo.h == pytest.approx(0.1 * 0.9 * 0.3 ** (-1.0 / (order + 1)), rel=1e-12)
+
+
+def test_an_extrapolated_step_above_the_tolerance_is_retried_smaller():
+    """err 6 (p = 2): rejected, retried at 0.1*max(0.2, 0.9*6^(-1/3)) = 0.0495 s, accepted (err 0)."""
+    algo = _Extrapolated([6.0, 0.0])
+    end = algo.do_step(0.0, 1.0)
+    first, second = algo.records
+    assert not first.accepted and first.reason == "error" and first.calls == 1
+    assert second.accepted and second.h == pytest.approx(0.1 * 0.9 * 6.0 ** (-1 / 3), rel=1e-12)
+    assert end == pytest.approx(0.0495289, rel=1e-6)
+    assert algo.extrapolation.starts == 1  # the forces at t, taken once per step
+
+
+def test_no_extrapolated_estimate_falls_back_to_step_doubling():
+    """The extrapolation gives None (a flange without inertia moved): the attempt is estimated by
+    step doubling (the step and its two halves: 3 calls)."""
+    algo = _Extrapolated([None])
+    algo.errors = [0.3]
+    algo._measure = _Stubbed._measure.__get__(algo)
+    algo.do_step(0.0, 1.0)
+    (record,) = algo.records
+    assert record.accepted and record.calls == 3 and record.error == pytest.approx(0.1)
+
+
+def test_the_estimate_choice_is_checked():
+    assert Adaptive().estimate == "auto"
+    with pytest.raises(CosimError, match=r"^estimate = 'cheap': must be one of auto, doubling$"):
+        Adaptive(estimate="cheap")
 
 
 # ---- setup: the documented defaults and refusals (Adaptive's docstring), no FMU ----------------

@@ -492,8 +492,10 @@ MAX_SEGMENTS = 10000  # segments simulated one by one (cycle skipping keeps a ra
 # motion evaluations of the event location (first_crossing) per prediction (or per work_budget):
 # a prediction that needs more is an EventStorm. 1e6 of them took 1.08 to 1.40 s of CPU on the
 # 2-core machine (EndStop's overflowing elastic contact, 1000 turning points per bracket), beyond
-# doStep's bound of 1 s + h; 5e5 keeps a storm near 0.6 s
-MAX_WORK = 500_000
+# doStep's bound of 1 s + h; 5e5 took 0.6 s there, but 1.17 to 1.33 s on the loaded machine
+# (TranslationalHardstop, c = 7.4e11, a flange at 1e300 m/s: the nightly property profile, seed 2);
+# 2e5 keeps a storm below 0.55 s even there
+MAX_WORK = 200_000
 _work = [0]  # motion evaluations by first_crossing so far (in this process)
 
 

@@ -386,7 +386,7 @@ class Study:
                 ]
                 raise StudyError(
                     f"{out} holds another study ({', '.join(differ) or 'its description'} differ"
-                    f"{'s' if len(differ) == 1 else ''}; see {table.meta}): write to another file or "
+                    f"{'s' if len(differ) <= 1 else ''}; see {table.meta}): write to another file or "
                     f"start afresh (resume=False, --fresh)"
                 )
             existing = table.read()

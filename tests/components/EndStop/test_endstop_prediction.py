@@ -219,13 +219,15 @@ def test_friction_bounces_summed_agree_with_bounce_by_bounce(monkeypatch):
     """A body dropped on a rigid stop with continuous friction (ci = 0.8, eps_dv = 1e-4: 34
     impacts): the summed bounces give the states and the impulse of the same motion followed
     event by event (bands crossed and impacts located one by one: more state changes than a
-    prediction follows, MAX_SEGMENTS raised for this reference), to 1e-8."""
+    prediction follows, MAX_SEGMENTS and contact_motion.MAX_WORK raised for this reference), to
+    1e-8."""
     p = _pressed(0.8, 1e-4)
     times = [0.02, 0.05, 0.1, 1.0]
     summed = endstop_prediction.predict(0.0, 1.0, endstop.FREE, 0, 1.0, 100.0, times, p)
     with monkeypatch.context() as patch:
         patch.setattr(endstop_prediction, "_bounce_series", lambda *args: None)
         patch.setattr(endstop_prediction, "MAX_SEGMENTS", 10**5)
+        patch.setattr(cm, "MAX_WORK", 10**6)
         each = endstop_prediction.predict(0.0, 1.0, endstop.FREE, 0, 1.0, 100.0, times, p)
     assert summed.impacts == each.impacts == 34
     assert summed.impulse == pytest.approx(each.impulse, rel=1e-8)
