@@ -25,6 +25,11 @@
   the cluster: tests/cosim/test_observers.py, test_system.py, test_algorithms.py,
   tests/test_study_plot.py, test_study_execute.py, test_study_cluster.py; the Study class of
   study/__init__.py: tests/test_study_core.py).
+* Drops the variable table every slave class caches (fmi.slave.Slave.variable_table: the table,
+  the value reference maps, the getters' and setters' plans) before each test: mutmut runs a
+  mutant's tests in a process forked from its own, which has run the selection once already, so
+  every slave class used there has its table cached, and a mutant of the code that builds the
+  table (or a plan) would never run. The first instance a test makes builds it anew.
 * With CONTACTFMU_MUTATION_FMUS set (the --cosim and --study profiles of mutation/run.py: FMUs
   built once from the unmutated source, into that folder), the tests that need the FMUs are kept,
   and the build of the session fixture ``fmu_dir`` copies those FMUs instead of building them: the
@@ -34,6 +39,7 @@
 import json
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -57,6 +63,19 @@ SLOW = (
 def _slow_clock(monkeypatch):
     real = time.process_time
     monkeypatch.setattr(time, "process_time", lambda: real() / SLOWDOWN)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_slave_tables():
+    """Every slave class (the package's, the tests' probes) builds its variable table anew in the
+    test (see the module's docstring): its cache, _cached_table, is dropped."""
+    module = sys.modules.get("contactfmu.fmi.slave")
+    classes = [module.Slave] if module is not None else []
+    while classes:
+        cls = classes.pop()
+        classes.extend(cls.__subclasses__())
+        if "_cached_table" in cls.__dict__:
+            del cls._cached_table
 
 
 PREBUILT = os.environ.get("CONTACTFMU_MUTATION_FMUS")

@@ -85,10 +85,14 @@ STUDY_TESTS = [
     "tests/test_study_core.py",
     "tests/test_study.py",
 ]
-# the FMI base class and its state codec, driven in-process (the codec also directly),
-# the variable table's unit tests, the model description writers (FMI 2.0 and 3.0) of a probe
-# slave and the terminals (the FMU-level tests among them need the built FMUs: deselected)
+# the FMI base class and its state codec, driven in-process (the codec also directly; the base
+# class by probe slaves: tests/fmi/test_slave_base.py, its getters' and setters' batches:
+# test_slave_getset.py), the variable table's unit tests, the model description writers (FMI 2.0
+# and 3.0) of a probe slave and the terminals (the FMU-level tests among them need the built FMUs:
+# deselected)
 FMI_TESTS = [
+    "tests/fmi/test_slave_base.py",
+    "tests/fmi/test_slave_getset.py",
     "tests/fmi/test_state.py",
     "tests/fmi/test_variables.py",
     "tests/fmi/test_model_description.py",

@@ -2,11 +2,20 @@
 library: the log records it queues (status, the category the status implies, the message),
 doStep's status (fmi3OK, fmi3Discard, fmi3Error when the step logged an error), the independent
 variable time read with fmi3GetFloat64 at the value reference after the table's, the Int32 and
-Float64 calls answered by the FMI 2.0 methods, and fmi3UpdateDiscreteStates (no event)."""
+Float64 calls answered by the FMI 2.0 methods, fmi3UpdateDiscreteStates (no event), and the
+status shim's channel (shim.CONTROL_VR): the importer's permissions set as Booleans, the step's
+early return and event read back as Booleans."""
 
 import pytest
 
 from contactfmu.fmi import fmi3
+from contactfmu.fmi.shim import (
+    CONTROL_VR,
+    EARLY_RETURN_ALLOWED,
+    EVENT_IN_STEP,
+    EVENT_MODE_USED,
+    RETURNED_EARLY,
+)
 from contactfmu.fmi.slave import Slave
 from contactfmu.fmi.variables import inp, out, parameter
 
@@ -141,3 +150,101 @@ def test_to_xml_is_the_fmi3_model_description():
     root = Probe3(instance_name="p", resources="/tmp").to_xml()
     assert root.get("fmiVersion") == "3.0"
     assert root.find("ModelVariables")[0].attrib["valueReference"] == "4"
+
+
+def test_float64_without_time_is_the_fmi2_getter_of_the_same_batch():
+    """fmi3GetFloat64 of value references other than time's is one fmi2GetReal call of the
+    batch: the same values and the same messages, in the same order (a refused value reference,
+    then the non-finite output)."""
+    three, two = _initialized(r0=3), _initialized(r0=3)
+    for s in (three, two):
+        s.set_float64([1], [1e308])  # y = 3e308: not finite
+    assert three.get_float64([2, 99, 3]) == two.get_real([2, 99, 3]) == [0.0, 0.0, 0.0]
+    messages = [m.msg for m in three.log_queue]
+    assert messages == [m.msg for m in two.log_queue] and len(messages) == 2
+    assert messages[0] == "fmi2GetReal refused: value reference 99 is not a variable of Probe3"
+    assert messages[1].startswith("Probe3: non-finite output y = inf at t = 0.0 s (fmi2GetReal)")
+
+
+# ---- the status shim's channel: the importer's permissions in, the step's end out ---------------
+
+
+class Eventful(Slave):
+    """An event at t = 0.25 in every step that contains it; a Boolean input and output."""
+
+    HAS_EVENTS = True
+    VARIABLES = [inp("on", False, "1", "a switch"), out("was", "1", "on", kind="Boolean")]
+
+    def compute_outputs(self):
+        self.was = self.on
+
+    def step(self, t, h):
+        return 0.25 if self.report_events and t < 0.25 < t + h else None
+
+
+class Eventful3(fmi3.Fmi3Slave, Eventful):
+    pass
+
+
+def _eventful(*permissions):
+    """An initialized Eventful3 given these permissions (earlyReturnAllowed, eventModeUsed) as
+    the shim gives them after instantiation."""
+    s = Eventful3(instance_name="e", resources="/tmp")
+    s.set_boolean([CONTROL_VR + EARLY_RETURN_ALLOWED, CONTROL_VR + EVENT_MODE_USED], permissions)
+    s.setup_experiment(0.0)
+    s.enter_initialization_mode()
+    s.exit_initialization_mode()
+    return s
+
+
+@pytest.mark.parametrize(
+    "vrs, values, stop, report",
+    [
+        ([EARLY_RETURN_ALLOWED, EVENT_MODE_USED], [True, False], True, True),
+        ([EARLY_RETURN_ALLOWED, EVENT_MODE_USED], [False, True], False, True),
+        ([EVENT_MODE_USED, EARLY_RETURN_ALLOWED], [False, True], True, True),
+        ([EARLY_RETURN_ALLOWED, EVENT_MODE_USED], [False, False], False, False),
+        ([EARLY_RETURN_ALLOWED], [True], True, True),  # a permission not sent is not given
+        ([EVENT_MODE_USED], [True], False, True),
+        ([EARLY_RETURN_ALLOWED], [False], False, False),
+    ],
+)
+def test_the_permissions_decide_whether_events_are_reported_and_stop_the_step(
+    vrs, values, stop, report
+):
+    s = Eventful3(instance_name="e", resources="/tmp")
+    s.set_boolean([CONTROL_VR + EARLY_RETURN_ALLOWED, CONTROL_VR + EVENT_MODE_USED], [True, True])
+    s.set_boolean([CONTROL_VR + vr for vr in vrs], values)
+    assert (s.stop_at_events, s.report_events) == (stop, report) and s.log_queue == []
+    assert type(s.stop_at_events) is bool and type(s.report_events) is bool
+
+
+@pytest.mark.parametrize(
+    "permissions, end, flags",
+    [
+        ((True, True), 0.25, [True, True]),  # returned early at the event
+        ((False, True), 0.5, [False, True]),  # reported, not returned at
+        ((False, False), 0.5, [False, False]),
+    ],
+)
+def test_the_step_s_end_is_read_on_the_channel(permissions, end, flags):
+    s = _eventful(*permissions)
+    assert s.do_step(0.0, 0.5).status == fmi3.OK and s.time == end
+    vrs = [CONTROL_VR + RETURNED_EARLY, CONTROL_VR + EVENT_IN_STEP]
+    assert s.get_boolean(vrs) == flags
+    assert s.get_boolean(vrs[::-1]) == flags[::-1]
+    assert s.get_boolean([CONTROL_VR + EARLY_RETURN_ALLOWED, CONTROL_VR + 9]) == [False, False]
+    assert s.log_queue == []
+
+
+def test_booleans_below_the_channel_are_the_model_s():
+    s = _eventful(True, True)
+    s.set_boolean([0], [True])
+    assert s.get_boolean([1, 0]) == [True, True] and s.get_boolean([]) == []
+    s.set_boolean([1], [False])
+    s.get_boolean([7])
+    assert [m.msg for m in s.log_queue] == [
+        "fmi2SetBoolean refused: was is an output and cannot be set",
+        "fmi2GetBoolean refused: value reference 7 is not a variable of Eventful3",
+    ]
+    assert s.get_boolean([1]) == [True]

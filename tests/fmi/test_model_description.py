@@ -335,6 +335,27 @@ def test_fmi3_root_and_cosimulation_attributes():
     }
 
 
+def test_fmi3_a_slave_with_events_may_return_early_and_update_intermediately():
+    class Eventful3(Fmi3Slave, Probe):
+        HAS_EVENTS = True
+
+    cosim = _xml(Eventful3).find("CoSimulation").attrib
+    assert {
+        key: cosim[key]
+        for key in (
+            "providesIntermediateUpdate",
+            "mightReturnEarlyFromDoStep",
+            "canReturnEarlyAfterIntermediateUpdate",
+            "hasEventMode",
+        )
+    } == {
+        "providesIntermediateUpdate": "true",
+        "mightReturnEarlyFromDoStep": "true",
+        "canReturnEarlyAfterIntermediateUpdate": "true",
+        "hasEventMode": "true",
+    }
+
+
 def test_fmi3_model_variables_keep_the_fmi2_value_references():
     rows = [(v.tag, v.attrib) for v in _xml(Probe3).find("ModelVariables")]
 

@@ -253,6 +253,25 @@ def test_repeated_member_and_terminal_names_are_named():
     assert any("terminal flange_a declared twice" in p for p in found), found
 
 
+def test_members_reads_every_terminal_s_member_names_and_variables():
+    """terminals.members, what the master reads from an FMU's terminals file: {terminal name:
+    {memberName: variableName}}, from the file's root element."""
+    root = ElementTree.fromstring(terminals.to_bytes(Mass.terminals()))
+    assert terminals.members(root) == {
+        flange: {m: f"{flange}.{m}" for m in ("s", "v", "a", "f")}
+        for flange in ("flange_a", "flange_b")
+    }
+
+
+@pytest.mark.parametrize("name", FLANGED)
+def test_members_of_the_written_file_are_the_declared_ones(name):
+    declared = slave_class(name).terminals()
+    root = ElementTree.fromstring(terminals.to_bytes(declared))
+    assert terminals.members(root) == {
+        t.name: {m.member: m.variable for m in t.members} for t in declared
+    }
+
+
 def test_the_flow_rule_refuses_a_parameter_flow():
     with pytest.raises(ValueError, match="not a parameter"):
         terminals.flow_kind("parameter")
