@@ -217,6 +217,12 @@ STATUS = {
     34: "skipped",
     36: "timeout",
     -24: "timeout",
+    # the test process died of a signal (SIGSEGV, SIGBUS, SIGABRT): under mutmut's default fork,
+    # most of these were the fork's, not the mutant's (rerun singly they pass): not counted as
+    # killed, not listed as survivors; rerun them (process_isolation = "forkserver")
+    -11: "crashed",
+    -7: "crashed",
+    -6: "crashed",
     24: "timeout",
     152: "timeout",
     255: "timeout",
@@ -306,7 +312,7 @@ def write_report(profile, results, elapsed=None, jobs=None, note=None):
         survivors += [
             (module, name, st)
             for name, st in sorted(statuses.items())
-            if st not in ("killed", "timeout", "carried")
+            if st not in ("killed", "timeout", "carried", "crashed", "not checked")
         ]
     n = total["all"]
     score = (total["killed"] + total["timeout"] + total["carried"]) / n if n else 0.0
@@ -364,6 +370,16 @@ def write_report(profile, results, elapsed=None, jobs=None, note=None):
         f"{n - total['killed'] - total['timeout'] - total['carried'] - total['survived'] - total['no tests']} | {n} | "
         f"**{100.0 * score:.1f} %** |",
         "",
+        *(
+            [
+                f"In the column other: {total['crashed']} crashed (the test process died of a "
+                "signal; not counted as killed, not listed below) and "
+                f"{total['not checked']} not checked (the run was stopped before them).",
+                "",
+            ]
+            if total["crashed"] or total["not checked"]
+            else []
+        ),
         target
         + f"Survivors: {len(survivors)}, explained as equivalent: {equivalent}, accepted (a change no documented "
         f"statement or tolerance constrains, reason given): {kept}, unexplained: {len(unexplained)}.",
