@@ -36,6 +36,7 @@
   master's and the studies' code is not in the FMUs, a mutant of it changes nothing there.
 """
 
+import json
 import os
 import shutil
 import sys
@@ -100,11 +101,25 @@ def _copy_prebuilt(out_dir="fmus", names=None, progress=print, force=True):
     return results
 
 
+def _copy_prebuilt3(out_dir, names=None, progress=print):
+    """contactfmu.build.build_all3's result for the FMI 3.0 FMUs prebuilt in PREBUILT/fmi3."""
+    from contactfmu import build
+
+    results = {}
+    os.makedirs(out_dir, exist_ok=True)
+    for name in names or build.FMI3_NAMES:
+        path = os.path.join(out_dir, f"{name}.fmu")
+        shutil.copyfile(os.path.join(PREBUILT, "fmi3", f"{name}.fmu"), path)
+        results[name] = (Path(path), [])
+    return results
+
+
 def pytest_configure(config):
     if PREBUILT:
         import contactfmu.build
 
         contactfmu.build.build_all = _copy_prebuilt
+        contactfmu.build.build_all3 = _copy_prebuilt3
 
 
 # mutants (by name prefix) checked by their module's own fast unit tests only: mutmut would also
@@ -160,6 +175,30 @@ UNIT_TESTS = {
     ADAPTIVE + "Adaptive\u01c1__post_init__": ("tests/cosim/test_adaptive_control.py",),
     ADAPTIVE + "AdaptiveAlgorithm\u01c1setup_": ("tests/cosim/test_adaptive_control.py",),
     ADAPTIVE + "AdaptiveAlgorithm\u01c1_error_": ("tests/cosim/test_adaptive_control.py",),
+    # the rest of the adaptive master (its attempt, rollback, event bracketing, early returns, the
+    # step loop): the controller with stand-in attempts, the adaptive runs of small systems against
+    # closed forms and monolithic solutions, and the FMI 3.0 early returns; not the examples and
+    # studies that also run it (a minute per mutant)
+    "contactfmu.cosim.algorithms.adaptive.": (
+        "tests/cosim/test_adaptive_control.py",
+        "tests/cosim/test_adaptive.py",
+        "tests/cosim/test_fmi3_master.py",
+    ),
+    # the master's FMI 3.0 face (fmpy's FMU3Slave behind the FMI 2.0 calls): the FMI 3.0 systems
+    # against the FMI 2.0 ones bit for bit, the early returns, the terminals
+    "contactfmu.cosim.fmi3.": ("tests/cosim/test_fmi3_master.py",),
+    # the value exchange and the implicit coupling: the exchange's calls and results, the implicit,
+    # composite, Gauss-Seidel and Jacobi couplings of small systems against closed forms and
+    # monolithic solutions (two free bodies with energy and momentum), the inertia-aware ElastoGap;
+    # not every run of the FMU tests, which all exchange values
+    "contactfmu.cosim.coupling.": (
+        "tests/cosim/test_exchange.py",
+        "tests/cosim/test_implicit.py",
+        "tests/cosim/test_gauss_seidel.py",
+        "tests/cosim/test_jacobi.py",
+        "tests/cosim/test_free_bodies.py",
+        "tests/test_stiff_coupling.py",
+    ),
 }
 
 
@@ -177,12 +216,27 @@ def pytest_collection_modifyitems(config, items):
     only = _unit_tests_only()
     for item in items:
         slow = item.nodeid.startswith(SLOW + REPOSITORY)
-        needs_fmus = "fmu_dir" in getattr(item, "fixturenames", ()) and not PREBUILT
+        fixtures = getattr(item, "fixturenames", ())
+        needs_fmus = ("fmu_dir" in fixtures or "fmu3_dir" in fixtures) and not PREBUILT
         other = only is not None and not item.nodeid.startswith(only)
         (drop if slow or needs_fmus or other else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+    if os.environ.get("MUTANT_UNDER_TEST"):
+        # the fastest tests first: mutmut stops at the first failure (-x), so a mutant that a
+        # quick test kills does not wait for the slow ones
+        durations = _durations()
+        items.sort(key=lambda item: durations.get(item.nodeid, 0.0))
+
+
+def _durations():
+    """{test node id: seconds} of mutmut's instrumented first run (mutmut-stats.json in mutants/,
+    the working directory of the mutant's test session), or {}."""
+    try:
+        return json.loads(Path("mutmut-stats.json").read_text())["duration_by_test"]
+    except (OSError, ValueError, KeyError):
+        return {}
 
 
 @pytest.hookimpl(trylast=True)
