@@ -186,7 +186,7 @@ UNIT_TESTS = {
     ),
     # the master's FMI 3.0 face (fmpy's FMU3Slave behind the FMI 2.0 calls): the FMI 3.0 systems
     # against the FMI 2.0 ones bit for bit, the early returns, the terminals
-    "contactfmu.cosim.fmi3.": ("tests/cosim/test_fmi3_master.py",),
+    "contactfmu.cosim.fmi3.": ("tests/cosim/test_fmi3_master.py", "tests/cosim/test_fmi3_face.py"),
     # the value exchange and the implicit coupling: the exchange's calls and results, the implicit,
     # composite, Gauss-Seidel and Jacobi couplings of small systems against closed forms and
     # monolithic solutions (two free bodies with energy and momentum), the inertia-aware ElastoGap;

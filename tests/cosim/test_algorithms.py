@@ -237,6 +237,80 @@ def test_do_steps_calls_every_fmu_and_checks_an_error(monkeypatch):
     assert checked == [("c", "fmi2DoStep", 2, 0.5), ("d", "fmi2DoStep", 3, 0.5)]
 
 
+def test_early_return_names_the_instances_and_the_time():
+    e = base.EarlyReturn(0.25, ["stop", "gap"])
+    assert (e.time, e.names) == (0.25, ["stop", "gap"])
+    assert str(e) == "stop, gap returned early from the step at t = 0.25 s"
+    assert str(base.EarlyReturn(0.1 + 0.2, ["mass"])) == (
+        "mass returned early from the step at t = 0.30000000000000004 s"  # the time exactly
+    )
+
+
+def _stepper(name, calls, early_return=None, ends=()):
+    """An instance whose fmi2DoStep records its call and, allowed to return early (an FMI 3.0
+    FMU, Fmi3Slave.early_return), sets last_step from ``ends``: per step the time it returned
+    early at, or None for a full step (lastSuccessfulTime t + h). early_return None: an FMI 2.0
+    FMU (fmpy's FMU2Slave has no such attribute)."""
+    ends = list(ends)
+    slave = SimpleNamespace(component=f"c-{name}", last_step=(False, False, None))
+
+    def do_step(component, t, h, no_set_prior_state):
+        calls.append((name, component, t, h, no_set_prior_state))
+        end = ends.pop(0) if ends else None
+        slave.last_step = (False, end is not None, t + h if end is None else end)
+        return 0
+
+    slave._functions = {"fmi2DoStep": do_step}
+    if early_return is not None:
+        slave.early_return = early_return
+    return SimpleNamespace(name=name, slave=slave)
+
+
+def test_do_steps_raises_the_earliest_early_return_once_every_instance_stepped():
+    calls = []
+    steps = DoSteps(
+        [
+            _stepper("mass", calls),  # FMI 2.0
+            _stepper("late", calls, True, [0.375]),
+            _stepper("stop", calls, True, [0.25]),
+            _stepper("full", calls, True, [None]),  # allowed, stepped to t + h
+            _stepper("gap", calls, True, [0.25]),
+            _stepper("refused", calls, False, [0.125]),  # not allowed: its flags are not read
+        ]
+    )
+    with pytest.raises(base.EarlyReturn) as e:
+        steps(0.125, 0.375)
+    assert (e.value.time, e.value.names) == (0.25, ["stop", "gap"])
+    names = ["mass", "late", "stop", "full", "gap", "refused"]
+    assert calls == [(n, f"c-{n}", 0.125, 0.375, 1) for n in names]
+
+
+def test_do_steps_without_an_early_return_raises_nothing():
+    calls = []
+    steps = DoSteps([_stepper("stop", calls, True, [None]), _stepper("mass", calls)])
+    assert steps(0.5, 0.25) is None  # every lastSuccessfulTime is t + h, none returned early
+    assert calls == [("stop", "c-stop", 0.5, 0.25, 1), ("mass", "c-mass", 0.5, 0.25, 1)]
+
+
+def test_do_steps_others_steps_the_instances_not_named_in_their_order():
+    calls = []
+    instances = [
+        _stepper("a", calls),
+        _stepper("b", calls, True, [0.5]),
+        _stepper("c", calls, True, [0.75]),
+        _stepper("d", calls),
+    ]
+    steps = DoSteps(instances)
+    rest = steps.others({"b", "x"})
+    assert isinstance(rest, DoSteps) and len(rest) == 3 and len(steps) == 4
+    # the others keep their early returns: c ends its step early
+    with pytest.raises(base.EarlyReturn) as e:
+        rest(0.0, 1.0)
+    assert (e.value.time, e.value.names) == (0.75, ["c"])
+    assert calls == [(n, f"c-{n}", 0.0, 1.0, 1) for n in "acd"]
+    assert len(steps.others(["a", "b", "c", "d"])) == 0
+
+
 def test_select_maps_the_keywords_to_an_algorithm():
     a = select(step=1e-3)
     assert type(a) is GaussSeidel and a.params == FixedStep(1e-3)

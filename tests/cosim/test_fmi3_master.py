@@ -142,3 +142,131 @@ def test_a_mass_bouncing_on_a_stop_under_gravity_has_its_impacts_at_the_closed_f
     after = result["time"] > rest + 0.05
     assert np.all(np.abs(result["mass.s"][after] + 0.5) <= 1e-9)
     assert np.all(np.abs(result["mass.v"][after]) <= 1e-9)
+
+
+# ---- the face itself (cosim.fmi3.Fmi3Slave) on the real FMI 3.0 FMUs: the FMI 2.0 calls of the
+# master reach the FMU, the statuses come back as fmi2 statuses, its messages to the instance's
+# log; the exact arguments with a stand-in FMU3Slave: tests/cosim/test_fmi3_face.py
+
+
+def _face(fmu3_dir, tmp_path, name, instance, early_return):
+    """An Fmi3Slave of the FMI 3.0 FMU `name` as System.instantiate makes it, not instantiated;
+    its value references and its log."""
+    from fmpy import extract, read_model_description
+
+    from contactfmu.cosim.fmi3 import Fmi3Slave
+
+    path = str(fmu3_dir / f"{name}.fmu")
+    md = read_model_description(path)
+    log = []
+    slave = Fmi3Slave(
+        guid=md.guid,
+        unzipDirectory=extract(path, unzipdir=str(tmp_path / instance)),
+        modelIdentifier=md.coSimulation.modelIdentifier,
+        instanceName=instance,
+        log=log,
+        early_return=early_return,
+    )
+    return slave, {v.name: v.valueReference for v in md.modelVariables}, log
+
+
+def test_the_face_instantiates_the_fmi3_fmu_under_the_instance_name_and_logs_to_it(
+    fmu3_dir, tmp_path
+):
+    """The FMU is instantiated under the master's instance name (fmpy's default would be its
+    model identifier), and a refusal it logs lands in that instance's log as (fmi2 status,
+    message)."""
+    slave, vr, log = _face(fmu3_dir, tmp_path, "Mass", "heavy", False)
+    assert slave.fmu.instanceName == "heavy"
+    slave.instantiate(loggingOn=False)
+    slave.setupExperiment(startTime=0.0, stopTime=1.0)
+    slave.enterInitializationMode()
+    slave.setReal([vr["m"]], [0.0])
+    with pytest.raises(Exception, match="fmi3ExitInitializationMode"):
+        slave.exitInitializationMode()
+    assert log == [(3, "Invalid parameter m = 0.0 kg: valid range (0.0, inf)")]
+    slave.freeInstance()
+
+
+def test_the_fmi3_fmu_starts_at_the_experiments_start_time(fmu3_dir, tmp_path):
+    """pythonfmu3 0.3.4's fmi3EnterInitializationMode drops startTime (it never calls the slave's
+    setup_experiment); the status shim passes it (shim.CONTROL_VR): the FMU's time is the start
+    time after initialization, and a system started at 1 s runs."""
+    slave, vr, log = _face(fmu3_dir, tmp_path, "Mass", "mass", False)
+    slave.instantiate(loggingOn=False)
+    slave.setupExperiment(startTime=2.5, stopTime=3.5)
+    slave.enterInitializationMode()
+    slave.exitInitializationMode()
+    try:
+        assert slave.getReal([vr["time"]]) == [2.5]
+    finally:
+        slave.freeInstance()
+
+
+def test_the_fmi2_calls_of_the_master_reach_the_fmi3_fmu(fmu3_dir, tmp_path):
+    """EndStop as FMI 3.0 (Integer, Boolean and Real variables), allowed to return early: the
+    values set through the bound fmi2 functions and through the FMU2Slave calls are read back by
+    both, an fmi2Boolean (four bytes) through the one-byte fmi3Boolean; a refused set returns
+    fmi2Error (3) with the FMU's message in the log; fmi2DoStep and doStep return early at the
+    impact (x = 0.25 m reached at 1 m/s: t = 0.25 s) and keep (event, early, lastSuccessfulTime)."""
+    from fmpy.fmi2 import fmi2Boolean, fmi2Integer, fmi2Real, fmi2ValueReference
+
+    def array(kind, values):
+        return (kind * len(values))(*values)
+
+    slave, vr, log = _face(fmu3_dir, tmp_path, "EndStop", "stop", True)
+    slave.instantiate(loggingOn=False)
+    f, c = slave._functions, slave.component
+    slave.setupExperiment(startTime=0.0, stopTime=3.5)
+    slave.enterInitializationMode()
+    ints = array(fmi2ValueReference, [vr["mode"], vr["kind"]])
+    bools = array(fmi2ValueReference, [vr["friction"], vr["adv"]])
+    assert f["fmi2SetInteger"](c, ints, 2, array(fmi2Integer, [1, 3])) == 0
+    assert f["fmi2SetBoolean"](c, bools, 2, array(fmi2Boolean, [1, 0])) == 0
+    got_ints, got_bools = (fmi2Integer * 2)(), (fmi2Boolean * 2)(7, 7)
+    assert f["fmi2GetInteger"](c, ints, 2, got_ints) == 0
+    assert f["fmi2GetBoolean"](c, bools, 2, got_bools) == 0
+    assert (list(got_ints), list(got_bools)) == ([1, 3], [1, 0])
+    assert (slave.getInteger([vr["mode"]]), slave.getBoolean([vr["friction"]])) == ([1], [True])
+    slave.setBoolean([vr["friction"], vr["adv"]], [False, True])
+    slave.setInteger([vr["kind"]], [2])
+    assert slave.getBoolean([vr["friction"], vr["adv"]]) == [False, True]
+    assert (
+        f["fmi2SetBoolean"](c, array(fmi2ValueReference, [vr["adv"]]), 1, array(fmi2Boolean, [0]))
+        == 0
+    )
+    assert f["fmi2GetBoolean"](c, bools, 2, got_bools) == 0 and list(got_bools) == [0, 0]
+    assert f["fmi2GetInteger"](c, ints, 2, got_ints) == 0 and list(got_ints) == [1, 2]
+    slave.setInteger([vr["kind"]], [3])
+    reals = [vr[n] for n in ("ci", "l1", "l2", "m1", "ctr1.v")]
+    assert (
+        f["fmi2SetReal"](
+            c, array(fmi2ValueReference, reals), 5, array(fmi2Real, [0.5, 0.25, 0.25, 1.0, 1.0])
+        )
+        == 0
+    )
+    assert slave.getReal(reals) == [0.5, 0.25, 0.25, 1.0, 1.0]
+    slave.exitInitializationMode()
+    assert log == []
+    stop = array(fmi2ValueReference, [vr["stop"]])
+    assert f["fmi2SetInteger"](c, stop, 1, array(fmi2Integer, [1])) == 3
+    assert log == [(3, "fmi2SetInteger refused: stop is an output and cannot be set")]
+    assert f["fmi2SetBoolean"](c, bools, 1, array(fmi2Boolean, [1])) == 3
+    assert log[1] == (
+        3,
+        "fmi2SetBoolean refused: parameter friction is fixed after initialization (value False kept)",
+    )
+    assert slave.last_step == (False, False, None)
+    assert f["fmi2DoStep"](c, 0.0, 0.5, 1) == 0
+    assert slave.last_step[:2] == (False, True)
+    assert slave.last_step[2] == pytest.approx(0.25, abs=1e-12)
+    dx = (fmi2Real * 1)()
+    assert f["fmi2GetReal"](c, array(fmi2ValueReference, [vr["dx"]]), 1, dx) == 0
+    assert dx[0] == pytest.approx(0.25, abs=1e-12)
+    slave.doStep(0.25, 0.5)  # to 0.75, after the impact: a full step
+    assert slave.last_step == (False, False, 0.75)
+    slave.doStep(0.75, 0.75)  # over the next impact at 1.25 s
+    assert slave.last_step[:2] == (False, True)
+    assert slave.last_step[2] == pytest.approx(1.25, abs=1e-12)
+    slave.terminate()
+    slave.freeInstance()

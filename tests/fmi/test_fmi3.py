@@ -200,6 +200,26 @@ def test_fmi3_mass_runs_like_the_fmi2_mass_in_one_process(fmu_dir, fmu3_dir):
     assert r3["v"][-1] != 1.0 and r3["interface.m"][-1] == 2.0  # the forces moved it
 
 
+def test_the_fmi3_fmu_runs_from_any_start_time_like_the_fmi2_one(fmu_dir, fmu3_dir):
+    """fmpy from start_time 1.25 s (pythonfmu3's library drops fmi3EnterInitializationMode's
+    startTime; the status shim passes it): the FMI 3.0 Mass runs as the FMI 2.0 one, bit for bit,
+    and moves as the closed form, s = s_start + v_start*(t - 1.25) with no force."""
+    kwargs = dict(
+        start_time=1.25,
+        stop_time=1.75,
+        output_interval=0.05,
+        start_values={"v_start": 2.0, "s_start": 0.5},
+        output=["s", "v"],
+        fmi_type="CoSimulation",
+    )
+    r2 = simulate_fmu(str(fmu_dir / "Mass.fmu"), **kwargs)
+    r3 = simulate_fmu(str(fmu3_dir / "Mass.fmu"), **kwargs)
+    assert r3["time"][0] == 1.25 and r3["time"][-1] == pytest.approx(1.75, abs=1e-12)
+    for column in r2.dtype.names:
+        np.testing.assert_array_equal(r3[column], r2[column], err_msg=column)
+    np.testing.assert_allclose(r3["s"], 0.5 + 2.0 * (r3["time"] - 1.25), rtol=0, atol=1e-12)
+
+
 def test_an_invalid_parameter_stops_the_fmi3_run_naming_it(fmu3_dir, tmp_path):
     messages = []
 

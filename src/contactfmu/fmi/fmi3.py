@@ -3,9 +3,10 @@ answers the calls of pythonfmu3's native library (0.3.4) with the slave's own FM
 so that one variable table and one physics serve both standards.
 
 pythonfmu3's library finds the slave class in the entry script by a line ``class X(...Fmi3Slave...):``
-and calls, on its instance: ``setup_experiment(t0)`` (from fmi3EnterInitializationMode),
-``enter_initialization_mode``, ``exit_initialization_mode``, ``do_step(t, h)`` (reads ``.status``
-of the result), ``terminate``, ``get_/set_float64``, ``_int32``, ``_boolean``, ``_get_fmu_state``,
+and calls, on its instance: ``enter_initialization_mode`` (it does not pass the start time: the
+status shim sets the Float64 CONTROL_VR to it first, which is ``setup_experiment(startTime)``
+here), ``exit_initialization_mode``, ``do_step(t, h)`` (reads ``.status`` of the result),
+``terminate``, ``get_/set_float64``, ``_int32``, ``_boolean``, ``_get_fmu_state``,
 ``_set_fmu_state``, the class's ``_fmu_state_to_bytes`` / ``_fmu_state_from_bytes``, and
 ``_get_log_queue``, whose messages must carry ``status``, ``category``, ``msg`` and ``debug``, and
 ``update_discrete_states`` (fmi3UpdateDiscreteStates).
@@ -102,6 +103,9 @@ class Fmi3Slave:
         return super().set_boolean(vrs, values)
 
     def set_float64(self, vrs, values):
+        if vrs and vrs[0] >= CONTROL_VR:
+            # the status shim's channel: fmi3EnterInitializationMode's startTime
+            return self.setup_experiment(values[0])
         return self.set_real(vrs, values)
 
     def get_int32(self, vrs):

@@ -29,7 +29,11 @@
  *    value references of its own (CONTROL_VR), and after each step reads from the slave the time
  *    it reached and whether it ended at an event, to answer earlyReturn, lastSuccessfulTime and
  *    eventHandlingNeeded; with an intermediate-update callback it asks the importer at each
- *    event whether to return there, and goes on to the step's end if not.
+ *    event whether to return there, and goes on to the step's end if not;
+ *
+ *  - the start time: pythonfmu3's fmi3EnterInitializationMode does not pass startTime to the
+ *    slave, so an FMU started at any time but 0 refused its first step; the shim sets it first
+ *    through the same channel.
  *
  * Not done yet (docs/fmi3.md): finding libpython in a host that has none (the FMI 2.0 shim's
  * "finding libpython").
@@ -105,7 +109,6 @@ typedef struct {
 #define VR const fmi3ValueReference* vr, size_t nvr
 #define FORWARDED(X) \
     X(fmi3SetDebugLogging, (fmi3Boolean on, size_t n, const fmi3String categories[]), (on, n, categories)) \
-    X(fmi3EnterInitializationMode, (fmi3Boolean tolDefined, fmi3Float64 tol, fmi3Float64 start, fmi3Boolean stopDefined, fmi3Float64 stop), (tolDefined, tol, start, stopDefined, stop)) \
     X(fmi3GetFloat64, (VR, fmi3Float64 values[], size_t n), (vr, nvr, values, n)) \
     X(fmi3SetFloat64, (VR, const fmi3Float64 values[], size_t n), (vr, nvr, values, n)) \
     X(fmi3GetInt32, (VR, fmi3Int32 values[], size_t n), (vr, nvr, values, n)) \
@@ -120,6 +123,7 @@ typedef struct {
 
 /* the inner functions the shim calls from its own fmi3DoStep, fmi3Reset and FMU state functions */
 #define WRAPPED(X) \
+    X(fmi3EnterInitializationMode, (), ()) \
     X(fmi3DoStep, (fmi3Float64 t, fmi3Float64 h, fmi3Boolean noSetPrior, fmi3Boolean* eventNeeded, fmi3Boolean* terminate, fmi3Boolean* earlyReturn, fmi3Float64* lastTime), ()) \
     X(fmi3Reset, (), ()) \
     X(fmi3GetFMUState, (), ()) \
@@ -346,6 +350,29 @@ EXPORT void fmi3FreeInstance(fmi3Instance instance)
     }
 FORWARDED(FORWARD)
 FORWARDED0(FORWARD0)
+
+/* pythonfmu3's library (0.3.4) does not pass startTime to the slave: an FMU started at any time
+   but 0 refused its first fmi3DoStep. The shim passes it first, through its channel (the Float64
+   CONTROL_VR set: the slave's setup_experiment(startTime)). */
+typedef fmi3Status (*set_float64_fn)(fmi3Instance, const fmi3ValueReference*, size_t, const fmi3Float64*, size_t);
+typedef fmi3Status (*enter_initialization_fn)(fmi3Instance, fmi3Boolean, fmi3Float64, fmi3Float64, fmi3Boolean,
+                                              fmi3Float64);
+
+EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean tolDefined, fmi3Float64 tol,
+                                              fmi3Float64 start, fmi3Boolean stopDefined, fmi3Float64 stop)
+{
+    Shim* s = (Shim*)instance;
+    if (!s) return fmi3Error;
+    unsigned long before = s->errors;
+    const fmi3ValueReference vr = CONTROL_VR;
+    fmi3Status status = ((set_float64_fn)p_fmi3SetFloat64)(s->inner, &vr, 1, &start, 1);
+    if (status < fmi3Error && s->errors == before) {
+        fmi3Status entered = ((enter_initialization_fn)p_fmi3EnterInitializationMode)(s->inner, tolDefined, tol,
+                                                                                        start, stopDefined, stop);
+        if (entered > status) status = entered;
+    }
+    return status < fmi3Error && s->errors > before ? fmi3Error : status;
+}
 
 EXPORT fmi3Status fmi3Reset(fmi3Instance instance)
 {

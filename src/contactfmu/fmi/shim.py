@@ -9,7 +9,8 @@ DERIVATIVE_VR = 536870912
 
 # FMI 3.0 (fmi3_status_shim.c): the shim's own channel to the slave, value references in no model
 # description. The shim sets the Booleans CONTROL_VR (earlyReturnAllowed) and CONTROL_VR + 1
-# (eventModeUsed) after fmi3InstantiateCoSimulation and fmi3Reset, and reads after each doStep
+# (eventModeUsed) after fmi3InstantiateCoSimulation and fmi3Reset, sets the Float64 CONTROL_VR
+# to fmi3EnterInitializationMode's startTime (pythonfmu3's library does not pass it), and reads after each doStep
 # the Float64 CONTROL_VR (the time the step reached) and the Booleans CONTROL_VR + 2 (the step
 # ended early, at an event) and CONTROL_VR + 3 (an event happened in the step).
 CONTROL_VR = 1610612736
