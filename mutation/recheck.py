@@ -5,11 +5,12 @@ and write the result into mutmut's results (the module's .meta file), as mutmut 
     python mutation/recheck.py --cosim [--jobs 2] [--limit-minutes M]
 
 mutmut forks each mutant's worker from the process that ran the instrumented first run; with FMUs
-and libcosim loaded there, a sixth of the master's mutants died of a signal whatever they changed,
-and mutmut's fork server (process_isolation = "forkserver") took about 40 s per mutant. Here each
-mutant runs as mutmut runs it (the mutated copy in mutation-<profile>/mutants/, the mutant
-activated by MUTANT_UNDER_TEST, pytest -x with the tests mutmut recorded as covering the mutated
-function, mutation/pytest_plugin.py keeping the module's UNIT_TESTS), in its own process.
+and libcosim loaded there, a sixth of the master's mutants died of a signal (none did when run
+again in a process of its own), and mutmut's fork server (process_isolation = "forkserver") took
+about 40 s per mutant. Here each mutant runs as mutmut runs it (the mutated copy in
+mutation-<profile>/mutants/, the mutant activated by MUTANT_UNDER_TEST, pytest -x with the tests
+mutmut recorded as covering the mutated function, or the module's UNIT_TESTS files), in its own
+process.
 pytest's exit status is the result, as mutmut records it: 1 (a test failed: killed), 0
 (survived), 5 (no test ran it); past its time limit (ten times its tests' first-run durations, at
 least a minute) it is a timeout (killed, as mutmut counts its CPU-time limit); anything else (a

@@ -186,8 +186,9 @@ def prepare(profile, keep, fork=False):
     if profile.fmus is not None and not fork:
         # a test session that ran FMUs (pythonfmu, libcosim's threads, dask) is not safe to fork:
         # mutmut's default forks each mutant's worker from the process that ran the instrumented
-        # first run, and one mutant in ten died of SIGSEGV or SIGBUS whatever it changed; a fork
-        # server that only imports and forks keeps the workers clean
+        # first run, and one mutant in six died of SIGSEGV or SIGBUS (run again in a process of
+        # its own, none did: mutation/recheck.py); a fork server that only imports and forks
+        # keeps the workers clean (about 40 s per mutant here; --fork for the fast default)
         config["process_isolation"] = "forkserver"
     lines = [
         f"# written by mutation/run.py --{profile.name} (do not edit: rewritten on every run)",
@@ -218,8 +219,8 @@ STATUS = {
     36: "timeout",
     -24: "timeout",
     # the test process died of a signal (SIGSEGV, SIGBUS, SIGABRT): under mutmut's default fork,
-    # most of these were the fork's, not the mutant's (rerun singly they pass): not counted as
-    # killed, not listed as survivors; rerun them (process_isolation = "forkserver")
+    # the fork's, not the mutant's (run again in a process of its own, none crashed): not counted
+    # as killed, not listed as survivors; check them again with mutation/recheck.py
     -11: "crashed",
     -7: "crashed",
     -6: "crashed",
