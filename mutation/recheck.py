@@ -22,6 +22,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -59,18 +60,22 @@ def run_one(mutants, stats, name, fmus):
     env = {**os.environ, "MUTANT_UNDER_TEST": name, "PYTHONPATH": "src"}
     if fmus:
         env["CONTACTFMU_MUTATION_FMUS"] = str(fmus)
-    command = [sys.executable, "-m", "pytest", "--rootdir=.", "-x", "-q", "-p", "no:randomly"]
-    command += ["-p", "mutation.pytest_plugin", "-p", "no:cacheprovider", *tests]
-    try:
-        done = subprocess.run(
-            command,
-            cwd=mutants,
-            env=env,
-            capture_output=True,
-            timeout=max(60.0, 10.0 * estimate),
-        )
-    except subprocess.TimeoutExpired:
-        return TIMEOUT
+    # a temporary folder of its own: pytest removes all but the last three of its numbered
+    # folders, and a session running beside others lost its FMUs (a false kill)
+    with tempfile.TemporaryDirectory(prefix="contactfmu_recheck_") as tmp:
+        command = [sys.executable, "-m", "pytest", "--rootdir=.", "-x", "-q", "-p", "no:randomly"]
+        command += ["-p", "mutation.pytest_plugin", "-p", "no:cacheprovider"]
+        command += [f"--basetemp={tmp}/t", *tests]
+        try:
+            done = subprocess.run(
+                command,
+                cwd=mutants,
+                env=env,
+                capture_output=True,
+                timeout=max(60.0, 10.0 * estimate),
+            )
+        except subprocess.TimeoutExpired:
+            return TIMEOUT
     return done.returncode
 
 
