@@ -88,30 +88,29 @@ REPOSITORY = (
 )
 
 
+def _copy(folder, out_dir, names):
+    """{name: (path, [])} of the FMUs prebuilt in folder, copied into out_dir."""
+    results = {}
+    os.makedirs(out_dir, exist_ok=True)
+    for name in names:
+        path = os.path.join(out_dir, f"{name}.fmu")
+        shutil.copyfile(os.path.join(folder, f"{name}.fmu"), path)
+        results[name] = (Path(path), [])
+    return results
+
+
 def _copy_prebuilt(out_dir="fmus", names=None, progress=print, force=True):
     """contactfmu.build.build_all's result for the FMUs prebuilt in PREBUILT: copied, not built."""
     from contactfmu import components
 
-    results = {}
-    os.makedirs(out_dir, exist_ok=True)
-    for name in names or components.NAMES:
-        path = os.path.join(out_dir, f"{name}.fmu")
-        shutil.copyfile(os.path.join(PREBUILT, f"{name}.fmu"), path)
-        results[name] = (Path(path), [])
-    return results
+    return _copy(PREBUILT, out_dir, names or components.NAMES)
 
 
 def _copy_prebuilt3(out_dir, names=None, progress=print):
     """contactfmu.build.build_all3's result for the FMI 3.0 FMUs prebuilt in PREBUILT/fmi3."""
     from contactfmu import build
 
-    results = {}
-    os.makedirs(out_dir, exist_ok=True)
-    for name in names or build.FMI3_NAMES:
-        path = os.path.join(out_dir, f"{name}.fmu")
-        shutil.copyfile(os.path.join(PREBUILT, "fmi3", f"{name}.fmu"), path)
-        results[name] = (Path(path), [])
-    return results
+    return _copy(os.path.join(PREBUILT, "fmi3"), out_dir, names or build.FMI3_NAMES)
 
 
 def pytest_configure(config):

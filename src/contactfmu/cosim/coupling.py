@@ -331,6 +331,15 @@ def _value(slot):
     return buf[i]
 
 
+def declared_inertia(inst):
+    """The inertia the instance declares (its Real output conventions.INERTIA, read now: in
+    initialization mode, after the parameters are set), or None if it declares none."""
+    var = inst.variables.get(conventions.INERTIA)
+    if var is None or var.causality != "output" or var.type != "Real":
+        return None
+    return inst.call("fmi2GetReal", lambda: inst.slave.getReal([var.valueReference]))[0]
+
+
 def implicit_coupling(system, plan):
     """The ImplicitCoupling of the compliant elements with interface outputs (both flanges on nodes,
     not an element that integrates its contact itself) and the bodies they act on, with the inertia
@@ -341,15 +350,10 @@ def implicit_coupling(system, plan):
     mass = {}
     for link in plan.motion:
         si = link.source
-        var = si.variables.get(conventions.INERTIA)
-        if (
-            si.name not in mass
-            and var is not None
-            and var.causality == "output"
-            and var.type == "Real"
-        ):
-            m = si.call("fmi2GetReal", lambda: si.slave.getReal([var.valueReference]))[0]
-            mass[si.name] = m if m > 0.0 else None
+        if si.name not in mass:
+            m = declared_inertia(si)
+            if m is not None:
+                mass[si.name] = m if m > 0.0 else None
     elements, used, integrating = [], set(), system.integrating()
     names = conventions.COMPLIANT_FORCES + interface
     for inst in system.instances.values():

@@ -48,8 +48,8 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple, Optional
 
-from ...conventions import DISCRETE_TYPES, INERTIA
-from ..coupling import Exchange, implicit_coupling
+from ...conventions import DISCRETE_TYPES
+from ..coupling import Exchange, declared_inertia, implicit_coupling
 from ..errors import CosimError
 from ..fastcalls import Reader, States
 from .base import Algorithm, DoSteps, EarlyReturn
@@ -142,10 +142,7 @@ class ForceExtrapolation:
             links = [m for m in plan.motion if m.source is inst]
             s_at = [where[(inst.name, m.s)] for m in links]
             v_at = [where[(inst.name, m.v)] for m in links]
-            var = inst.variables.get(INERTIA)
-            m = None
-            if var is not None and var.causality == "output" and var.type == "Real":
-                m = inst.call("fmi2GetReal", lambda: inst.slave.getReal([var.valueReference]))[0]
+            m = declared_inertia(inst)
             if not (m is not None and m > 0.0 and math.isfinite(m)):
                 still += s_at + v_at
                 continue
