@@ -2,7 +2,7 @@
 process died of a signal (SIGSEGV, SIGBUS, SIGABRT: mutation/run.py reports them as "crashed"),
 and write the result into mutmut's results (the module's .meta file), as mutmut would.
 
-    python mutation/recheck.py --cosim [--jobs 2] [--limit-minutes M]
+    python mutation/recheck.py --cosim [--jobs 2] [--limit-minutes M] [--max-seconds S] [--survived]
 
 mutmut forks each mutant's worker from the process that ran the instrumented first run; with FMUs
 and libcosim loaded there, a sixth of the master's mutants died of a signal (none did when run
@@ -13,8 +13,9 @@ mutmut recorded as covering the mutated function, or the module's UNIT_TESTS fil
 process.
 pytest's exit status is the result, as mutmut records it: 1 (a test failed: killed), 0
 (survived), 5 (no test ran it); past its time limit (ten times its tests' first-run durations, at
-least a minute) it is a timeout (killed, as mutmut counts its CPU-time limit); anything else (a
-signal again, a pytest error) leaves it crashed. Then rewrite the report:
+least a minute, at most --max-seconds) it is a timeout (killed, as mutmut counts its CPU-time limit); anything else (a
+signal again, a pytest error) leaves it crashed. Each result is written as it comes, so a stopped
+recheck keeps what it checked. Then rewrite the report:
 python mutation/run.py --<profile> --report."""
 
 import argparse
@@ -23,6 +24,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -45,7 +47,7 @@ def crashed_mutants(mutants, codes=CRASHED):
     return out
 
 
-def run_one(mutants, stats, name, fmus):
+def run_one(mutants, stats, name, fmus, max_seconds=600.0):
     """pytest's exit code for the mutant (TIMEOUT past its time limit). The tests: the module's
     own (UNIT_TESTS, whole files: mutmut's record of the tests that call a function is only
     updated for new tests when a run reuses its results), else those mutmut recorded."""
@@ -72,7 +74,7 @@ def run_one(mutants, stats, name, fmus):
                 cwd=mutants,
                 env=env,
                 capture_output=True,
-                timeout=max(60.0, 10.0 * estimate),
+                timeout=min(max_seconds, max(60.0, 10.0 * estimate)),
             )
         except subprocess.TimeoutExpired:
             return TIMEOUT
@@ -86,10 +88,22 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--limit-minutes", type=float, default=None, help="stop starting mutants after")
     ap.add_argument(
+        "--max-seconds",
+        type=float,
+        default=600.0,
+        help="a mutant's time limit at most (a timeout is a kill, as mutmut counts it)",
+    )
+    ap.add_argument(
         "--survived",
         action="store_true",
         help="check the survivors again too (after a run that reused mutmut's results)",
     )
+    ap.add_argument(
+        "--only-survived",
+        action="store_true",
+        help="check only the survivors again (after tests were added)",
+    )
+    ap.add_argument("names", nargs="*", help="only mutants whose name starts with one of these")
     args = ap.parse_args()
     if not args.profile:
         ap.error("name the profile: --cosim or --study")
@@ -97,26 +111,29 @@ def main():
     mutants = work / "mutants"
     fmus = work / "fmus" if (work / "fmus").is_dir() else None
     stats = json.loads((mutants / "mutmut-stats.json").read_text())
-    todo = crashed_mutants(mutants, CRASHED + ((0,) if args.survived else ()))
+    codes = (0,) if args.only_survived else CRASHED + ((0,) if args.survived else ())
+    todo = crashed_mutants(mutants, codes)
+    if args.names:
+        todo = [(m, n) for m, n in todo if n.startswith(tuple(args.names))]
     stop = time.monotonic() + 60.0 * args.limit_minutes if args.limit_minutes else None
     results = {}
+    lock = threading.Lock()
 
     def check(item):
         meta, name = item
         if stop is not None and time.monotonic() > stop:
             return
-        code = run_one(mutants, stats, name, fmus)
-        results[(meta, name)] = code
-        print(f"{len(results)}/{len(todo)} {name}: {code}", flush=True)
+        code = run_one(mutants, stats, name, fmus, args.max_seconds)
+        with lock:
+            results[(meta, name)] = code
+            if code in RECORDED:
+                data = json.loads(meta.read_text())
+                data["exit_code_by_key"][name] = code
+                meta.write_text(json.dumps(data, indent=4))
+            print(f"{len(results)}/{len(todo)} {name}: {code}", flush=True)
 
     with ThreadPoolExecutor(args.jobs) as pool:
         list(pool.map(check, todo))
-    for meta in {m for m, _ in results}:
-        data = json.loads(meta.read_text())
-        for (m, name), code in results.items():
-            if m == meta and code in RECORDED:
-                data["exit_code_by_key"][name] = code
-        meta.write_text(json.dumps(data, indent=4))
     counts = {}
     for code in results.values():
         key = RECORDED.get(code, "crashed")
