@@ -103,6 +103,11 @@ def main():
         action="store_true",
         help="check only the survivors again (after tests were added)",
     )
+    ap.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the results, leave mutmut's results as they are",
+    )
     ap.add_argument("names", nargs="*", help="only mutants whose name starts with one of these")
     args = ap.parse_args()
     if not args.profile:
@@ -126,7 +131,7 @@ def main():
         code = run_one(mutants, stats, name, fmus, args.max_seconds)
         with lock:
             results[(meta, name)] = code
-            if code in RECORDED:
+            if code in RECORDED and not args.dry_run:
                 data = json.loads(meta.read_text())
                 data["exit_code_by_key"][name] = code
                 meta.write_text(json.dumps(data, indent=4))
