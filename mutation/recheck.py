@@ -96,7 +96,8 @@ def main():
     ap.add_argument(
         "--survived",
         action="store_true",
-        help="check the survivors again too (after a run that reused mutmut's results)",
+        help="check the survivors (and those no test ran) again too (after a run that reused mutmut's "
+        "results)",
     )
     ap.add_argument(
         "--only-survived",
@@ -116,7 +117,8 @@ def main():
     mutants = work / "mutants"
     fmus = work / "fmus" if (work / "fmus").is_dir() else None
     stats = json.loads((mutants / "mutmut-stats.json").read_text())
-    codes = (0,) if args.only_survived else CRASHED + ((0,) if args.survived else ())
+    alive = (0, 5, 33)  # survived, or no test ran it (mutmut's record; UNIT_TESTS may cover it)
+    codes = alive if args.only_survived else CRASHED + (alive if args.survived else ())
     todo = crashed_mutants(mutants, codes)
     if args.names:
         todo = [(m, n) for m, n in todo if n.startswith(tuple(args.names))]
