@@ -1,14 +1,17 @@
 """The batched exchange (cosim.coupling.Exchange on fastcalls.Program): the FMI calls of one exchange,
 the merge rules of a Program, and results bit for bit those of the exchange made one value per call."""
 
+import math
+import os
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from contactfmu.cosim import System, coupling
-from contactfmu.cosim.coupling import Exchange
+from contactfmu.cosim import CosimError, System, coupling
+from contactfmu.cosim.coupling import Exchange, implicit_coupling
 from contactfmu.cosim.fastcalls import Program
+from contactfmu.cosim.system import Plan, SignalLink
 
 
 def driven(fmu_dir, c=1e5, d=20.0, m=1.0):
@@ -225,3 +228,171 @@ def test_program_merges_calls_where_the_order_allows_and_keeps_the_values():
         ("z", "set", [0]),  # set twice before anything read it: once, to the last value
     ]
     assert len(reference_log) == 10
+
+
+# ---- signals of every type, failures and warnings, the lead of the adaptive implicit exchange ----
+
+
+class Table:
+    """A stand-in instance whose values are a table {(kind, vr): value}: fmi2Get/Set of Real,
+    Integer and Boolean read and write it."""
+
+    def __init__(self, name, values=None):
+        self.name, self.values = name, dict(values or {})
+        functions = {}
+        for kind in ("Real", "Integer", "Boolean"):
+            functions[f"fmi2Get{kind}"] = self._get(kind)
+            functions[f"fmi2Set{kind}"] = self._set(kind)
+        self.slave = SimpleNamespace(component=None, _functions=functions)
+
+    def _get(self, kind):
+        def get(component, vr, n, buf):
+            for k in range(n):
+                buf[k] = self.values.get((kind, vr[k]), 0)
+            return 0
+
+        return get
+
+    def _set(self, kind):
+        def set_(component, vr, n, buf):
+            for k in range(n):
+                self.values[(kind, vr[k])] = buf[k]
+            return 0
+
+        return set_
+
+
+@pytest.mark.parametrize("order", ["jacobi", "gauss-seidel"])
+def test_signals_of_every_type_are_passed_as_they_are(order):
+    """A Real, an Integer and a Boolean output connected to inputs (System.connect takes an output
+    of any type): both exchange orders set each input to its output's value, of its own type
+    (fmi2SetInteger of 7, not 7.0 or 8; fmi2SetBoolean of true; fmi2SetReal of 2.5, not 3.5)."""
+    source = Table("x", {("Real", 1): 2.5, ("Integer", 2): 7, ("Boolean", 3): 1})
+    target = Table("z")
+    signals = [
+        SignalLink(
+            source,
+            SimpleNamespace(type=kind, valueReference=vr),
+            target,
+            SimpleNamespace(type=kind, valueReference=10 + vr),
+            False,
+        )
+        for kind, vr in (("Real", 1), ("Integer", 2), ("Boolean", 3))
+    ]
+    exchange = Exchange(Plan([], signals, [], []))
+    if order == "jacobi":
+        exchange.read(0.0)
+        exchange.write(0.0)
+    else:
+        exchange.gauss_seidel(0.0, 1e-3)
+    assert target.values == {("Real", 11): 2.5, ("Integer", 12): 7, ("Boolean", 13): 1}
+
+
+class Failing:
+    """Wraps every FMI function of a system's instances: the call numbered ``at`` (counted over
+    all of them, from 1) returns ``status`` without reaching the FMU and is recorded as
+    (instance, function); with warn=True every call that succeeds returns fmi2Warning instead."""
+
+    def __init__(self, system, warn=False):
+        self.at, self.status, self.count, self.failed, self.warn = None, 2, 0, None, warn
+        for inst in system.instances.values():
+            functions = inst.slave._functions
+            for name, function in list(functions.items()):
+                functions[name] = self._wrapped(inst.name, name, function)
+
+    def _wrapped(self, instance, name, function):
+        def call(*args):
+            self.count += 1
+            if self.count == self.at:
+                self.failed = (instance, name)
+                return self.status
+            status = function(*args)
+            return 1 if self.warn and status == 0 else status
+
+        call.argnames = getattr(function, "argnames", None)
+        call.argtypes, call.restype = function.argtypes, function.restype
+        return call
+
+
+def _initialized(system):
+    system.instantiate(0.0, 1.0)
+    system.enter_initialization(0.0)
+    return system
+
+
+def test_a_failed_call_of_the_exchange_names_the_instance_the_call_and_the_time(fmu_dir):
+    """docs/master.md: an FMU error raises CosimError naming the instance, the FMI call and the
+    time. Every call of the implicit exchange (the stiff gap's ElastoGap coupled implicitly: its
+    law evaluated at the predicted end state, fmi2SetReal of its motion and fmi2GetReal of f, K,
+    D) and of both Jacobi halves is made to fail in turn with fmi2Discard, the least status worse
+    than fmi2Warning (fastcalls.check)."""
+    system = _initialized(driven(fmu_dir))
+    try:
+        plan = system.plan()
+        failing = Failing(system)
+        coupled = Exchange(plan, implicit_coupling(system, plan))
+        jacobi = Exchange(plan)
+        steps = [
+            lambda: coupled.gauss_seidel(0.25, 1e-3),
+            lambda: jacobi.read(0.5),
+            lambda: jacobi.write(0.75),
+        ]
+        for step, t in zip(steps, (0.25, 0.5, 0.75)):
+            step()  # the inputs as the exchange sets them
+            failing.count = 0
+            step()  # again: the same calls, counted
+            total = failing.count
+            assert total > 5
+            for at in range(1, total + 1):
+                failing.at, failing.count = at, 0
+                with pytest.raises(CosimError) as e:
+                    step()
+                instance, function = failing.failed
+                file = os.path.basename(system.instances[instance].path)
+                assert str(e.value).startswith(
+                    f"{instance} ({file}): {function} failed at t = {t:g} s: "
+                    f"{function} failed with status 2 (discard)\n"
+                )
+                failing.at = None
+                step()  # the inputs set again
+    finally:
+        system.free()
+
+
+def test_warnings_are_not_errors(fmu_dir):
+    """fastcalls.check: only a status worse than fmi2Warning raises. Every call of the implicit
+    exchange returning fmi2Warning (the ElastoGap's probe included): it sets the same values."""
+    results = []
+    for warn in (False, True):
+        system = _initialized(driven(fmu_dir))
+        try:
+            plan = system.plan()
+            Failing(system, warn=warn)
+            exchange = Exchange(plan, implicit_coupling(system, plan))
+            exchange.gauss_seidel(0.0, 1e-3)
+            mass = system.instances["mass"]
+            vrs = [mass.var(n).valueReference for n in ("flange_a.f", "flange_b.f")]
+            results.append(mass.slave.getReal(vrs))
+        finally:
+            system.free()
+    assert results[0] == results[1]
+
+
+def test_the_lead_exchange_sets_signals_to_their_value_at_the_step_end(fmu_dir):
+    """Exchange(lead=True), the adaptive master's backward Euler exchange: a signal with a first
+    derivative is set to x + h*dx/dt. The sine (amplitude 20, 3 Hz, phase 0.5 rad) at t = 0:
+    20*sin(0.5) + h*20*6*pi*cos(0.5), the Force's input (its flange force is -f, MSL)."""
+    system = driven(fmu_dir)
+    system.instances["sine"].values.update(phase=0.5)
+    plan = system.plan()
+    _initialized(system)
+    try:
+        force = system.instances["force"]
+        vr = force.var("flange.f").valueReference
+        for h in (1e-3, 0.25):
+            exchange = Exchange(plan, implicit_coupling(system, plan), lead=True)
+            exchange.gauss_seidel(0.0, h)
+            expected = 20.0 * math.sin(0.5) + h * 20.0 * 6.0 * math.pi * math.cos(0.5)
+            assert -force.slave.getReal([vr])[0] == pytest.approx(expected, rel=1e-14)
+    finally:
+        system.free()
