@@ -396,3 +396,25 @@ def test_the_lead_exchange_sets_signals_to_their_value_at_the_step_end(fmu_dir):
             assert -force.slave.getReal([vr])[0] == pytest.approx(expected, rel=1e-14)
     finally:
         system.free()
+
+
+def test_newton_stops_when_the_end_state_agrees_with_the_linear_model(bound):
+    """ImplicitCoupling docstring: the nonlinear element is evaluated at the predicted end state
+    until its forces agree with the linear model; a piecewise linear law whose region the first
+    prediction has right agrees exactly. The driven system's gap (ElastoGap, open 5 cm, the spring
+    linear and before it) stays open over 1 ms: one evaluation of the gap, none of the spring."""
+    system, plan, counts = bound
+    exchange = Exchange(plan, implicit_coupling(system, plan))
+    coupling = exchange.implicit
+    probed = []
+    for i, row in enumerate(coupling.rows):
+        if row.probe is not None:
+            set_real = row.probe.set_real
+
+            def counting(*args, set_real=set_real, name=row.probe.inst.name):
+                probed.append(name)
+                return set_real(*args)
+
+            coupling.rows[i] = row._replace(probe=row.probe._replace(set_real=counting))
+    exchange.gauss_seidel(0.0, 1e-3)
+    assert probed == ["gap"]
