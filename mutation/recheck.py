@@ -5,17 +5,20 @@ and write the result into mutmut's results (the module's .meta file), as mutmut 
     python mutation/recheck.py --cosim [--jobs 2] [--limit-minutes M] [--max-seconds S] [--survived]
 
 mutmut forks each mutant's worker from the process that ran the instrumented first run; with FMUs
-and libcosim loaded there, a sixth of the master's mutants died of a signal (none did when run
-again in a process of its own), and mutmut's fork server (process_isolation = "forkserver") took
-about 40 s per mutant. Here each mutant runs as mutmut runs it (the mutated copy in
-mutation-<profile>/mutants/, the mutant activated by MUTANT_UNDER_TEST, pytest -x with the tests
+and libcosim loaded there, a sixth of the master's mutants died of a signal (nearly all pass or fail
+normally when run again in a process of their own), and mutmut's fork server (process_isolation =
+"forkserver") took about 40 s per mutant. Here each mutant runs as mutmut runs it (the mutated copy
+in mutation-<profile>/mutants/, the mutant activated by MUTANT_UNDER_TEST, pytest -x with the tests
 mutmut recorded as covering the mutated function, or the module's UNIT_TESTS files), in its own
 process.
+
 pytest's exit status is the result, as mutmut records it: 1 (a test failed: killed), 0
 (survived), 5 (no test ran it); past its time limit (ten times its tests' first-run durations, at
-least a minute, at most --max-seconds) it is a timeout (killed, as mutmut counts its CPU-time limit); anything else (a
-signal again, a pytest error) leaves it crashed. Each result is written as it comes, so a stopped
-recheck keeps what it checked. Then rewrite the report:
+least a minute, at most --max-seconds) it is a timeout (killed, as mutmut counts its CPU-time
+limit). Tests that die of SIGSEGV, SIGBUS or SIGABRT again, in this process of their own, crash
+by the mutant's making (e.g. a NULL pointer passed to an FMU's C function): killed, recorded as
+70. Anything else (a pytest error) leaves it crashed. Each result is written as it comes, so a
+stopped recheck keeps what it checked. Then rewrite the report:
 python mutation/run.py --<profile> --report."""
 
 import argparse
@@ -35,7 +38,11 @@ from mutation.pytest_plugin import UNIT_TESTS  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 CRASHED = (-11, -7, -6)
 TIMEOUT = -24  # mutmut's code for its CPU-time limit (mutation/run.py: "timeout", killed)
-RECORDED = {1: "killed", 0: "survived", 5: "no tests", TIMEOUT: "timeout"}
+# the tests died of a signal in a process of their own (not forked from a process that had run
+# FMUs): the mutant crashes its host (e.g. a NULL pointer passed to an FMU's C function), which
+# the tests detect: killed (mutation/run.py: "killed")
+CRASHED_ALONE = 70
+RECORDED = {1: "killed", 0: "survived", 5: "no tests", TIMEOUT: "timeout", CRASHED_ALONE: "killed"}
 
 
 def crashed_mutants(mutants, codes=CRASHED):
@@ -78,7 +85,7 @@ def run_one(mutants, stats, name, fmus, max_seconds=600.0):
             )
         except subprocess.TimeoutExpired:
             return TIMEOUT
-    return done.returncode
+    return CRASHED_ALONE if -done.returncode in (11, 7, 6) else done.returncode
 
 
 def main():

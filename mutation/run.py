@@ -218,6 +218,9 @@ STATUS = {
     34: "skipped",
     36: "timeout",
     -24: "timeout",
+    # mutation/recheck.py: the tests died of a signal again in a process of their own (the mutant
+    # crashes its host, which the tests detect)
+    70: "killed",
     # the test process died of a signal (SIGSEGV, SIGBUS, SIGABRT): under mutmut's default fork,
     # the fork's, not the mutant's (run again in a process of its own, none crashed): not counted
     # as killed, not listed as survivors; check them again with mutation/recheck.py
