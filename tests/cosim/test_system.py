@@ -739,3 +739,96 @@ def test_simulate_hands_its_keywords_to_the_algorithm_and_the_run(fmu_dir):
         s.simulate(0.02, scheme="jacobi")
     adaptive = s.simulate(0.02, rtol=1e-5, atol=1e-7, outputs=["mass.s"])
     assert adaptive.steps and adaptive.steps[0].h <= 0.02
+
+
+def test_fmus_are_extracted_into_the_folder_given_from_then_on(fmu_dir, tmp_path, monkeypatch):
+    """extract_into: the FMUs are unzipped into that folder (made at the first unzip), not into
+    a temporary folder removed at exit (no atexit handler)."""
+    import atexit
+    import shutil
+
+    from contactfmu.cosim import system
+
+    registered = []
+    monkeypatch.setattr(system, "_EXTRACTED", {})
+    monkeypatch.setattr(system, "_EXTRACT_ROOT", [])
+    monkeypatch.setattr(atexit, "register", lambda *args: registered.append(args))
+    path = tmp_path / "Mass.fmu"
+    shutil.copyfile(fmu_dir / "Mass.fmu", path)
+    monkeypatch.chdir(tmp_path)  # a relative folder stays in the test's
+    folder = tmp_path / "worker" / "unzip"
+    system.extract_into(folder)
+    assert not folder.exists()
+    unzipped = Path(system.extracted(path))
+    assert unzipped.parent == folder and (unzipped / "modelDescription.xml").is_file()
+    assert registered == []
+
+
+def _fmi3_copy(src, dest, terminals):
+    """A copy of the FMI 3.0 FMU whose terminalsAndIcons.xml is terminals(its text)."""
+    import zipfile
+
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename == "terminalsAndIcons/terminalsAndIcons.xml":
+                data = terminals(data.decode()).encode()
+            zout.writestr(item, data)
+    return dest
+
+
+def test_an_fmi3_fmu_is_read_with_fmi2_type_names_and_its_flanges_by_its_terminals(
+    fmu_dir, fmu3_dir, tmp_path
+):
+    """docs/fmi3.md, "In the project's master": System.add takes an FMI 3.0 FMU, its variable
+    types named as FMI 2.0 names them; its flanges are found by its terminals (`mass.left`: the
+    members s, v, a, f of the terminal `left`, whatever the variables are called), an FMI 2.0
+    FMU's by the naming conventions; System.instantiate puts it behind cosim.fmi3.Fmi3Slave."""
+    from contactfmu.cosim.fmi3 import Fmi3Slave
+
+    mass3 = _fmi3_copy(
+        fmu3_dir / "Mass.fmu",
+        tmp_path / "Mass.fmu",
+        lambda text: text.replace('Terminal name="flange_a"', 'Terminal name="left"'),
+    )
+    s = System()
+    mass, mass2 = s.add("mass", mass3), s.add("mass2", fmu_dir / "Mass.fmu")
+    stop = s.add("stop", fmu3_dir / "EndStop.fmu")
+    # fmi3 Float64, Int32, Boolean: the FMI 2.0 names
+    assert [stop.var(n).type for n in ("l1", "mode", "friction")] == ["Real", "Integer", "Boolean"]
+    assert mass.var("m").type == "Real"
+    assert [mass.port("left", w) for w in "svaf"] == [f"flange_a.{w}" for w in "svaf"]
+    assert mass.flange_role("left") == "motion" and mass2.flange_role("left") is None
+    # EndStop's terminals name SimulationX's variables ctr1.x, .v, .a, .F
+    assert [stop.port("ctr1", w) for w in "svaf"] == ["ctr1.x", "ctr1.v", "ctr1.a", "ctr1.F"]
+    try:
+        s.instantiate(0.0, 1.0)
+        assert isinstance(mass.slave, Fmi3Slave) and isinstance(stop.slave, Fmi3Slave)
+        assert not isinstance(mass2.slave, Fmi3Slave)
+        # instantiated under the instance's name (fmpy's default: the model identifier)
+        assert (mass.slave.fmu.instanceName, stop.slave.fmu.instanceName) == ("mass", "stop")
+    finally:
+        s.free()
+
+
+def test_an_fmi3_fmus_error_names_instance_time_and_log(fmu_dir, fmu3_dir):
+    """As for an FMI 2.0 FMU (test_an_fmu_error_names_instance_time_and_log): the FMI 3.0 Mass
+    refuses m = 0 at the end of initialization mode and logs why, to its instance's log."""
+    s = System()
+    s.add("mass", fmu3_dir / "Mass.fmu", m=0.0)
+    s.add("spring", fmu_dir / "Spring.fmu", c=100.0)
+    s.add("fixed", fmu_dir / "Fixed.fmu")
+    s.connect("fixed.flange", "spring.flange_a")
+    s.connect("spring.flange_b", "mass.flange_a")
+    with pytest.raises(CosimError) as exc:
+        s.simulate(stop_time=0.1, step=1e-3)
+    text = str(exc.value)
+    assert text.startswith("mass (Mass.fmu): fmi2ExitInitializationMode failed at t = 0 s: ")
+    assert text.endswith("FMU log:\n  [3] Invalid parameter m = 0.0 kg: valid range (0.0, inf)")
+
+
+def test_an_fmi3_fmu_whose_terminals_cannot_be_read_is_named(fmu3_dir, tmp_path):
+    path = _fmi3_copy(fmu3_dir / "Mass.fmu", tmp_path / "Mass.fmu", lambda text: "<Terminals")
+    with pytest.raises(CosimError) as e:
+        System().add("mass", path)
+    assert str(e.value).startswith(f"mass: the terminals of {path} cannot be read: ")
