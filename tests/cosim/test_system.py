@@ -514,6 +514,62 @@ def test_the_life_cycle_calls_every_instance_and_names_a_failure(fmu_dir):
     s.free()  # nothing left to free
 
 
+def _fmu2slave(fail=None):
+    """A stand-in for fmpy's FMU2Slave class: records what it was made with and its calls with
+    their keywords; the call named `fail` raises."""
+
+    class FMU2Slave:
+        def __init__(self, **kwargs):
+            self.made, self.calls = kwargs, []
+
+        def __getattr__(self, name):
+            def call(*args, **kwargs):
+                self.calls.append((name, args, kwargs))
+                if name == fail:
+                    raise RuntimeError(f"{name} refused")
+
+            return call
+
+    return FMU2Slave
+
+
+def test_instantiate_gives_each_fmu_its_name_the_callbacks_the_experiment_and_its_values(
+    fmu_dir, monkeypatch
+):
+    """System.instantiate: every FMU made under its instance name, instantiated with the one
+    callback structure of the run (callbacks(): its messages dispatched to the instance's log),
+    its experiment set up from the start to the stop time, then its values set; a failed call
+    named with the instance."""
+    import fmpy.fmi2
+
+    from contactfmu.cosim import system
+
+    cb = object()
+    monkeypatch.setattr(system, "callbacks", lambda: cb)
+    monkeypatch.setattr(fmpy.fmi2, "FMU2Slave", _fmu2slave())
+    s = System()
+    mass = s.add("mass", fmu_dir / "Mass.fmu", m=2.0)
+    s.instantiate(0.5, 2.0)
+    assert mass.slave.made == dict(
+        guid=mass.md.guid,
+        unzipDirectory=mass.unzipdir,
+        modelIdentifier="Mass",
+        instanceName="mass",
+    )
+    (name, args, kwargs), *rest = mass.slave.calls
+    assert (name, args, kwargs["callbacks"]) == ("instantiate", (), cb)
+    assert rest == [
+        ("setupExperiment", (), dict(startTime=0.5, stopTime=2.0)),
+        ("setReal", ([_vr(mass, "m")], [2.0]), {}),
+    ]
+    assert system.LOGS["mass"] is mass.log
+    for call in ("instantiate", "setupExperiment"):
+        monkeypatch.setattr(fmpy.fmi2, "FMU2Slave", _fmu2slave(fail=call))
+        with pytest.raises(CosimError) as e:
+            s.instantiate(0.0, 1.0)
+        assert str(e.value).startswith(f"mass (Mass.fmu): {call} failed: {call} refused\n")
+
+
 def test_integrating_instances_are_read_in_initialization_mode(fmu_dir):
     s = System()
     gap, es, mass = (
@@ -799,6 +855,18 @@ def test_an_fmi3_fmu_is_read_with_fmi2_type_names_and_its_flanges_by_its_termina
     assert mass.var("m").type == "Real"
     assert [mass.port("left", w) for w in "svaf"] == [f"flange_a.{w}" for w in "svaf"]
     assert mass.flange_role("left") == "motion" and mass2.flange_role("left") is None
+    # SimulationX's member names: x for s, F for f
+    simx = _fmi3_copy(
+        fmu3_dir / "Mass.fmu",
+        tmp_path / "MassX.fmu",
+        lambda text: (
+            text.replace('Terminal name="flange_a"', 'Terminal name="left"')
+            .replace('memberName="s"', 'memberName="x"')
+            .replace('memberName="f"', 'memberName="F"')
+        ),
+    )
+    massx = System().add("massx", simx)
+    assert [massx.port("left", w) for w in "svaf"] == [f"flange_a.{w}" for w in "svaf"]
     # EndStop's terminals name SimulationX's variables ctr1.x, .v, .a, .F
     assert [stop.port("ctr1", w) for w in "svaf"] == ["ctr1.x", "ctr1.v", "ctr1.a", "ctr1.F"]
     try:
