@@ -514,6 +514,62 @@ def test_the_life_cycle_calls_every_instance_and_names_a_failure(fmu_dir):
     s.free()  # nothing left to free
 
 
+def _fmu2slave(fail=None):
+    """A stand-in for fmpy's FMU2Slave class: records what it was made with and its calls with
+    their keywords; the call named `fail` raises."""
+
+    class FMU2Slave:
+        def __init__(self, **kwargs):
+            self.made, self.calls = kwargs, []
+
+        def __getattr__(self, name):
+            def call(*args, **kwargs):
+                self.calls.append((name, args, kwargs))
+                if name == fail:
+                    raise RuntimeError(f"{name} refused")
+
+            return call
+
+    return FMU2Slave
+
+
+def test_instantiate_gives_each_fmu_its_name_the_callbacks_the_experiment_and_its_values(
+    fmu_dir, monkeypatch
+):
+    """System.instantiate: every FMU made under its instance name, instantiated with the one
+    callback structure of the run (callbacks(): its messages dispatched to the instance's log),
+    its experiment set up from the start to the stop time, then its values set; a failed call
+    named with the instance."""
+    import fmpy.fmi2
+
+    from contactfmu.cosim import system
+
+    cb = object()
+    monkeypatch.setattr(system, "callbacks", lambda: cb)
+    monkeypatch.setattr(fmpy.fmi2, "FMU2Slave", _fmu2slave())
+    s = System()
+    mass = s.add("mass", fmu_dir / "Mass.fmu", m=2.0)
+    s.instantiate(0.5, 2.0)
+    assert mass.slave.made == dict(
+        guid=mass.md.guid,
+        unzipDirectory=mass.unzipdir,
+        modelIdentifier="Mass",
+        instanceName="mass",
+    )
+    (name, args, kwargs), *rest = mass.slave.calls
+    assert (name, args, kwargs["callbacks"]) == ("instantiate", (), cb)
+    assert rest == [
+        ("setupExperiment", (), dict(startTime=0.5, stopTime=2.0)),
+        ("setReal", ([_vr(mass, "m")], [2.0]), {}),
+    ]
+    assert system.LOGS["mass"] is mass.log
+    for call in ("instantiate", "setupExperiment"):
+        monkeypatch.setattr(fmpy.fmi2, "FMU2Slave", _fmu2slave(fail=call))
+        with pytest.raises(CosimError) as e:
+            s.instantiate(0.0, 1.0)
+        assert str(e.value).startswith(f"mass (Mass.fmu): {call} failed: {call} refused\n")
+
+
 def test_integrating_instances_are_read_in_initialization_mode(fmu_dir):
     s = System()
     gap, es, mass = (
@@ -739,3 +795,108 @@ def test_simulate_hands_its_keywords_to_the_algorithm_and_the_run(fmu_dir):
         s.simulate(0.02, scheme="jacobi")
     adaptive = s.simulate(0.02, rtol=1e-5, atol=1e-7, outputs=["mass.s"])
     assert adaptive.steps and adaptive.steps[0].h <= 0.02
+
+
+def test_fmus_are_extracted_into_the_folder_given_from_then_on(fmu_dir, tmp_path, monkeypatch):
+    """extract_into: the FMUs are unzipped into that folder (made at the first unzip), not into
+    a temporary folder removed at exit (no atexit handler)."""
+    import atexit
+    import shutil
+
+    from contactfmu.cosim import system
+
+    registered = []
+    monkeypatch.setattr(system, "_EXTRACTED", {})
+    monkeypatch.setattr(system, "_EXTRACT_ROOT", [])
+    monkeypatch.setattr(atexit, "register", lambda *args: registered.append(args))
+    path = tmp_path / "Mass.fmu"
+    shutil.copyfile(fmu_dir / "Mass.fmu", path)
+    monkeypatch.chdir(tmp_path)  # a relative folder stays in the test's
+    folder = tmp_path / "worker" / "unzip"
+    system.extract_into(folder)
+    assert not folder.exists()
+    unzipped = Path(system.extracted(path))
+    assert unzipped.parent == folder and (unzipped / "modelDescription.xml").is_file()
+    assert registered == []
+
+
+def _fmi3_copy(src, dest, terminals):
+    """A copy of the FMI 3.0 FMU whose terminalsAndIcons.xml is terminals(its text)."""
+    import zipfile
+
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename == "terminalsAndIcons/terminalsAndIcons.xml":
+                data = terminals(data.decode()).encode()
+            zout.writestr(item, data)
+    return dest
+
+
+def test_an_fmi3_fmu_is_read_with_fmi2_type_names_and_its_flanges_by_its_terminals(
+    fmu_dir, fmu3_dir, tmp_path
+):
+    """docs/fmi3.md, "In the project's master": System.add takes an FMI 3.0 FMU, its variable
+    types named as FMI 2.0 names them; its flanges are found by its terminals (`mass.left`: the
+    members s, v, a, f of the terminal `left`, whatever the variables are called), an FMI 2.0
+    FMU's by the naming conventions; System.instantiate puts it behind cosim.fmi3.Fmi3Slave."""
+    from contactfmu.cosim.fmi3 import Fmi3Slave
+
+    mass3 = _fmi3_copy(
+        fmu3_dir / "Mass.fmu",
+        tmp_path / "Mass.fmu",
+        lambda text: text.replace('Terminal name="flange_a"', 'Terminal name="left"'),
+    )
+    s = System()
+    mass, mass2 = s.add("mass", mass3), s.add("mass2", fmu_dir / "Mass.fmu")
+    stop = s.add("stop", fmu3_dir / "EndStop.fmu")
+    # fmi3 Float64, Int32, Boolean: the FMI 2.0 names
+    assert [stop.var(n).type for n in ("l1", "mode", "friction")] == ["Real", "Integer", "Boolean"]
+    assert mass.var("m").type == "Real"
+    assert [mass.port("left", w) for w in "svaf"] == [f"flange_a.{w}" for w in "svaf"]
+    assert mass.flange_role("left") == "motion" and mass2.flange_role("left") is None
+    # SimulationX's member names: x for s, F for f
+    simx = _fmi3_copy(
+        fmu3_dir / "Mass.fmu",
+        tmp_path / "MassX.fmu",
+        lambda text: (
+            text.replace('Terminal name="flange_a"', 'Terminal name="left"')
+            .replace('memberName="s"', 'memberName="x"')
+            .replace('memberName="f"', 'memberName="F"')
+        ),
+    )
+    massx = System().add("massx", simx)
+    assert [massx.port("left", w) for w in "svaf"] == [f"flange_a.{w}" for w in "svaf"]
+    # EndStop's terminals name SimulationX's variables ctr1.x, .v, .a, .F
+    assert [stop.port("ctr1", w) for w in "svaf"] == ["ctr1.x", "ctr1.v", "ctr1.a", "ctr1.F"]
+    try:
+        s.instantiate(0.0, 1.0)
+        assert isinstance(mass.slave, Fmi3Slave) and isinstance(stop.slave, Fmi3Slave)
+        assert not isinstance(mass2.slave, Fmi3Slave)
+        # instantiated under the instance's name (fmpy's default: the model identifier)
+        assert (mass.slave.fmu.instanceName, stop.slave.fmu.instanceName) == ("mass", "stop")
+    finally:
+        s.free()
+
+
+def test_an_fmi3_fmus_error_names_instance_time_and_log(fmu_dir, fmu3_dir):
+    """As for an FMI 2.0 FMU (test_an_fmu_error_names_instance_time_and_log): the FMI 3.0 Mass
+    refuses m = 0 at the end of initialization mode and logs why, to its instance's log."""
+    s = System()
+    s.add("mass", fmu3_dir / "Mass.fmu", m=0.0)
+    s.add("spring", fmu_dir / "Spring.fmu", c=100.0)
+    s.add("fixed", fmu_dir / "Fixed.fmu")
+    s.connect("fixed.flange", "spring.flange_a")
+    s.connect("spring.flange_b", "mass.flange_a")
+    with pytest.raises(CosimError) as exc:
+        s.simulate(stop_time=0.1, step=1e-3)
+    text = str(exc.value)
+    assert text.startswith("mass (Mass.fmu): fmi2ExitInitializationMode failed at t = 0 s: ")
+    assert text.endswith("FMU log:\n  [3] Invalid parameter m = 0.0 kg: valid range (0.0, inf)")
+
+
+def test_an_fmi3_fmu_whose_terminals_cannot_be_read_is_named(fmu3_dir, tmp_path):
+    path = _fmi3_copy(fmu3_dir / "Mass.fmu", tmp_path / "Mass.fmu", lambda text: "<Terminals")
+    with pytest.raises(CosimError) as e:
+        System().add("mass", path)
+    assert str(e.value).startswith(f"mass: the terminals of {path} cannot be read: ")
