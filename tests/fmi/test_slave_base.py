@@ -1344,11 +1344,16 @@ def test_a_state_recovers_an_instance_from_error_state():
 
 
 def test_a_state_is_sealed_json():
+    """Serialized, a state is its JSON, sealed: the state as it is in memory, its tuples of plain
+    values (kept as they are there) encoded (state.jsonable)."""
     s = initialized()
     state = s._get_fmu_state()
+    assert type(state["values"]["_good"]) is tuple  # (the last good outputs, kept as they are)
     data = Probe._fmu_state_to_bytes(state)
-    assert json.loads(state_codec.unseal(data).decode("utf-8")) == state
-    assert Probe._fmu_state_from_bytes(data) == state
+    expected = {**state, "values": state_codec.jsonable(state["values"])}
+    assert expected["values"]["_good"] == {"__tuple__": list(state["values"]["_good"])}
+    assert json.loads(state_codec.unseal(data).decode("utf-8")) == expected
+    assert Probe._fmu_state_from_bytes(data) == expected
 
 
 def test_a_state_of_another_model_or_build_is_refused_and_changes_nothing():

@@ -30,6 +30,7 @@ from contactfmu.fmi.state import (
     decode_all,
     encode,
     encode_all,
+    jsonable,
     seal,
     unseal,
 )
@@ -646,6 +647,23 @@ def test_slots_naming_the_instance_dict_and_weakref_are_not_attributes():
     back = through_json(obj)
     assert type(back) is DeclaredDict and (back.gamma, back.extra) == (2.5, "e")
     assert back.__dict__ == {"extra": "e"}
+
+
+def test_encode_all_keeps_tuples_of_plain_values_and_jsonable_encodes_them():
+    """In memory a state keeps a tuple of plain values (floats, nan too, int, bool, str, None) as it
+    is (immutable: shared, not copied); jsonable encodes it for fmi2SerializeFMUstate, so that it
+    comes back a tuple with its nan's bits; skip leaves attributes out."""
+    flat = (1.5, -0.0, -math.nan, 3, True, "s", None)
+    nested = (1.0, [2.0])
+    encoded = encode_all({"flat": flat, "nested": nested, "infra": 1.0}, BUILD, {"infra"})
+    assert list(encoded) == ["flat", "nested"]
+    assert encoded["flat"] is flat and encoded["nested"] == encode(nested, BUILD)
+    assert decode_all(encoded, BUILD)["flat"] is flat
+    as_json = jsonable(encoded)
+    assert as_json["flat"] == encode(flat, BUILD) and as_json["nested"] is encoded["nested"]
+    back = decode_all(json.loads(json.dumps(as_json)), BUILD)
+    assert type(back["flat"]) is tuple and same(back["flat"], flat)
+    assert same(back["nested"], nested)
 
 
 def test_encode_all_is_encode_of_each_value_and_decode_all_its_inverse():

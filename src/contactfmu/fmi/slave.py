@@ -76,6 +76,7 @@ from .variables import Var, article
 _isfinite = math.isfinite
 _copysign = math.copysign
 _INF = math.inf
+_STR = frozenset((str,))  # the type of every name a state may set
 _PACKAGE = __name__.split(".")[0]  # the package bundled into the FMU (or contactfmu)
 TIME_TOLERANCE = 1e-12  # relative: currentCommunicationPoint may differ from the FMU's time t by
 #                         TIME_TOLERANCE*max(1, |t|) (masters that accumulate t += h)
@@ -753,10 +754,7 @@ class Slave(Fmi2Slave):
                 "format": state_codec.STATE_FORMAT,
                 "model": self.modelName,
                 "build": self._build(),
-                "values": state_codec.encode_all(
-                    {k: v for k, v in self.__dict__.items() if k not in self._infra},
-                    self._build(),
-                ),
+                "values": state_codec.encode_all(self.__dict__, self._build(), self._infra),
             }
         except Exception as exc:
             reason = f"fmi2GetFMUstate: the state of {self.modelName} cannot be captured: {exc}"
@@ -790,14 +788,16 @@ class Slave(Fmi2Slave):
             if problem is None:
                 try:
                     values = state_codec.decode_all(state["values"], self._build())
-                    if any(k in self._infra or not isinstance(k, str) for k in values):
+                    if not values.keys().isdisjoint(self._infra) or not _STR.issuperset(
+                        map(type, values)
+                    ):
                         raise ValueError("it sets attributes that are not state")
                 except Exception as exc:
                     problem = f"the state cannot be restored: {exc}"
             if problem:
                 self._refuse(f"fmi2SetFMUstate refused: {problem}; the instance is left as it was")
                 return
-            for key in [k for k in self.__dict__ if k not in self._infra and k not in values]:
+            for key in self.__dict__.keys() - values.keys() - self._infra:
                 delattr(self, key)
             self.__dict__.update(values)
         except Exception:
@@ -811,6 +811,8 @@ class Slave(Fmi2Slave):
         try:
             if isinstance(state, dict) and "__invalid__" in state:
                 return b"\0" + str(state["__invalid__"]).encode("utf-8", "replace")
+            if isinstance(state.get("values"), dict):  # (its tuples, kept as they are in memory)
+                state = {**state, "values": state_codec.jsonable(state["values"])}
             return state_codec.seal(json.dumps(state).encode("utf-8"))
         except Exception as exc:  # cannot log here: no instance
             return (

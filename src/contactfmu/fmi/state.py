@@ -53,20 +53,33 @@ def unseal(data):
 
 
 _PLAIN = (bool, int, str, type(None))  # encoded as they are (floats too, but nan: encode)
+_FLAT = frozenset((bool, int, float, str, type(None)))  # the items of a tuple kept as it is
 
 
-def encode_all(attrs, build):
-    """{name: encode(value)} of the attributes (the fast path for the plain values most of a
-    slave's attributes are: fmi2GetFMUstate is taken once per attempted step by a master with
-    rollback)."""
+def encode_all(attrs, build, skip=frozenset()):
+    """{name: encode(value)} of the attributes but those named in skip: a state in memory (the fast
+    path for what most of a slave's attributes are, fmi2GetFMUstate being taken once per
+    attempted step by a master with rollback: plain values, and tuples of plain values, nan too,
+    kept as they are: immutable, shared by the state; ``jsonable`` encodes those tuples for
+    fmi2SerializeFMUstate)."""
     return {
-        k: v if (type(v) is float and v == v) or type(v) in _PLAIN else encode(v, build)
+        k: v
+        if (type(v) is float and v == v)
+        or type(v) in _PLAIN
+        or (type(v) is tuple and _FLAT.issuperset(map(type, v)))
+        else encode(v, build)
         for k, v in attrs.items()
+        if k not in skip
     }
 
 
+def jsonable(values):
+    """encode_all's values as JSON (its tuples of plain values encoded, nan bits kept)."""
+    return {k: encode(v, None) if type(v) is tuple else v for k, v in values.items()}
+
+
 def decode_all(values, build):
-    """{name: decode(value)} of encode_all's result."""
+    """{name: decode(value)} of encode_all's result (in memory, or jsonable's through JSON)."""
     return {
         k: v if type(v) is float or type(v) in _PLAIN else decode(v, build)
         for k, v in values.items()
