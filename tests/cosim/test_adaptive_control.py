@@ -957,3 +957,30 @@ def test_an_early_return_on_the_recording_grid_ends_the_step_at_the_event(world)
     world.early = None
     assert algo.do_step(0.03, 1.0) == 0.1
     assert algo.records[-1].accepted and algo.records[-1].error == 0.0
+
+
+def test_a_discrete_change_is_bracketed_by_bisection_within_the_bracket():
+    """A discrete output changes at 0.0123 s (event window 1e-3 s, every error 0): the attempt over
+    it is rejected ("event") and the change bracketed by bisection: no later attempt ends past the
+    latest bracket (the end of the latest event rejection), and the change is accepted in a step of
+    at most the event window (module docstring, item 2)."""
+    algo = _Extrapolated([0.0] * 200, h=0.1)
+    algo.window = 1e-3
+    algo.d = (0,)
+
+    def measure(t):
+        algo.measured.append(t)
+        return [1.0], (int(t > 0.0123),)
+
+    algo._measure = measure
+    t = 0.0
+    while algo.d == (0,):
+        t = algo.do_step(t, 1.0)
+    bracket = None
+    for r in algo.records:
+        if bracket is not None:
+            assert r.t + r.h <= bracket, (r, bracket)
+        if r.reason == "event":
+            bracket = r.t + r.h
+    last = algo.records[-1]
+    assert last.accepted and last.t < 0.0123 < last.t + last.h and last.h <= 1e-3
