@@ -425,3 +425,562 @@ def test_the_tuning_accepts_its_limits():
         None,
         None,
     )
+
+
+# ---- the force extrapolation built from an exchange plan (ForceExtrapolation.of and bind) --------
+
+
+def test_force_extrapolation_weighs_the_position_of_a_heavier_body_by_its_own_size():
+    """m = 2 kg, h = 1 s, F 0 -> 24 N (rate 0, first-order hold): dF = 24 N, dv = dF*h/(3m) = 4 m/s,
+    ds = dF*h^2/(12m) = 1 m; at v = 1e6 m/s (weight 1e3 + 1e-3: 0.004) and s = 0.5 m (weight
+    1e-3 + 0.5e-3 = 1.5e-3): the position decides, 1/1.5e-3 = 666.667."""
+    est, forces, rate = _estimate(2.0, True)
+    est.start()
+    forces[0] = 24.0
+    y = [0.5, 1e6]
+    assert est.error(1.0, y, y, rtol=1e-3, atol=1e-3) == pytest.approx(666.6666667, rel=1e-9)
+    # a position below zero is weighed by its size too: s = -0.5 m, the same 666.667
+    y = [-0.5, 1e6]
+    assert est.error(1.0, y, y, rtol=1e-3, atol=1e-3) == pytest.approx(666.6666667, rel=1e-9)
+
+
+def _ns(**kw):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(**kw)
+
+
+def _extrapolation_plan(inertias, holds, signals=(), driven=()):
+    """Instances named by `inertias` {name: declared inertia (None: none)}, each a flange with s (vr 1)
+    and v (vr 2) read in that order (y = [s, v] per instance); a force from element "el" (its output
+    vr 10 + k) on each instance named in `holds` {name: with_derivative}; `signals`: the instances
+    that are a signal's target. (plan, readers, the instances, the exchange's force and rate
+    buffers by instance name)."""
+    insts = {name: _ns(name=name, m=m) for name, m in inertias.items()}
+    el = _ns(name="el")
+    motion = [_ns(source=inst, s=1, v=2) for inst in insts.values()]
+    forces, force_at, der_at, buffers = [], {}, {}, {}
+    for k, (name, with_derivative) in enumerate(holds.items()):
+        forces.append(
+            _ns(body=insts[name], with_derivative=with_derivative, sources=[(el, 10 + k)])
+        )
+        buffers[name] = ([0.0], [0.0])
+        force_at[("el", 10 + k)] = (buffers[name][0], 0)
+        der_at[("el", 10 + k)] = (buffers[name][1], 0)
+    plan = _ns(motion=motion, forces=forces, signals=[_ns(target=insts[n]) for n in signals])
+    readers = [_ns(inst=inst, vr=[1, 2]) for inst in insts.values()]
+    return plan, readers, _ns(force_at=force_at, der_at=der_at), buffers
+
+
+@pytest.fixture
+def inertia(monkeypatch):
+    """declared_inertia reads the fake instances' m."""
+    from contactfmu.cosim.algorithms import adaptive
+
+    monkeypatch.setattr(adaptive, "declared_inertia", lambda inst: inst.m)
+
+
+def test_flanges_without_a_positive_finite_inertia_must_stay_still(inertia):
+    """A Fixed (no inertia declared), and flanges declaring 0 or an infinite inertia, are not bodies
+    the extrapolation can move: their s and v (y indices 0, 1; 4, 5; 6, 7) must not change, or there
+    is no estimate (None); the bodies of 2 kg and 4 kg after them (y 2, 3 and 8, 9) are estimated."""
+    plan, readers, exchange, buffers = _extrapolation_plan(
+        {"wall": None, "a": 2.0, "zero": 0.0, "inf": math.inf, "b": 4.0},
+        {"a": True, "b": True},
+    )
+    est = ForceExtrapolation.of(plan, readers, driven=set())
+    assert est is not None and est.order == 2
+    assert sorted(est.still) == [0, 1, 4, 5, 6, 7]
+    est.bind(exchange)
+    est.start()
+    y = [0.0] * 10
+    assert est.error(0.1, y, list(y), rtol=1e-3, atol=1e-3) == 0.0
+    for i in (0, 1, 4, 5, 6, 7):
+        moved = list(y)
+        moved[i] = 1e-12
+        assert est.error(0.1, y, moved, rtol=1e-3, atol=1e-3) is None, i
+    # the body b (4 kg) meets 1.2 N more than extrapolated over 0.1 s: dv = 1.2*0.1/(3*4) = 0.01 m/s,
+    # weighed by atol alone at v = 0: 10; body a (nothing changed): 0
+    buffers["b"][0][0] = 1.2
+    assert est.error(0.1, y, list(y), rtol=1e-3, atol=1e-3) == pytest.approx(10.0, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "signals, driven", [(("a",), ()), ((), ("a",))], ids=["signal", "driven input"]
+)
+def test_no_extrapolation_for_a_body_that_takes_more_than_the_exchanged_forces(
+    inertia, signals, driven
+):
+    """A body that is the target of a signal, or one of whose inputs is driven (System.simulate's
+    inputs), takes an input that is not an exchanged force: no force extrapolation (None)."""
+    plan, readers, _, _ = _extrapolation_plan(
+        {"wall": None, "a": 2.0}, {"a": True}, signals=signals
+    )
+    assert ForceExtrapolation.of(plan, readers, driven=set(driven)) is None
+    # the same body without them: estimated
+    plan, readers, _, _ = _extrapolation_plan({"wall": None, "a": 2.0}, {"a": True})
+    assert ForceExtrapolation.of(plan, readers, driven={"wall"}) is not None
+
+
+def test_no_extrapolation_for_mixed_holds(inertia):
+    """One body's force passed with its derivative, another's without: None (the module docstring's
+    mixed holds)."""
+    plan, readers, _, _ = _extrapolation_plan({"a": 2.0, "b": 4.0}, {"a": True, "b": False})
+    assert ForceExtrapolation.of(plan, readers, driven=set()) is None
+
+
+def test_extrapolation_with_first_order_hold_by_hand(inertia):
+    """Forces passed with their derivatives: second order, dv = dF*h/(3m), ds = dF*h^2/(12m). m = 2,
+    h = 1, F 1 N with 0.5 N/s at t, 25.5 N at the end: dF = 24 N, dv = 4 m/s, ds = 1 m; v = 0
+    (weight 1e-3): 4000; at v = 1e6 (dv weighed 1e3: 0.004) the position at s = 0 decides: 1000."""
+    plan, readers, exchange, buffers = _extrapolation_plan({"a": 2.0}, {"a": True})
+    est = ForceExtrapolation.of(plan, readers, driven=set()).bind(exchange)
+    assert est.order == 2
+    buffers["a"][0][0], buffers["a"][1][0] = 1.0, 0.5
+    est.start()
+    buffers["a"][0][0] = 25.5
+    y = [0.0, 0.0]
+    assert est.error(1.0, y, y, rtol=1e-3, atol=1e-3) == pytest.approx(4000.0, rel=1e-12)
+    y = [0.0, 1e6]
+    assert est.error(1.0, y, y, rtol=1e-3, atol=1e-3) == pytest.approx(1000.0, rel=1e-12)
+
+
+def test_extrapolation_with_zero_order_hold_by_hand(inertia):
+    """Forces passed without derivatives: first order, dv = dF*h/(2m), ds = dF*h^2/(6m). m = 2, h = 1,
+    F 1 N -> 25 N: dF = 24 N (the rate buffer is not read), dv = 6 m/s, ds = 2 m; v = 0: 6000; at
+    v = 1e6 the position at s = 0 decides: 2000."""
+    plan, readers, exchange, buffers = _extrapolation_plan({"a": 2.0}, {"a": False})
+    est = ForceExtrapolation.of(plan, readers, driven=set()).bind(exchange)
+    assert est.order == 1
+    buffers["a"][0][0], buffers["a"][1][0] = 1.0, 0.5
+    est.start()
+    buffers["a"][0][0] = 25.0
+    y = [0.0, 0.0]
+    assert est.error(1.0, y, y, rtol=1e-3, atol=1e-3) == pytest.approx(6000.0, rel=1e-12)
+    y = [0.0, 1e6]
+    assert est.error(1.0, y, y, rtol=1e-3, atol=1e-3) == pytest.approx(2000.0, rel=1e-12)
+
+
+# ---- do_step: the limit, and the next step after a step that reached it -------------------------
+
+
+def test_a_step_never_passes_the_limit_before_time_zero():
+    """Negative times (start = -1 s): the step from -1 s with 0.8 s planned stops at the limit
+    -0.5 s, 0.5 s long."""
+    algo = _Stubbed(PARAMS, [0.0], h=0.8)
+    assert algo.do_step(-1.0, -0.5) == -0.5
+    (record,) = algo.records
+    assert record.accepted and record.t == -1.0 and record.h == 0.5
+
+
+def test_steps_between_recording_times_before_time_zero():
+    """No motion to estimate: the recording times bound the steps (module docstring, item 3): from
+    -1 s on the grid -0.5, 0 s the step ends at -0.5 s, then at 0 s."""
+    algo = _Stubbed(PARAMS, [], h=0.8)
+    algo.motion, algo.grid = [], [-0.5, 0.0]
+    assert algo.do_step(-1.0, 0.0) == -0.5
+    assert algo.do_step(-0.5, 0.0) == 0.0
+    assert [(r.t, r.h, r.accepted) for r in algo.records] == [(-1.0, 0.5, True), (-0.5, 0.5, True)]
+
+
+def test_a_step_of_the_planned_size_that_reaches_the_limit_sets_the_next_step():
+    """The planned step 0.5 s ends exactly at the limit: it is not cut, so the next step is
+    H*min(4, max(0.2, 0.9*err^(-1/3))) (item 4): err 0.3/3 = 0.1, 0.45*10^(1/3) = 0.9694956."""
+    algo = _Stubbed(PARAMS, [0.3], h=0.5)
+    assert algo.do_step(0.0, 0.5) == 0.5
+    assert algo.h == pytest.approx(0.5 * 0.9 * 0.1 ** (-1.0 / 3.0), rel=1e-12)
+    assert algo.h == pytest.approx(0.9694956, rel=1e-7)
+    # a step cut by the limit keeps the planned size
+    cut = _Stubbed(PARAMS, [0.3], h=0.5)
+    assert cut.do_step(0.0, 0.25) == 0.25 and cut.h == 0.5
+
+
+def test_without_a_smallest_step_a_step_is_still_cut_at_the_limit():
+    """hmin = 0 (no sliver rule): a planned step longer than what is left to the limit by less than
+    the time resolution at t is still cut to end on it: h = limit - t."""
+    algo = _Stubbed(PARAMS, [0.0], h=1.2 * 2.0**-52)
+    algo.hmin = 0.0
+    limit = 1.0 + 2.0**-52
+    assert algo.do_step(1.0, limit) == limit
+    assert algo.records[0].h == 2.0**-52
+
+
+def test_the_algorithm_is_dense_as_the_tuning_says():
+    """Algorithm.dense (base): the recording times interpolated between the steps, Adaptive.dense's
+    default True; dense=False: every recording time ends a step."""
+    assert AdaptiveAlgorithm(Adaptive()).dense is True
+    assert AdaptiveAlgorithm(Adaptive(dense=False)).dense is False
+
+
+# ---- the calls of an attempt: initialize, start and do_step on a logged fake run (no FMU) --------
+#
+# As test_algorithms' logs of the fixed-step algorithms: the exchanges, the driven inputs
+# (run.manipulate), fmi2DoStep and the reads are logged, the FMUs' values are functions of the time
+# their (fake) state is at. An explicit exchange is logged with its time (it ignores h), the implicit
+# ones with their kind, their stage (composite) and h (lead: x + h*dx/dt, coupling.Exchange).
+
+
+class _Log(list):
+    def __call__(self, *entry):
+        self.append(entry)
+
+
+class _World:
+    """The fake FMUs of a run: instances with values {vr: f(clock) or constant}, clock the time the
+    FMUs' state is at (fmi2DoStep moves it, a restored state sets it back); early: (time, names) of
+    an FMI 3.0 early return inside a step."""
+
+    def __init__(self, log):
+        self.log, self.clock, self.early = log, 0.0, None
+
+    def value(self, inst, vr):
+        v = inst.values[vr]
+        return v(self.clock) if callable(v) else v
+
+
+def _inst(name, m=None, values=None, discrete=()):
+    """A fake instance: declared inertia m (None: none), values {vr: value}, discrete [(vr, kind)]."""
+    variables = [_ns(causality="output", type=kind, valueReference=vr) for vr, kind in discrete]
+    return _ns(
+        name=name,
+        m=m,
+        values=dict(values or {}),
+        md=_ns(modelVariables=variables, defaultExperiment=None),
+    )
+
+
+@pytest.fixture
+def world(monkeypatch):
+    from contactfmu.cosim.algorithms import adaptive
+    from contactfmu.cosim.algorithms.base import EarlyReturn
+
+    log = _Log()
+    w = _World(log)
+
+    class Exchange:
+        def __init__(self, plan, implicit=None, lead=False, composite=False):
+            self.coupling, self.composite = implicit, implicit is not None and composite
+            self.kind = (
+                "explicit"
+                if implicit is None
+                else "composite"
+                if composite
+                else "lead"
+                if lead
+                else "plain"
+            )
+            self.force_at = {(ti.name, tf): ([0.0], 0) for f in plan.forces for ti, tf in f.sources}
+            self.der_at = {key: ([0.0], 0) for key in self.force_at}
+
+        def gauss_seidel(self, t, h):
+            if self.kind == "explicit":
+                log("exchange", t)
+            elif self.kind == "composite":
+                log("exchange", self.kind, self.coupling.stage, t, h)
+            else:
+                log("exchange", self.kind, t, h)
+
+    def implicit_coupling(system, plan):
+        return _ns(
+            elements=list(system.elements),
+            bodies={name: _ns(m=m) for name, m in plan.inertia.items()},
+            composite_ready=lambda: system.ready,
+            stage=None,
+        )
+
+    class Reader:
+        def __init__(self, inst, vrs, kind="Real"):
+            self.inst, self.vr = inst, list(vrs)
+
+        def __call__(self, t):
+            log("read", self.inst.name, t)
+            return [w.value(self.inst, vr) for vr in self.vr]
+
+    class DoSteps:
+        def __init__(self, instances, tag="do_steps"):
+            self.instances, self.tag = list(instances), tag
+
+        def others(self, names):
+            return DoSteps([i for i in self.instances if i.name not in names], "others")
+
+        def __call__(self, t, h):
+            log(self.tag, t, h)
+            if w.early is not None and t < w.early[0] < t + h:
+                w.clock = w.early[0]
+                raise EarlyReturn(*w.early)
+            w.clock = t + h
+
+    class States:
+        def __init__(self, instances):
+            pass
+
+        def save(self):
+            return w.clock
+
+        def restore(self, states, keep=()):
+            w.clock = states
+
+        def free(self, states):
+            pass
+
+    for name, fake in (
+        ("Exchange", Exchange),
+        ("implicit_coupling", implicit_coupling),
+        ("Reader", Reader),
+        ("DoSteps", DoSteps),
+        ("States", States),
+        ("declared_inertia", lambda inst: inst.m),
+    ):
+        monkeypatch.setattr(adaptive, name, fake)
+    return w
+
+
+class _Manipulate:
+    def __init__(self, log, plan=()):
+        self.log, self.plan = log, list(plan)
+
+    def __call__(self, t):
+        self.log("manipulate", t)
+
+
+def _fake_run(w, bodies, elements=(), ready=False, integrating=(), driven=(), extra=()):
+    """A wall (a Fixed: no inertia) and the bodies {name: m} (s vr 1, v vr 2, both 0), each joined to
+    element "sd" (a contact flag: Integer output vr 20, 0); the implicit coupling's `elements`
+    (composite-ready if `ready`), the instances that integrate their contact, the driven bodies and
+    `extra` instances, listed first."""
+    from contactfmu.cosim.algorithms.base import Run
+
+    sd = _inst("sd", values={20: 0}, discrete=[(20, "Integer")])
+    wall = _inst("wall", values={1: 0.0, 2: 0.0})
+    insts = [*extra, wall, sd] + [_inst(n, m, {1: 0.0, 2: 0.0}) for n, m in bodies.items()]
+    by_name = {i.name: i for i in insts}
+    motion = [_ns(source=by_name[n], target=sd, s=1, v=2) for n in ["wall", *bodies]]
+    forces = [_ns(body=by_name[n], with_derivative=True, sources=[(sd, 10)]) for n in bodies]
+    plan = _ns(motion=motion, forces=forces, signals=[], inertia=dict(bodies, wall=None))
+    system = _ns(
+        instances=by_name,
+        integrating=lambda: set(integrating),
+        elements=list(elements),
+        ready=ready,
+    )
+    manipulate = _Manipulate(w.log, [(by_name[n], 3, None, f"{n}.f") for n in driven])
+    return Run(system, plan, manipulate)
+
+
+def _element(a, b, c, d):
+    """An interface element between bodies a and b (None: the wall) with c (vr 5) and d (vr 6)."""
+    inst = _inst("el", values={5: c, 6: d})
+    return _ns(inst=inst, c=5, d=6, end_a=_ns(body=a), end_b=_ns(body=b))
+
+
+def _started(w, run, stop=1.0, **tuning):
+    algo = AdaptiveAlgorithm(Adaptive(**dict(dict(hmax=1.0), **tuning)))
+    algo.setup(run.system, 0.0, stop, None)
+    algo.initialize(run)
+    algo.start(0.0)
+    return algo
+
+
+def _measurement(t, *names):
+    return [("manipulate", t), ("exchange", t)] + [("read", n, t) for n in names]
+
+
+def test_an_explicit_step_is_the_step_alone_after_the_measurement_at_its_start(world):
+    """initialize makes the initial exchange at t0; start measures at t0: the driven inputs set at t0,
+    the explicit exchange at t0 that makes every output current, the motion (of the wall and the
+    mass) and the discrete outputs (sd's contact flag) read at t0. A step from t0 (force
+    extrapolation: err 0) is fmi2DoStep from t0 over h alone (the FMUs hold the inputs of the
+    measurement's exchange at t0), then the measurement at its end."""
+    run = _fake_run(world, {"mass": 1.0})
+    algo = AdaptiveAlgorithm(Adaptive(h0=0.1, hmax=1.0))
+    algo.setup(run.system, 0.0, 1.0, None)
+    algo.initialize(run)
+    assert world.log == [("exchange", 0.0)]
+    algo.start(0.0)
+    assert world.log[1:] == _measurement(0.0, "wall", "mass", "sd")
+    del world.log[:]
+    assert algo.do_step(0.0, 1.0) == 0.1
+    assert world.log == [("do_steps", 0.0, 0.1)] + _measurement(0.1, "wall", "mass", "sd")
+    (record,) = algo.records
+    assert record == (0.0, 0.1, True, "", 0.0, False, 1)
+
+
+def test_an_explicit_step_without_the_exchange_at_its_start_makes_it_first(world):
+    """The FMUs do not hold the inputs of an exchange at t (none made since setup): an explicit
+    step from t sets the driven inputs at t and makes the exchange at t before fmi2DoStep."""
+    run = _fake_run(world, {"mass": 1.0})
+    algo = AdaptiveAlgorithm(Adaptive(h0=0.1))
+    algo.setup(run.system, 0.0, 1.0, None)
+    algo.initialize(run)
+    del world.log[:]
+    algo._advance(0.25, 0.5, False)
+    assert world.log == [("manipulate", 0.25), ("exchange", 0.25), ("do_steps", 0.25, 0.5)]
+
+
+def test_a_driven_body_is_estimated_by_step_doubling(world):
+    """A body with a driven input takes more than the exchanged forces: no force extrapolation,
+    the step and its two halves (3 fmi2DoStep calls)."""
+    run = _fake_run(world, {"mass": 1.0}, driven=["mass"])
+    algo = _started(world, run, h0=0.1)
+    assert algo.extrapolation is None
+    algo.do_step(0.0, 1.0)
+    (record,) = algo.records
+    assert record.accepted and record.calls == 3 and record.error == 0.0
+
+
+def test_backward_euler_on_the_interface_where_a_body_takes_no_force_derivative(world):
+    """An interface element (c = 1e6 N/m) between the wall and a 1 kg mass, the coupling not
+    composite-ready: 0.1 s*sqrt(1e6/1) = 100 > 1, stiff: backward Euler, the driven inputs set at the
+    step's end t + h and the implicit exchange with lead (x + h*dx/dt) over h; estimated by step
+    doubling with the same coupling over the halves; the stiffness read at the step's start."""
+    el = _element(None, "mass", 1e6, 0.0)
+    run = _fake_run(world, {"mass": 1.0}, elements=[el], extra=[el.inst])
+    algo = _started(world, run, h0=0.1)
+    del world.log[:]
+    assert algo.do_step(0.0, 1.0) == 0.1
+    names = ("wall", "mass", "sd")
+    assert world.log == (
+        [("read", "el", 0.0)]
+        + [("manipulate", 0.1), ("exchange", "lead", 0.0, 0.1), ("do_steps", 0.0, 0.1)]
+        + _measurement(0.1, *names)
+        + [("manipulate", 0.05), ("exchange", "lead", 0.0, 0.05), ("do_steps", 0.0, 0.05)]
+        + _measurement(0.05, *names)
+        + [("manipulate", 0.1), ("exchange", "lead", 0.05, 0.05), ("do_steps", 0.05, 0.05)]
+        + _measurement(0.1, *names)
+    )
+    (record,) = algo.records
+    assert record == (0.0, 0.1, True, "", 0.0, True, 3)
+
+
+def test_the_composite_coupling_is_two_stages_of_half_the_step(world):
+    """The same element, the coupling composite-ready: each implicit step of h is a trapezoidal
+    stage over h/2 from t (driven inputs at t) and a three-point backward Euler stage over h/2 from
+    t + h/2 (driven inputs there): 2 calls per step, 6 with the two halves of step doubling."""
+    el = _element(None, "mass", 1e6, 0.0)
+    run = _fake_run(world, {"mass": 1.0}, elements=[el], ready=True, extra=[el.inst])
+    algo = _started(world, run, h0=0.1)
+    del world.log[:]
+    assert algo.do_step(0.0, 1.0) == 0.1
+
+    def stages(t, h):
+        return [
+            ("manipulate", t),
+            ("exchange", "composite", 1, t, h / 2),
+            ("do_steps", t, h / 2),
+            ("manipulate", t + h / 2),
+            ("exchange", "composite", 2, t + h / 2, h / 2),
+            ("do_steps", t + h / 2, h / 2),
+        ]
+
+    names = ("wall", "mass", "sd")
+    assert world.log == (
+        [("read", "el", 0.0)]
+        + stages(0.0, 0.1)
+        + _measurement(0.1, *names)
+        + stages(0.0, 0.05)
+        + _measurement(0.05, *names)
+        + stages(0.05, 0.05)
+        + _measurement(0.1, *names)
+    )
+    (record,) = algo.records
+    assert record == (0.0, 0.1, True, "", 0.0, True, 6)
+
+
+@pytest.mark.parametrize(
+    "a, b, c, d, h, stiff",
+    [
+        # mu = 2*2/(2 + 2) = 1 kg: sqrt(c/mu) = 20/s, stiff for H > 0.05 s
+        ("a", "b", 400.0, 0.0, 0.04, False),
+        ("a", "b", 400.0, 0.0, 0.06, True),
+        # the wall and a 4 kg body: mu = 4 kg; d/mu = 16/s, H*16 = 1 at H = 1/16 s: not > 1
+        (None, "c", 0.0, 64.0, 0.0625, False),
+        (None, "c", 0.0, 64.0, 0.1, True),
+        # c below 1 N/m: sqrt(0.25/1) = 0.5/s, stiff for H > 2 s
+        ("a", "b", 0.25, 0.0, 1.5, False),
+        ("a", "b", 0.25, 0.0, 2.5, True),
+        # a negative stiffness counts as none
+        ("a", "b", -400.0, 0.0, 9.0, False),
+        # no body at either end: nothing the element can be too stiff for
+        (None, None, 1e12, 1e12, 9.0, False),
+    ],
+)
+def test_an_element_is_stiff_where_h_max_d_over_mu_sqrt_c_over_mu_exceeds_1(
+    world, a, b, c, d, h, stiff
+):
+    el = _element(a, b, c, d)
+    run = _fake_run(world, {"a": 2.0, "b": 2.0, "c": 4.0}, elements=[el], extra=[el.inst])
+    algo = _started(world, run, stop=100.0, h0=h, hmax=10.0)
+    algo.do_step(0.0, 100.0)
+    assert [r.implicit for r in algo.records] == [stiff]
+
+
+def test_the_discrete_outputs_of_an_element_that_integrates_its_contact_are_its_own(world):
+    """An element that integrates its contact locates its own events: its contact flag changing
+    (at 0.05 s) inside a step is no event of the master; the flag of another FMU listed after it
+    changing (at 0.08 s) is: the step is rejected (reason "event")."""
+    own = _inst("own", values={21: lambda t: int(t > 0.05)}, discrete=[(21, "Integer")])
+    other = _inst("other", values={22: 0}, discrete=[(22, "Integer")])
+    run = _fake_run(world, {"mass": 1.0}, integrating=["own"], extra=[own, other])
+    algo = _started(world, run, h0=0.1)
+    algo.do_step(0.0, 1.0)
+    assert [(r.accepted, r.reason) for r in algo.records] == [(True, "")]
+    other.values[22] = lambda t: int(t > 0.08)
+    world.clock = 0.0
+    algo = _started(world, run, h0=0.1)
+    algo.do_step(0.0, 1.0)
+    assert [(r.accepted, r.reason) for r in algo.records][0] == (False, "event")
+
+
+def test_an_early_return_on_the_recording_grid_ends_the_step_at_the_event(world):
+    """No motion to estimate (the mass's contact integrated by its element "sd"): the steps go from
+    recording time to recording time (0.1 s); "sd" returns early at 0.03 s: the attempt is an event,
+    the other FMUs, restored, step to 0.03 s, the step ends there with everything measured at
+    0.03 s (nothing estimated: error 0 as the regular steps'); the next one goes on to 0.1 s."""
+    run = _fake_run(world, {"mass": 1.0}, integrating=["sd"])
+    algo = AdaptiveAlgorithm(Adaptive())
+    algo.setup(run.system, 0.0, 1.0, 0.1)
+    algo.initialize(run)
+    algo.start(0.0)
+    world.early = (0.03, ["sd"])
+    del world.log[:]
+    assert algo.do_step(0.0, 1.0) == 0.03
+    assert world.log == [("do_steps", 0.0, 0.1), ("others", 0.0, 0.03)] + _measurement(0.03)
+    event, step = algo.records
+    assert (event.t, event.h, event.accepted, event.reason) == (0.0, 0.1, False, "event")
+    assert (step.t, step.h, step.accepted, step.error, step.implicit) == (
+        0.0,
+        0.03,
+        True,
+        0.0,
+        False,
+    )
+    world.early = None
+    assert algo.do_step(0.03, 1.0) == 0.1
+    assert algo.records[-1].accepted and algo.records[-1].error == 0.0
+
+
+def test_a_discrete_change_is_bracketed_by_bisection_within_the_bracket():
+    """A discrete output changes at 0.0123 s (event window 1e-3 s, every error 0): the attempt over
+    it is rejected ("event") and the change bracketed by bisection: no later attempt ends past the
+    latest bracket (the end of the latest event rejection), and the change is accepted in a step of
+    at most the event window (module docstring, item 2)."""
+    algo = _Extrapolated([0.0] * 200, h=0.1)
+    algo.window = 1e-3
+    algo.d = (0,)
+
+    def measure(t):
+        algo.measured.append(t)
+        return [1.0], (int(t > 0.0123),)
+
+    algo._measure = measure
+    t = 0.0
+    while algo.d == (0,):
+        t = algo.do_step(t, 1.0)
+    bracket = None
+    for r in algo.records:
+        if bracket is not None:
+            assert r.t + r.h <= bracket, (r, bracket)
+        if r.reason == "event":
+            bracket = r.t + r.h
+    last = algo.records[-1]
+    assert last.accepted and last.t < 0.0123 < last.t + last.h and last.h <= 1e-3
