@@ -237,6 +237,20 @@ def test_the_step_s_end_is_read_on_the_channel(permissions, end, flags):
     assert s.log_queue == []
 
 
+def test_the_start_time_comes_on_the_channel_and_floats_below_it_are_the_model_s():
+    """fmi3EnterInitializationMode's startTime reaches the slave as the Float64 at CONTROL_VR (the
+    status shim sets it before entering initialization mode): its time starts there. A Float64
+    below the channel is a model variable."""
+    s = Probe3(instance_name="p", resources="/tmp")
+    s.set_float64([CONTROL_VR], [2.5])
+    assert s.time == 2.5 and s.log_queue == []
+    s.set_float64([1], [4.0])  # u
+    assert s.time == 2.5 and s.u == 4.0
+    s.enter_initialization_mode()
+    s.exit_initialization_mode()
+    assert s.do_step(2.5, 0.5).status == fmi3.OK and s.time == 3.0 and s.x == 2.0
+
+
 def test_booleans_below_the_channel_are_the_model_s():
     s = _eventful(True, True)
     s.set_boolean([0], [True])
