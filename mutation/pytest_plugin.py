@@ -39,6 +39,7 @@
 import json
 import os
 import shutil
+import signal
 import sys
 import time
 from pathlib import Path
@@ -236,6 +237,32 @@ def _durations():
         return json.loads(Path("mutmut-stats.json").read_text())["duration_by_test"]
     except (OSError, ValueError, KeyError):
         return {}
+
+
+# mutation/recheck.py's limit per test (CONTACTFMU_MUTATION_TEST_SECONDS): a mutant that makes a
+# test loop fails that test there (a timeout, which mutmut counts as killed) instead of holding the
+# whole run to its limit
+TEST_SECONDS = float(os.environ.get("CONTACTFMU_MUTATION_TEST_SECONDS") or 0.0)
+
+
+class MutantTimeout(Exception):
+    """A test ran past mutation/recheck.py's limit per test."""
+
+
+def _past_limit(signum, frame):
+    raise MutantTimeout(f"the test ran past {TEST_SECONDS} s (CONTACTFMU_MUTATION_TEST_SECONDS)")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    if TEST_SECONDS > 0.0:
+        signal.signal(signal.SIGALRM, _past_limit)
+        signal.setitimer(signal.ITIMER_REAL, TEST_SECONDS)
+    try:
+        yield
+    finally:
+        if TEST_SECONDS > 0.0:
+            signal.setitimer(signal.ITIMER_REAL, 0.0)
 
 
 @pytest.hookimpl(trylast=True)

@@ -54,7 +54,7 @@ def crashed_mutants(mutants, codes=CRASHED):
     return out
 
 
-def run_one(mutants, stats, name, fmus, max_seconds=600.0):
+def run_one(mutants, stats, name, fmus, max_seconds=600.0, test_seconds=None):
     """pytest's exit code for the mutant (TIMEOUT past its time limit). The tests: the module's
     own (UNIT_TESTS, whole files: mutmut's record of the tests that call a function is only
     updated for new tests when a run reuses its results), else those mutmut recorded."""
@@ -67,6 +67,9 @@ def run_one(mutants, stats, name, fmus, max_seconds=600.0):
     durations = stats["duration_by_test"]
     estimate = sum(d for t, d in durations.items() if t.startswith(tuple(tests)))
     env = {**os.environ, "MUTANT_UNDER_TEST": name, "PYTHONPATH": "src"}
+    if test_seconds:
+        # a test that loops fails at this limit (mutation/pytest_plugin.py): a timeout, killed
+        env["CONTACTFMU_MUTATION_TEST_SECONDS"] = str(test_seconds)
     if fmus:
         env["CONTACTFMU_MUTATION_FMUS"] = str(fmus)
     # a temporary folder of its own: pytest removes all but the last three of its numbered
@@ -112,6 +115,12 @@ def main():
         help="check only the survivors again (after tests were added)",
     )
     ap.add_argument(
+        "--test-seconds",
+        type=float,
+        default=None,
+        help="a test's time limit (a test past it fails: a timeout, killed); none by default",
+    )
+    ap.add_argument(
         "--dry-run",
         action="store_true",
         help="print the results, leave mutmut's results as they are",
@@ -137,7 +146,7 @@ def main():
         meta, name = item
         if stop is not None and time.monotonic() > stop:
             return
-        code = run_one(mutants, stats, name, fmus, args.max_seconds)
+        code = run_one(mutants, stats, name, fmus, args.max_seconds, args.test_seconds)
         with lock:
             results[(meta, name)] = code
             if code in RECORDED and not args.dry_run:
