@@ -418,3 +418,121 @@ def test_newton_stops_when_the_end_state_agrees_with_the_linear_model(bound):
             coupling.rows[i] = row._replace(probe=row.probe._replace(set_real=counting))
     exchange.gauss_seidel(0.0, 1e-3)
     assert probed == ["gap"]
+
+
+# ---- what the elements are given: the motion of their nodes ------------------------------------
+
+
+def _get(system, instance, name):
+    inst = system.instances[instance]
+    return inst.slave.getReal([inst.var(name).valueReference])[0]
+
+
+@pytest.mark.parametrize("implicit", [False, True], ids=["explicit", "implicit"])
+def test_every_element_is_given_the_motion_of_its_node(fmu_dir, implicit):
+    """System docstring, Exchange: the Gauss-Seidel exchange sets each element's flange to the
+    motion of the body on its node, s + rod offset, v, and a read after the body's forces are set
+    (what the body outputs once the exchange is done); with the implicit coupling, whose Newton
+    iteration sets the gap's motion to predicted end states, the exchange sets the present
+    motion back (ImplicitCoupling.restores). The driven system with the mass moving (0.3 m/s):
+    the spring's flange_a at the wall plus the 2 m rod, the mass's motion at the spring, the gap
+    and the force, the stop's at the gap's flange_b."""
+    system = driven(fmu_dir)
+    system.instances["mass"].values.update(v_start=0.3)
+    _initialized(system)
+    try:
+        plan = system.plan()
+        exchange = Exchange(plan, implicit_coupling(system, plan) if implicit else None)
+        exchange.gauss_seidel(0.0, 1e-3)
+        if implicit:
+            assert [r.probe is not None for r in exchange.implicit.rows] == [False, True]
+        assert _get(system, "mass", "flange_b.v") == 0.3
+        ends = {
+            "spring": ("wall.flange", 2.0, "mass.flange_a", 0.0),
+            "gap": ("mass.flange_b", 0.0, "stop.flange", 0.0),
+        }
+        for element, (node_a, rod_a, node_b, rod_b) in ends.items():
+            for flange, node, rod in (("flange_a", node_a, rod_a), ("flange_b", node_b, rod_b)):
+                body, port = node.split(".")
+                s, v = (_get(system, body, f"{port}.{x}") for x in ("s", "v"))
+                assert _get(system, element, f"{flange}.s") == s + rod
+                assert _get(system, element, f"{flange}.v") == v
+                if body == "mass":
+                    assert _get(system, element, f"{flange}.a") == _get(system, body, f"{port}.a")
+        assert _get(system, "force", "flange.s") == _get(system, "mass", "flange_b.s")
+        assert _get(system, "force", "flange.v") == 0.3
+        assert _get(system, "force", "flange.a") == _get(system, "mass", "flange_b.a")
+        assert _get(system, "spring", "flange_a.s") == 2.0
+    finally:
+        system.free()
+
+
+# ---- Newton's stopping rule on a contact (ImplicitCoupling docstring) ----------------------------
+
+
+def _plate(fmu_dir, s0, v0):
+    """test_implicit.plate: a 10 g plate (ElastoGap c = 1e6 N/m, d = 250 N.s/m on the wall, 65 N
+    pressing the plate onto it) at s0, v0, in initialization mode; (system, exchange with the
+    implicit coupling, the list each evaluation of the gap at a predicted state appends to)."""
+    system = System()
+    system.add("wall", fmu_dir / "Fixed.fmu")
+    system.add("contact", fmu_dir / "ElastoGap.fmu", c=1e6, d=250.0, s_rel0=0.0)
+    system.add("plate", fmu_dir / "Mass.fmu", m=0.01, s_start=s0, v_start=v0)
+    system.add("push", fmu_dir / "Force.fmu", f=-65.0)
+    system.connect("wall.flange", "contact.flange_a")
+    system.connect("contact.flange_b", "plate.flange_a")
+    system.connect("push.flange", "plate.flange_b")
+    _initialized(system)
+    plan = system.plan()
+    exchange = Exchange(plan, implicit_coupling(system, plan))
+    coupling, probed = exchange.implicit, []
+    ((i, row),) = [(i, r) for i, r in enumerate(coupling.rows) if r.probe is not None]
+
+    def counting(*args, set_real=row.probe.set_real):
+        probed.append(row.probe.inst.name)
+        return set_real(*args)
+
+    coupling.rows[i] = row._replace(probe=row.probe._replace(set_real=counting))
+    return system, exchange, probed
+
+
+@pytest.mark.parametrize("s0", [-50e-6, -80e-6], ids=["pressed-in", "pushed-out"])
+def test_newton_stops_at_once_when_the_contact_keeps_its_linear_region(fmu_dir, s0):
+    """The plate at rest in the contact, 50 um deep (the force 50 N < 65 N: pressed in) or 80 um
+    (pushed out), over 1 ms: the ElastoGap stays in its linear region (f = k*x + d*w, K = k,
+    D = d), where the linear model is the law itself: the first evaluation at the predicted end
+    state agrees, and Newton stops (ImplicitCoupling docstring). The force is backward Euler's:
+    m*y = -65 - f, f = k*x + d*w at x = s0 + h^2/2*y, w = h*y; its flange_b.f is the plate's input."""
+    k, d, m, h = 1e6, 250.0, 0.01, 1e-3
+    system, exchange, probed = _plate(fmu_dir, s0, 0.0)
+    try:
+        exchange.gauss_seidel(0.0, h)
+        y = (-65.0 - k * s0) / (m + k * h * h / 2 + d * h)
+        f = k * (s0 + h * h / 2 * y) + d * h * y
+        assert _get(system, "plate", "flange_a.f") == pytest.approx(f, rel=1e-13)
+        assert probed == ["contact"]
+    finally:
+        system.free()
+
+
+def test_newton_goes_on_while_the_forces_disagree_even_with_the_same_c(fmu_dir):
+    """The plate 0.1 um in the contact approaching fast (-0.44 mm/s: d*w < k*x, the damper force
+    bounded, f = 2*k*x, K = 2k, D = 0) over h = 2*d/k = 0.5 ms, where the linear model's
+    c = h^2/2*K + h*D is the same, 0.25 kg, for this region as for the linear one (K = k, D = d):
+    the prediction from the present region ends in the linear region (f = k*x + d*w), with a force
+    0.21 N off the model. Newton goes on until the end-state force agrees with the model
+    (ImplicitCoupling docstring: RTOL), and the plate is given backward Euler's force in the
+    linear region: m*y = -65 - f, f = k*x + d*w at x = x0 + h*v0 + h^2/2*y, w = v0 + h*y."""
+    k, d, m, h = 1e6, 250.0, 0.01, 5e-4
+    x0, v0 = -1e-7, -4.4e-4
+    assert d * v0 < k * x0  # the damper force bounded at the start
+    system, exchange, probed = _plate(fmu_dir, x0, v0)
+    try:
+        exchange.gauss_seidel(0.0, h)
+        y = (-65.0 - k * (x0 + h * v0) - d * v0) / (m + k * h * h / 2 + d * h)
+        x, w = x0 + h * v0 + h * h / 2 * y, v0 + h * y
+        assert k * x <= d * w <= -k * x  # in the linear region at the end
+        assert _get(system, "plate", "flange_a.f") == pytest.approx(k * x + d * w, rel=1e-13)
+        assert probed == ["contact", "contact"]
+    finally:
+        system.free()

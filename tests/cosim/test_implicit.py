@@ -10,7 +10,7 @@ import pytest
 from contactfmu import conventions
 from contactfmu.cosim import CosimError, System
 from contactfmu.cosim.algorithms.adaptive import Adaptive, AdaptiveAlgorithm
-from contactfmu.cosim.coupling import declared_inertia
+from contactfmu.cosim.coupling import Exchange, _solve, declared_inertia, implicit_coupling
 
 
 @pytest.mark.parametrize("m", [0.5, 3.0])
@@ -263,3 +263,81 @@ def test_the_composite_coupling_follows_its_recursion(fmu_dir, reverse):
     expected = composite_recursion(reverse, big, n)
     got = np.stack([r["b0.s"], r["b1.s"]], axis=1)
     assert np.abs(got - expected).max() < 1e-14
+
+
+def test_an_element_with_a_flange_off_the_nodes_is_left_out_and_the_next_is_coupled(fmu_dir):
+    """implicit_coupling couples the compliant elements with interface outputs whose both flanges
+    are on nodes: a Spring with its flange_b connected to nothing (no motion to give it) is left
+    out, and the Spring after it in the system, between the wall and the mass, is coupled."""
+    s = System()
+    s.add("wall", fmu_dir / "Fixed.fmu")
+    s.add("loose", fmu_dir / "Spring.fmu", c=1e3)
+    s.add("spring", fmu_dir / "Spring.fmu", c=1e4)
+    s.add("mass", fmu_dir / "Mass.fmu", m=1.0, s_start=0.1)
+    s.connect("wall.flange", "loose.flange_a")
+    s.connect("wall.flange", "spring.flange_a")
+    s.connect("spring.flange_b", "mass.flange_a")
+    s.instantiate(0.0, 1.0)
+    s.enter_initialization(0.0)
+    try:
+        coupled = implicit_coupling(s, s.plan())
+        assert [e.inst.name for e in coupled.elements] == ["spring"]
+        assert [(e.end_a.body, e.end_b.body) for e in coupled.elements] == [(None, "mass")]
+        assert list(coupled.bodies) == ["mass"]
+    finally:
+        s.free()
+
+
+@pytest.mark.parametrize(
+    "a, b, x",
+    [
+        ([[1.0, 1.0], [1.0, 2.0]], [3.0, 5.0], [1.0, 2.0]),  # the first elimination factor is 1
+        ([[4.0, 2.0, 0.0], [2.0, 5.0, 2.0], [0.0, 2.0, 5.0]], [8.0, 18.0, 19.0], [1.0, 2.0, 3.0]),
+        ([[2.0, -1.0], [-1.0, 2.0]], [0.0, 3.0], [1.0, 2.0]),  # the coupling's sign pattern
+    ],
+)
+def test_the_small_symmetric_positive_definite_solve(a, b, x):
+    """coupling._solve: the solution of a symmetric positive definite a*x = b (Gaussian elimination
+    without pivoting), against solutions worked by hand (a*x = b, entries exact in binary)."""
+    assert _solve([row[:] for row in a], b[:]) == pytest.approx(x, rel=1e-15, abs=1e-15)
+
+
+def test_the_composite_correction_goes_into_the_body_s_first_force_input(fmu_dir):
+    """Exchange(composite=True): the coupling sets each coupled body's force through a correction
+    term in the slot of the body's first force input; every other input is the sum of its
+    connected outputs. Before the coupling the exchange is the Gauss-Seidel one: at the run's
+    first exchange (no correction made yet) the elements get the accelerations the present
+    forces give, those of the explicit exchange. ELEMENTS and BODIES: the lighter body's first
+    input, flange_a.f, takes s1 and s2, its flange_b.f the sine force alone."""
+    s = three_springs(fmu_dir, False)
+    s.instantiate(0.0, 1.0)
+    s.enter_initialization(0.0)
+    try:
+
+        def get(instance, name):
+            inst = s.instances[instance]
+            return inst.slave.getReal([inst.var(name).valueReference])[0]
+
+        plan = s.plan()
+        assert [(f.body.name, [ti.name for ti, _ in f.sources]) for f in plan.forces][1:] == [
+            ("b0", ["s1", "s2"]),
+            ("b1", ["s2", "s3"]),
+            ("wall_b", ["s3"]),
+            ("b0", ["force"]),
+        ]
+        accelerations = [
+            (e, f"{fl}.a") for e in ("s1", "s2", "s3") for fl in ("flange_a", "flange_b")
+        ]
+        Exchange(plan).gauss_seidel(0.0, 5e-3)
+        present = [get(*a) for a in accelerations]
+        coupling = implicit_coupling(s, plan)
+        exchange = Exchange(plan, coupling, composite=True)
+        for stage in (1, 2):
+            coupling.stage = stage
+            exchange.gauss_seidel(0.0, 5e-3)
+            if stage == 1:
+                assert [get(*a) for a in accelerations] == present
+            assert exchange.correction["b0"][0] != 0.0
+            assert get("b0", "flange_b.f") == get("force", "flange.f")
+    finally:
+        s.free()
