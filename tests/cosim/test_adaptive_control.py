@@ -984,3 +984,140 @@ def test_a_discrete_change_is_bracketed_by_bisection_within_the_bracket():
             bracket = r.t + r.h
     last = algo.records[-1]
     assert last.accepted and last.t < 0.0123 < last.t + last.h and last.h <= 1e-3
+
+
+# ---- do_step: the event window, the smallest step and the rollback at their exact limits ---------
+
+
+def _guarded_measure(algo, change, attempts=40):
+    """algo._measure with one discrete output that is 1 from `change` s on (> change), the motion
+    constant; more than `attempts` measurements fail the test (a bracket that is never closed)."""
+
+    def measure(t):
+        algo.measured.append(t)
+        assert len(algo.measured) <= attempts, "the change is never accepted"
+        return [1.0], (int(t > change),)
+
+    return measure
+
+
+def test_a_change_in_a_step_of_exactly_the_event_window_is_accepted():
+    """Event window 2^-10 s, first step 2^-9 s, a discrete change at 0.0015 s (every error 0; powers
+    of two: exact). The step [0, 2^-9] holds the change and is longer than the window: rejected
+    ("event"), the bracket (0, 2^-9] bisected: [0, 2^-10] (no change) is accepted, the bracket left
+    (2^-10, 2^-9] is exactly the window long, so the next step goes to its end: the change then lies
+    in a step of at most event_window and is accepted there (module docstring, item 2), not bisected
+    further."""
+    window = 2.0**-10
+    algo = _Extrapolated([0.0] * 20, h=2.0**-9)
+    algo.window, algo.d = window, (0,)
+    algo._measure = _guarded_measure(algo, 0.0015)
+    assert algo.do_step(0.0, 1.0) == window
+    assert algo.do_step(window, 1.0) == 2.0 * window
+    assert [(r.t, r.h, r.accepted, r.reason) for r in algo.records] == [
+        (0.0, 2.0 * window, False, "event"),
+        (0.0, window, True, ""),
+        (window, window, True, ""),
+    ]
+    assert algo.d == (1,) and algo.bracket is None
+
+
+def test_a_step_of_exactly_the_event_window_over_a_change_is_not_rejected():
+    """Event window 2^-10 s, first step 2^-10 s, a change at 0.0009 s inside it: a step of at most
+    event_window holds the change (module docstring, item 2): accepted at once, no event."""
+    window = 2.0**-10
+    algo = _Extrapolated([0.0] * 20, h=window)
+    algo.window, algo.d = window, (0,)
+    algo._measure = _guarded_measure(algo, 0.0009)
+    assert algo.do_step(0.0, 1.0) == window
+    assert [(r.t, r.h, r.accepted, r.reason) for r in algo.records] == [(0.0, window, True, "")]
+    assert algo.d == (1,)
+
+
+def test_a_rest_of_exactly_the_smallest_step_before_the_limit_is_a_step_of_its_own():
+    """hmin = 2^-10 s; planned 1 - 2^-10 s from 0 to the limit 1 s: what is left, 2^-10 s, is not
+    below the smallest step (Adaptive: hmin the smallest step; only a sliver below it is merged into
+    the step before the limit): two steps, of 1 - 2^-10 s and 2^-10 s."""
+    hmin = 2.0**-10
+    algo = _Stubbed(PARAMS, [0.0, 0.0], h=1.0 - hmin)
+    algo.hmin = hmin
+    assert algo.do_step(0.0, 1.0) == 1.0 - hmin
+    assert algo.do_step(1.0 - hmin, 1.0) == 1.0
+    assert [(r.t, r.h, r.accepted) for r in algo.records] == [
+        (0.0, 1.0 - hmin, True),
+        (1.0 - hmin, hmin, True),
+    ]
+    # a rest just below it is merged: one step to the limit
+    merged = _Stubbed(PARAMS, [0.0], h=1.0 - 0.75 * hmin)
+    merged.hmin = hmin
+    assert merged.do_step(0.0, 1.0) == 1.0 and merged.records[0].h == 1.0
+
+
+def test_an_attempt_rejected_by_an_event_is_retried_without_the_exchange_at_its_start_again(world):
+    """The contact flag of "sd" changes at 0.05 s: the step [0, 0.1] is rejected ("event"), the FMUs
+    restored to the state saved at 0, which holds the inputs of the measurement's exchange at 0;
+    the retry over the bisected step [0, 0.05] (no change: accepted, err 0) is fmi2DoStep alone,
+    the exchange at 0 not made again (the rollback's and _advance's comments)."""
+    run = _fake_run(world, {"mass": 1.0})
+    run.system.instances["sd"].values[20] = lambda t: int(t > 0.05)
+    algo = _started(world, run, h0=0.1)
+    del world.log[:]
+    assert algo.do_step(0.0, 1.0) == 0.05
+    names = ("wall", "mass", "sd")
+    assert world.log == (
+        [("do_steps", 0.0, 0.1)]
+        + _measurement(0.1, *names)
+        + [("do_steps", 0.0, 0.05)]
+        + _measurement(0.05, *names)
+    )
+    assert [(r.t, r.h, r.accepted, r.reason) for r in algo.records] == [
+        (0.0, 0.1, False, "event"),
+        (0.0, 0.05, True, ""),
+    ]
+
+
+@pytest.mark.parametrize("stiff", [False, True], ids=["explicit", "implicit"])
+def test_an_event_rejection_is_recorded_with_no_error_and_the_attempts_coupling(world, stiff):
+    """StepRecord: a rejected attempt's reason "event", its error nan (not estimated), whether its
+    coupling was implicit (an element of c = 1e6 N/m on the 1 kg mass: 0.1*sqrt(1e6) = 100 > 1, stiff;
+    c = 0: explicit), and its fmi2DoStep calls (backward Euler and the explicit step: 1)."""
+    el = _element(None, "mass", 1e6 if stiff else 0.0, 0.0)
+    run = _fake_run(world, {"mass": 1.0}, elements=[el], extra=[el.inst])
+    run.system.instances["sd"].values[20] = lambda t: int(t > 0.05)
+    algo = _started(world, run, h0=0.1)
+    algo.do_step(0.0, 1.0)
+    event = algo.records[0]
+    assert (event.t, event.h, event.accepted, event.reason, event.calls) == (
+        0.0,
+        0.1,
+        False,
+        "event",
+        1,
+    )
+    assert isinstance(event.error, float) and math.isnan(event.error)
+    assert event.implicit is stiff
+
+
+def test_a_change_at_an_early_return_is_accepted_in_the_step_that_ends_there(world):
+    """ "sd" returns early at 0.03 s (FMI 3.0) and its contact flag is 1 from 0.03 s on: the attempt
+    [0, 0.1] is an event; the retry goes to the early return exactly ([0, 0.03]: the bracket, exact)
+    and ends at the change: accepted there, although 0.03 s is longer than the event window (a
+    time the FMU located, not bracketed again: 'an FMU's event time ends the step there')."""
+    run = _fake_run(world, {"mass": 1.0})
+    calls = []
+
+    def flag(t):
+        calls.append(t)
+        assert len(calls) <= 40, "the change is never accepted"
+        return int(t >= 0.03)
+
+    run.system.instances["sd"].values[20] = flag
+    algo = _started(world, run, h0=0.1)
+    world.early = (0.03, ["sd"])
+    del world.log[:]
+    assert algo.do_step(0.0, 1.0) == 0.03
+    assert [(r.t, r.h, r.accepted, r.reason) for r in algo.records] == [
+        (0.0, 0.1, False, "event"),
+        (0.0, 0.03, True, ""),
+    ]
+    assert algo.d == (1,) and algo.bracket is None and algo.event_at is None
