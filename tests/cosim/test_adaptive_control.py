@@ -1251,3 +1251,38 @@ def test_a_step_cut_by_the_limit_away_from_time_zero_keeps_the_planned_size():
     algo = _Stubbed(PARAMS, [0.3], h=0.5)
     assert algo.do_step(1.0, 1.25) == 1.25
     assert algo.records[0].h == 0.25 and algo.h == 0.5
+
+
+def test_an_early_return_in_the_second_half_of_a_doubled_step_counts_the_calls_before_it(world):
+    """Step doubling (a driven body); the full step [0, 0.1] and its first half end normally, "sd"
+    returns early at 0.07 s from the second half [0.05, 0.1] only (an event its inputs of the
+    exchange at 0.05 s lead to). The event's record counts at least the fmi2DoStep calls each FMU
+    completed for the attempt, the step and its first half (StepRecord: how many calls each FMU
+    made for it); the step then goes to the event exactly, 0.07 s."""
+    run = _fake_run(world, {"mass": 1.0}, driven=["mass"])
+
+    def flag(t):
+        if t == 0.05 and not algo.records:
+            world.early = (0.07, ["sd"])  # located on the second half's inputs
+        return 0
+
+    run.system.instances["sd"].values[20] = flag
+    algo = _started(world, run, h0=0.1)
+    assert algo.do_step(0.0, 1.0) == 0.07
+    event, step = algo.records
+    assert (event.t, event.h, event.accepted, event.reason) == (0.0, 0.1, False, "event")
+    assert event.calls >= 2
+    assert (step.t, step.h, step.accepted, step.calls) == (0.0, 0.07, True, 3)
+
+
+def test_an_error_just_above_the_tolerance_is_rejected():
+    """Module docstring, item 3: above 1 the attempt is rejected: err 1.5 (force extrapolation,
+    p = 2) is, the retry of 0.1*0.9*1.5^(-1/3) = 0.0786222 s (item 4) accepted with err 0."""
+    algo = _Extrapolated([1.5, 0.0])
+    end = algo.do_step(0.0, 1.0)
+    assert [(r.accepted, r.reason, r.error) for r in algo.records] == [
+        (False, "error", 1.5),
+        (True, "", 0.0),
+    ]
+    assert end == pytest.approx(0.0786222, rel=1e-6)
+    assert end == pytest.approx(0.1 * 0.9 * 1.5 ** (-1.0 / 3.0), rel=1e-15)
