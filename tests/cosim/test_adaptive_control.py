@@ -984,3 +984,305 @@ def test_a_discrete_change_is_bracketed_by_bisection_within_the_bracket():
             bracket = r.t + r.h
     last = algo.records[-1]
     assert last.accepted and last.t < 0.0123 < last.t + last.h and last.h <= 1e-3
+
+
+# ---- do_step: the event window, the smallest step and the rollback at their exact limits ---------
+
+
+def _guarded_measure(algo, change, attempts=40):
+    """algo._measure with one discrete output that is 1 from `change` s on (> change), the motion
+    constant; more than `attempts` measurements fail the test (a bracket that is never closed)."""
+
+    def measure(t):
+        algo.measured.append(t)
+        assert len(algo.measured) <= attempts, "the change is never accepted"
+        return [1.0], (int(t > change),)
+
+    return measure
+
+
+def test_a_change_in_a_step_of_exactly_the_event_window_is_accepted():
+    """Event window 2^-10 s, first step 2^-9 s, a discrete change at 0.0015 s (every error 0; powers
+    of two: exact). The step [0, 2^-9] holds the change and is longer than the window: rejected
+    ("event"), the bracket (0, 2^-9] bisected: [0, 2^-10] (no change) is accepted, the bracket left
+    (2^-10, 2^-9] is exactly the window long, so the next step goes to its end: the change then lies
+    in a step of at most event_window and is accepted there (module docstring, item 2), not bisected
+    further."""
+    window = 2.0**-10
+    algo = _Extrapolated([0.0] * 20, h=2.0**-9)
+    algo.window, algo.d = window, (0,)
+    algo._measure = _guarded_measure(algo, 0.0015)
+    assert algo.do_step(0.0, 1.0) == window
+    assert algo.do_step(window, 1.0) == 2.0 * window
+    assert [(r.t, r.h, r.accepted, r.reason) for r in algo.records] == [
+        (0.0, 2.0 * window, False, "event"),
+        (0.0, window, True, ""),
+        (window, window, True, ""),
+    ]
+    assert algo.d == (1,) and algo.bracket is None
+
+
+def test_a_step_of_exactly_the_event_window_over_a_change_is_not_rejected():
+    """Event window 2^-10 s, first step 2^-10 s, a change at 0.0009 s inside it: a step of at most
+    event_window holds the change (module docstring, item 2): accepted at once, no event."""
+    window = 2.0**-10
+    algo = _Extrapolated([0.0] * 20, h=window)
+    algo.window, algo.d = window, (0,)
+    algo._measure = _guarded_measure(algo, 0.0009)
+    assert algo.do_step(0.0, 1.0) == window
+    assert [(r.t, r.h, r.accepted, r.reason) for r in algo.records] == [(0.0, window, True, "")]
+    assert algo.d == (1,)
+
+
+def test_a_rest_of_exactly_the_smallest_step_before_the_limit_is_a_step_of_its_own():
+    """hmin = 2^-10 s; planned 1 - 2^-10 s from 0 to the limit 1 s: what is left, 2^-10 s, is not
+    below the smallest step (Adaptive: hmin the smallest step; only a sliver below it is merged into
+    the step before the limit): two steps, of 1 - 2^-10 s and 2^-10 s."""
+    hmin = 2.0**-10
+    algo = _Stubbed(PARAMS, [0.0, 0.0], h=1.0 - hmin)
+    algo.hmin = hmin
+    assert algo.do_step(0.0, 1.0) == 1.0 - hmin
+    assert algo.do_step(1.0 - hmin, 1.0) == 1.0
+    assert [(r.t, r.h, r.accepted) for r in algo.records] == [
+        (0.0, 1.0 - hmin, True),
+        (1.0 - hmin, hmin, True),
+    ]
+    # a rest just below it is merged: one step to the limit
+    merged = _Stubbed(PARAMS, [0.0], h=1.0 - 0.75 * hmin)
+    merged.hmin = hmin
+    assert merged.do_step(0.0, 1.0) == 1.0 and merged.records[0].h == 1.0
+
+
+def test_an_attempt_rejected_by_an_event_is_retried_without_the_exchange_at_its_start_again(world):
+    """The contact flag of "sd" changes at 0.05 s: the step [0, 0.1] is rejected ("event"), the FMUs
+    restored to the state saved at 0, which holds the inputs of the measurement's exchange at 0;
+    the retry over the bisected step [0, 0.05] (no change: accepted, err 0) is fmi2DoStep alone,
+    the exchange at 0 not made again (the rollback's and _advance's comments)."""
+    run = _fake_run(world, {"mass": 1.0})
+    run.system.instances["sd"].values[20] = lambda t: int(t > 0.05)
+    algo = _started(world, run, h0=0.1)
+    del world.log[:]
+    assert algo.do_step(0.0, 1.0) == 0.05
+    names = ("wall", "mass", "sd")
+    assert world.log == (
+        [("do_steps", 0.0, 0.1)]
+        + _measurement(0.1, *names)
+        + [("do_steps", 0.0, 0.05)]
+        + _measurement(0.05, *names)
+    )
+    assert [(r.t, r.h, r.accepted, r.reason) for r in algo.records] == [
+        (0.0, 0.1, False, "event"),
+        (0.0, 0.05, True, ""),
+    ]
+
+
+@pytest.mark.parametrize("stiff", [False, True], ids=["explicit", "implicit"])
+def test_an_event_rejection_is_recorded_with_no_error_and_the_attempts_coupling(world, stiff):
+    """StepRecord: a rejected attempt's reason "event", its error nan (not estimated), whether its
+    coupling was implicit (an element of c = 1e6 N/m on the 1 kg mass: 0.1*sqrt(1e6) = 100 > 1, stiff;
+    c = 0: explicit), and its fmi2DoStep calls (backward Euler and the explicit step: 1)."""
+    el = _element(None, "mass", 1e6 if stiff else 0.0, 0.0)
+    run = _fake_run(world, {"mass": 1.0}, elements=[el], extra=[el.inst])
+    run.system.instances["sd"].values[20] = lambda t: int(t > 0.05)
+    algo = _started(world, run, h0=0.1)
+    algo.do_step(0.0, 1.0)
+    event = algo.records[0]
+    assert (event.t, event.h, event.accepted, event.reason, event.calls) == (
+        0.0,
+        0.1,
+        False,
+        "event",
+        1,
+    )
+    assert isinstance(event.error, float) and math.isnan(event.error)
+    assert event.implicit is stiff
+
+
+def test_a_change_at_an_early_return_is_accepted_in_the_step_that_ends_there(world):
+    """ "sd" returns early at 0.03 s (FMI 3.0) and its contact flag is 1 from 0.03 s on: the attempt
+    [0, 0.1] is an event; the retry goes to the early return exactly ([0, 0.03]: the bracket, exact)
+    and ends at the change: accepted there, although 0.03 s is longer than the event window (a
+    time the FMU located, not bracketed again: 'an FMU's event time ends the step there')."""
+    run = _fake_run(world, {"mass": 1.0})
+    calls = []
+
+    def flag(t):
+        calls.append(t)
+        assert len(calls) <= 40, "the change is never accepted"
+        return int(t >= 0.03)
+
+    run.system.instances["sd"].values[20] = flag
+    algo = _started(world, run, h0=0.1)
+    world.early = (0.03, ["sd"])
+    del world.log[:]
+    assert algo.do_step(0.0, 1.0) == 0.03
+    assert [(r.t, r.h, r.accepted, r.reason) for r in algo.records] == [
+        (0.0, 0.1, False, "event"),
+        (0.0, 0.03, True, ""),
+    ]
+    assert algo.d == (1,) and algo.bracket is None and algo.event_at is None
+
+
+def _flag(calls, on, off=math.inf, attempts=60):
+    """A discrete output that is 1 for on < t < off, 0 elsewhere; more than `attempts` reads fail
+    the test (a bracket that is never closed)."""
+
+    def flag(t):
+        calls.append(t)
+        assert len(calls) <= attempts, "the change is never accepted"
+        return int(on < t < off)
+
+    return flag
+
+
+def test_a_change_seen_only_at_the_middle_of_a_doubled_step_is_bracketed_there(world):
+    """Step doubling (a driven body: no force extrapolation); the contact flag of "sd" is 1 between
+    0.04 s and 0.06 s only: the full step [0, 0.1] ends with the flag as it began, its first half
+    [0, 0.05] ends with it changed: a change inside the step (module docstring, item 2), the
+    attempt rejected ("event", error nan: not estimated; explicit; 2 fmi2DoStep calls: the step and
+    the first half) and bracketed by (0, 0.05]; the next attempt is half of it, [0, 0.025]: no
+    change, accepted (3 calls) and the bracket kept (the step ends before it)."""
+    run = _fake_run(world, {"mass": 1.0}, driven=["mass"])
+    run.system.instances["sd"].values[20] = _flag([], 0.04, 0.06)
+    algo = _started(world, run, h0=0.1)
+    assert algo.extrapolation is None
+    assert algo.do_step(0.0, 1.0) == 0.025
+    event, step = algo.records
+    assert (event.t, event.h, event.accepted, event.reason, event.implicit, event.calls) == (
+        0.0,
+        0.1,
+        False,
+        "event",
+        False,
+        2,
+    )
+    assert isinstance(event.error, float) and math.isnan(event.error)
+    assert step == (0.0, 0.025, True, "", 0.0, False, 3)
+    assert algo.bracket == 0.05
+
+
+def test_a_change_inside_a_half_step_of_exactly_the_event_window_is_not_an_event():
+    """Event window 2^-10 s, a doubled step of 2^-9 s, a discrete output that is 1 only between
+    0.0009 s and 0.0011 s: seen at the middle 2^-10 s, not at the end. The half step that holds it is
+    exactly the window long, not longer: no rejection (module docstring, item 2: a change inside a
+    step longer than event_window rejects it); the step is accepted at once."""
+    window = 2.0**-10
+    algo = _Stubbed(PARAMS, [0.0], h=2.0 * window)
+    algo.window, algo.d = window, (0,)
+    calls = []
+    flag = _flag(calls, 0.0009, 0.0011)
+
+    def measure(t):
+        y, _ = _Stubbed._measure(algo, t)
+        return y, (flag(t),)
+
+    algo._measure = measure
+    assert algo.do_step(0.0, 1.0) == 2.0 * window
+    assert [(r.t, r.h, r.accepted, r.reason) for r in algo.records] == [
+        (0.0, 2.0 * window, True, "")
+    ]
+    assert calls == [2.0 * window, window, 2.0 * window]
+
+
+@pytest.mark.parametrize("stiff", [False, True], ids=["explicit", "implicit"])
+def test_an_early_return_is_recorded_as_an_event_with_no_error_and_the_attempts_coupling(
+    world, stiff
+):
+    """ "sd" returns early at 0.03 s from the attempt [0, 0.1]: its record is a rejection ("event")
+    with error nan (not estimated) and the attempt's coupling (stiff: c = 1e6 N/m on 1 kg, backward
+    Euler; else explicit, c = 0); the step then ends at 0.03 s."""
+    el = _element(None, "mass", 1e6 if stiff else 0.0, 0.0)
+    run = _fake_run(world, {"mass": 1.0}, elements=[el], extra=[el.inst])
+    algo = _started(world, run, h0=0.1)
+    world.early = (0.03, ["sd"])
+    assert algo.do_step(0.0, 1.0) == 0.03
+    event, step = algo.records
+    assert (event.t, event.h, event.accepted, event.reason, event.implicit) == (
+        0.0,
+        0.1,
+        False,
+        "event",
+        stiff,
+    )
+    assert isinstance(event.error, float) and math.isnan(event.error)
+    assert (step.t, step.h, step.accepted, step.implicit) == (0.0, 0.03, True, stiff)
+
+
+def test_an_error_of_exactly_the_tolerance_is_accepted():
+    """Module docstring, item 3: above 1 the attempt is rejected; err = 1 is accepted, and the next
+    step is 0.9*1^(-1/3) = 0.9 times it (item 4)."""
+    algo = _Extrapolated([1.0])
+    assert algo.do_step(0.0, 1.0) == 0.1
+    assert [(r.accepted, r.error) for r in algo.records] == [(True, 1.0)]
+    assert algo.h == pytest.approx(0.09, rel=1e-15)
+
+
+def test_a_step_of_the_smallest_size_is_kept_above_the_tolerance():
+    """A step of hmin (Adaptive: the smallest step) cannot be shrunk: err 5 > 1 is accepted there
+    (hmin = h = 2^-20 s), recorded with its error."""
+    hmin = 2.0**-20
+    algo = _Extrapolated([5.0, 0.0], h=hmin)
+    algo.hmin = hmin
+    assert algo.do_step(0.0, 1.0) == hmin
+    assert [(r.h, r.accepted, r.error) for r in algo.records] == [(hmin, True, 5.0)]
+
+
+@pytest.mark.parametrize("stiff", [False, True], ids=["explicit", "implicit"])
+def test_an_error_rejection_is_recorded_with_its_step_and_coupling(stiff):
+    """StepRecord of an attempt rejected by its error (scaled difference 6, p = 2 explicit or
+    composite: err 6/3 = 2): start 0.5 s, size 0.1 s, not accepted, "error", the error, the attempt's
+    coupling (implicit when stiff), 3 fmi2DoStep calls (the step and its two halves)."""
+    algo = _Stubbed(PARAMS, [6.0, 0.0], stiff, composite=stiff, h=0.1)
+    algo.do_step(0.5, 2.0)
+    first = algo.records[0]
+    assert (first.t, first.h, first.accepted, first.reason, first.calls) == (
+        0.5,
+        0.1,
+        False,
+        "error",
+        3,
+    )
+    assert first.error == pytest.approx(2.0, rel=1e-9) and first.implicit is stiff
+
+
+def test_a_step_cut_by_the_limit_away_from_time_zero_keeps_the_planned_size():
+    """From 1 s with 0.5 s planned, the limit 1.25 s cuts the step to 0.25 s: the next step keeps
+    the planned 0.5 s (do_step: a step cut by the limit keeps the planned size)."""
+    algo = _Stubbed(PARAMS, [0.3], h=0.5)
+    assert algo.do_step(1.0, 1.25) == 1.25
+    assert algo.records[0].h == 0.25 and algo.h == 0.5
+
+
+def test_an_early_return_in_the_second_half_of_a_doubled_step_counts_the_calls_before_it(world):
+    """Step doubling (a driven body); the full step [0, 0.1] and its first half end normally, "sd"
+    returns early at 0.07 s from the second half [0.05, 0.1] only (an event its inputs of the
+    exchange at 0.05 s lead to). The event's record counts at least the fmi2DoStep calls each FMU
+    completed for the attempt, the step and its first half (StepRecord: how many calls each FMU
+    made for it); the step then goes to the event exactly, 0.07 s."""
+    run = _fake_run(world, {"mass": 1.0}, driven=["mass"])
+
+    def flag(t):
+        if t == 0.05 and not algo.records:
+            world.early = (0.07, ["sd"])  # located on the second half's inputs
+        return 0
+
+    run.system.instances["sd"].values[20] = flag
+    algo = _started(world, run, h0=0.1)
+    assert algo.do_step(0.0, 1.0) == 0.07
+    event, step = algo.records
+    assert (event.t, event.h, event.accepted, event.reason) == (0.0, 0.1, False, "event")
+    assert event.calls >= 2
+    assert (step.t, step.h, step.accepted, step.calls) == (0.0, 0.07, True, 3)
+
+
+def test_an_error_just_above_the_tolerance_is_rejected():
+    """Module docstring, item 3: above 1 the attempt is rejected: err 1.5 (force extrapolation,
+    p = 2) is, the retry of 0.1*0.9*1.5^(-1/3) = 0.0786222 s (item 4) accepted with err 0."""
+    algo = _Extrapolated([1.5, 0.0])
+    end = algo.do_step(0.0, 1.0)
+    assert [(r.accepted, r.reason, r.error) for r in algo.records] == [
+        (False, "error", 1.5),
+        (True, "", 0.0),
+    ]
+    assert end == pytest.approx(0.0786222, rel=1e-6)
+    assert end == pytest.approx(0.1 * 0.9 * 1.5 ** (-1.0 / 3.0), rel=1e-15)
