@@ -338,16 +338,16 @@ class AdaptiveAlgorithm(Algorithm):
                 self.coupling.stage = stage
                 self.manipulate(start)
                 self.implicit.gauss_seidel(start, half)
+                self.calls += 1  # (counted before: a call that returns early is one too)
                 self.do_steps(start, half)
-            self.calls += 2
             return
         if implicit or current != t:
             # (the explicit exchange at t is the one of the measurement at t, whose inputs the
             # FMUs hold still, restored with the state saved after it: not made again)
             self._exchange(t, h, implicit)
         self.exchanged_at = None
+        self.calls += 1  # (counted before: a call that returns early is one too)
         self.do_steps(t, h)
-        self.calls += 1
 
     def _measure(self, t):
         """(motion, discrete state) at t, after the exchange that makes every output current."""
