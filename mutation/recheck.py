@@ -45,7 +45,7 @@ CRASHED_ALONE = 70
 RECORDED = {1: "killed", 0: "survived", 5: "no tests", TIMEOUT: "timeout", CRASHED_ALONE: "killed"}
 
 
-def crashed_mutants(mutants, codes=CRASHED):
+def mutants_with(mutants, codes=CRASHED):
     """[(meta file, mutant name)] of the mutants whose result is one of codes (the crashed ones)."""
     out = []
     for meta in sorted((mutants / "src").rglob("*.py.meta")):
@@ -88,7 +88,7 @@ def run_one(mutants, stats, name, fmus, max_seconds=600.0, test_seconds=None):
             )
         except subprocess.TimeoutExpired:
             return TIMEOUT
-    return CRASHED_ALONE if -done.returncode in (11, 7, 6) else done.returncode
+    return CRASHED_ALONE if done.returncode in CRASHED else done.returncode
 
 
 def main():
@@ -135,7 +135,7 @@ def main():
     stats = json.loads((mutants / "mutmut-stats.json").read_text())
     alive = (0, 5, 33)  # survived, or no test ran it (mutmut's record; UNIT_TESTS may cover it)
     codes = alive if args.only_survived else CRASHED + (alive if args.survived else ())
-    todo = crashed_mutants(mutants, codes)
+    todo = mutants_with(mutants, codes)
     if args.names:
         todo = [(m, n) for m, n in todo if n.startswith(tuple(args.names))]
     stop = time.monotonic() + 60.0 * args.limit_minutes if args.limit_minutes else None

@@ -529,36 +529,27 @@ def test_no_extrapolation_for_mixed_holds(inertia):
     assert ForceExtrapolation.of(plan, readers, driven=set()) is None
 
 
-def test_extrapolation_with_first_order_hold_by_hand(inertia):
-    """Forces passed with their derivatives: second order, dv = dF*h/(3m), ds = dF*h^2/(12m). m = 2,
-    h = 1, F 1 N with 0.5 N/s at t, 25.5 N at the end: dF = 24 N, dv = 4 m/s, ds = 1 m; v = 0
-    (weight 1e-3): 4000; at v = 1e6 (dv weighed 1e3: 0.004) the position at s = 0 decides: 1000."""
-    plan, readers, exchange, buffers = _extrapolation_plan({"a": 2.0}, {"a": True})
+@pytest.mark.parametrize(
+    "with_derivative, order, end_force, at_rest, moving",
+    [(True, 2, 25.5, 4000.0, 1000.0), (False, 1, 25.0, 6000.0, 2000.0)],
+    ids=["first-order hold", "zero-order hold"],
+)
+def test_extrapolation_by_hand(inertia, with_derivative, order, end_force, at_rest, moving):
+    """m = 2, h = 1, F 1 N with 0.5 N/s at t. Forces passed with their derivatives: second order,
+    dv = dF*h/(3m), ds = dF*h^2/(12m); 25.5 N at the end: dF = 24 N, dv = 4 m/s, ds = 1 m; v = 0
+    (weight 1e-3): 4000; at v = 1e6 (dv weighed 1e3: 0.004) the position at s = 0 decides: 1000.
+    Without derivatives: first order, dv = dF*h/(2m), ds = dF*h^2/(6m); 25 N at the end: dF = 24 N
+    (the rate buffer is not read), dv = 6 m/s, ds = 2 m; v = 0: 6000; at v = 1e6: 2000."""
+    plan, readers, exchange, buffers = _extrapolation_plan({"a": 2.0}, {"a": with_derivative})
     est = ForceExtrapolation.of(plan, readers, driven=set()).bind(exchange)
-    assert est.order == 2
+    assert est.order == order
     buffers["a"][0][0], buffers["a"][1][0] = 1.0, 0.5
     est.start()
-    buffers["a"][0][0] = 25.5
+    buffers["a"][0][0] = end_force
     y = [0.0, 0.0]
-    assert est.error(1.0, y, y, rtol=1e-3, atol=1e-3) == pytest.approx(4000.0, rel=1e-12)
+    assert est.error(1.0, y, y, rtol=1e-3, atol=1e-3) == pytest.approx(at_rest, rel=1e-12)
     y = [0.0, 1e6]
-    assert est.error(1.0, y, y, rtol=1e-3, atol=1e-3) == pytest.approx(1000.0, rel=1e-12)
-
-
-def test_extrapolation_with_zero_order_hold_by_hand(inertia):
-    """Forces passed without derivatives: first order, dv = dF*h/(2m), ds = dF*h^2/(6m). m = 2, h = 1,
-    F 1 N -> 25 N: dF = 24 N (the rate buffer is not read), dv = 6 m/s, ds = 2 m; v = 0: 6000; at
-    v = 1e6 the position at s = 0 decides: 2000."""
-    plan, readers, exchange, buffers = _extrapolation_plan({"a": 2.0}, {"a": False})
-    est = ForceExtrapolation.of(plan, readers, driven=set()).bind(exchange)
-    assert est.order == 1
-    buffers["a"][0][0], buffers["a"][1][0] = 1.0, 0.5
-    est.start()
-    buffers["a"][0][0] = 25.0
-    y = [0.0, 0.0]
-    assert est.error(1.0, y, y, rtol=1e-3, atol=1e-3) == pytest.approx(6000.0, rel=1e-12)
-    y = [0.0, 1e6]
-    assert est.error(1.0, y, y, rtol=1e-3, atol=1e-3) == pytest.approx(2000.0, rel=1e-12)
+    assert est.error(1.0, y, y, rtol=1e-3, atol=1e-3) == pytest.approx(moving, rel=1e-12)
 
 
 # ---- do_step: the limit, and the next step after a step that reached it -------------------------

@@ -589,8 +589,9 @@ def test_integrating_instances_are_read_in_initialization_mode(fmu_dir):
     assert s.integrating() == {"gap"} and es.slave.calls == []
 
 
-def test_an_fmu_file_is_extracted_once_per_process_and_version(fmu_dir, tmp_path, monkeypatch):
-    """Into one folder per process (contactfmu_..., removed at exit), a directory per FMU version."""
+def _fresh_extraction(fmu_dir, tmp_path, monkeypatch):
+    """A copy of Mass.fmu in tmp_path, with the module's extraction state emptied and atexit's
+    registrations recorded (not made): (the copy, the list of registrations)."""
     import atexit
     import shutil
 
@@ -602,6 +603,16 @@ def test_an_fmu_file_is_extracted_once_per_process_and_version(fmu_dir, tmp_path
     monkeypatch.setattr(atexit, "register", lambda *args: registered.append(args))
     path = tmp_path / "Mass.fmu"
     shutil.copyfile(fmu_dir / "Mass.fmu", path)
+    return path, registered
+
+
+def test_an_fmu_file_is_extracted_once_per_process_and_version(fmu_dir, tmp_path, monkeypatch):
+    """Into one folder per process (contactfmu_..., removed at exit), a directory per FMU version."""
+    import shutil
+
+    from contactfmu.cosim import system
+
+    path, registered = _fresh_extraction(fmu_dir, tmp_path, monkeypatch)
     first = system.extracted(path)
     assert system.extracted(str(path)) == first
     assert (Path(first) / "modelDescription.xml").is_file()
@@ -800,17 +811,9 @@ def test_simulate_hands_its_keywords_to_the_algorithm_and_the_run(fmu_dir):
 def test_fmus_are_extracted_into_the_folder_given_from_then_on(fmu_dir, tmp_path, monkeypatch):
     """extract_into: the FMUs are unzipped into that folder (made at the first unzip), not into
     a temporary folder removed at exit (no atexit handler)."""
-    import atexit
-    import shutil
-
     from contactfmu.cosim import system
 
-    registered = []
-    monkeypatch.setattr(system, "_EXTRACTED", {})
-    monkeypatch.setattr(system, "_EXTRACT_ROOT", [])
-    monkeypatch.setattr(atexit, "register", lambda *args: registered.append(args))
-    path = tmp_path / "Mass.fmu"
-    shutil.copyfile(fmu_dir / "Mass.fmu", path)
+    path, registered = _fresh_extraction(fmu_dir, tmp_path, monkeypatch)
     monkeypatch.chdir(tmp_path)  # a relative folder stays in the test's
     folder = tmp_path / "worker" / "unzip"
     system.extract_into(folder)
