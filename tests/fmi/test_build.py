@@ -221,3 +221,61 @@ def test_the_fmi_schema_checks_each_standards_model_description(
             zout.writestr(item, data)
     found = check(bad)
     assert any("needsExecutionTool" in p and "maybe" in p for p in found), found
+
+
+@pytest.mark.parametrize("standard", ["2.0", "3.0"])
+def test_every_bundled_module_ships_bytecode_that_matches_its_source(fmu_dir, fmu3_dir, standard):
+    """build.bytecode: beside every Python source under resources/, a PEP 552 hash-checked pyc
+    for the building Python (magic number, flags 0b11, the source's hash), whose code is the
+    source's."""
+    import importlib.util
+    import marshal
+
+    folder = fmu_dir if standard == "2.0" else fmu3_dir
+    with zipfile.ZipFile(folder / "Mass.fmu") as z:
+        files = {n: z.read(n) for n in z.namelist()}
+    sources = [n for n in files if n.startswith("resources/") and n.endswith(".py")]
+    assert any("/fmi/" in n for n in sources) and any("pythonfmu/" in n for n in sources)
+    for name in sources:
+        pyc = files[importlib.util.cache_from_source(name)]
+        assert pyc[:4] == importlib.util.MAGIC_NUMBER, name
+        assert int.from_bytes(pyc[4:8], "little") == 0b11, name
+        assert pyc[8:16] == importlib.util.source_hash(files[name]), name
+        code = compile(files[name], name, "exec", dont_inherit=True)
+        assert marshal.loads(pyc[16:]).co_code == code.co_code, name
+
+
+def test_instantiation_imports_the_shipped_bytecode(fmu_dir, tmp_path):
+    """Python loads the FMU's modules from the shipped bytecode: instantiating the unzipped FMU
+    (in a process of its own) compiles no module from its source but one whose source was
+    edited (the check that makes the bytecode safe)."""
+    unzipped = tmp_path / "Mass"
+    with zipfile.ZipFile(fmu_dir / "Mass.fmu") as z:
+        z.extractall(unzipped)
+    edited = next((unzipped / "resources").glob("cfmu_mass_*/fmi/slave.py"))
+    edited.write_bytes(edited.read_bytes() + b"\n# edited\n")
+    script = textwrap.dedent(
+        f"""
+        import importlib.machinery, os
+        from fmpy import read_model_description
+        from fmpy.fmi2 import FMU2Slave
+        compiled = []
+        loader = importlib.machinery.SourceFileLoader
+        to_code = loader.source_to_code
+        def source_to_code(self, data, path, **kwargs):
+            compiled.append(path)
+            return to_code(self, data, path, **kwargs)
+        loader.source_to_code = source_to_code
+        md = read_model_description({str(unzipped / "modelDescription.xml")!r})
+        s = FMU2Slave(guid=md.guid, unzipDirectory={str(unzipped)!r},
+                      modelIdentifier=md.coSimulation.modelIdentifier, instanceName="m")
+        s.instantiate()
+        s.freeInstance()
+        print(repr([p for p in compiled if p.startswith({str(unzipped)!r})]), flush=True)
+        os._exit(0)
+        """
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script], check=True, timeout=120, capture_output=True, text=True
+    )
+    assert ast.literal_eval(run.stdout.strip().splitlines()[-1]) == [str(edited)]
