@@ -43,9 +43,10 @@ class _Stubbed(AdaptiveAlgorithm):
         self.records, self.bracket, self.calls = [], None, 0
         self.h, self.hmax, self.hmin, self.window = h, 10.0, 1e-14, 1e-12
         self.motion, self.d, self.y = [object()], (), [1.0]
-        self.measured = []
+        self.measured, self.lights, self.saves = [], [], 0
 
     def _save(self):
+        self.saves += 1
         return []
 
     def _restore(self, states, keep=()):
@@ -60,8 +61,9 @@ class _Stubbed(AdaptiveAlgorithm):
     def _advance(self, t, h, implicit):
         self.calls += 1
 
-    def _measure(self, t):
+    def _measure(self, t, light=False):
         # full step, then the two half steps: y_full = 1, y_mid = 1, y_half = 1 + e*(atol + rtol*...)
+        self.lights.append(light)
         k = len(self.measured) % 3
         if k == 2:
             e = self.errors.pop(0)
@@ -230,7 +232,8 @@ class _Extrapolated(_Stubbed):
         self.queue = list(errors)
         self.extrapolation = Stub()
 
-    def _measure(self, t):
+    def _measure(self, t, light=False):
+        self.lights.append(light)
         self.measured.append(1.0)
         return [1.0], ()
 
@@ -256,6 +259,29 @@ def test_an_extrapolated_step_above_the_tolerance_is_retried_smaller():
     assert second.accepted and second.h == pytest.approx(0.1 * 0.9 * 6.0 ** (-1 / 3), rel=1e-12)
     assert end == pytest.approx(0.0495289, rel=1e-6)
     assert algo.extrapolation.starts == 1  # the forces at t, taken once per step
+
+
+@pytest.mark.parametrize(
+    "stiff, middle", [(False, False), (True, True)], ids=["explicit", "implicit"]
+)
+def test_the_state_is_saved_once_per_step_and_undone_measurements_are_light(stiff, middle):
+    """A doubled step rejected (err 6/3), then accepted (err 0.5/3): the FMUs' state at t is saved once
+    for both attempts (each attempt is undone to it); per attempt, the measurement at the full
+    step's end is undone (light), the one at the middle light where an implicit half step makes
+    its own exchange there (an explicit one keeps the middle's exchange), the last one full."""
+    algo = _Stubbed(PARAMS, [6.0, 0.5], stiff=stiff, composite=stiff)
+    algo.do_step(0.0, 1.0)
+    assert [r.accepted for r in algo.records] == [False, True]
+    assert algo.saves == 1
+    assert algo.lights == [True, middle, False] * 2
+
+
+def test_an_extrapolated_step_measures_with_the_full_exchange():
+    """The force extrapolation keeps the step and reads the forces the full exchange at its end
+    gives: no light measurement, one save for a rejected and an accepted attempt."""
+    algo = _Extrapolated([6.0, 0.0])
+    algo.do_step(0.0, 1.0)
+    assert algo.lights == [False, False] and algo.saves == 1
 
 
 def test_no_extrapolated_estimate_falls_back_to_step_doubling():
@@ -629,14 +655,23 @@ class _World:
         return v(self.clock) if callable(v) else v
 
 
-def _inst(name, m=None, values=None, discrete=()):
-    """A fake instance: declared inertia m (None: none), values {vr: value}, discrete [(vr, kind)]."""
+def _inst(name, m=None, values=None, discrete=(), outputs=()):
+    """A fake instance: declared inertia m (None: none), values {vr: value}, discrete [(vr, kind)],
+    the outputs of its ModelStructure [(vr, [vrs it depends on] or None)] (none declared: the
+    algorithm reads its motion with readers of its own, and measures with the full exchange)."""
+    outputs = [
+        _ns(
+            variable=_ns(valueReference=vr),
+            dependencies=None if deps is None else [_ns(valueReference=d) for d in deps],
+        )
+        for vr, deps in outputs
+    ]
     variables = [_ns(causality="output", type=kind, valueReference=vr) for vr, kind in discrete]
     return _ns(
         name=name,
         m=m,
         values=dict(values or {}),
-        md=_ns(modelVariables=variables, defaultExperiment=None),
+        md=_ns(modelVariables=variables, defaultExperiment=None, outputs=list(outputs)),
     )
 
 
@@ -662,8 +697,21 @@ def world(monkeypatch):
             )
             self.force_at = {(ti.name, tf): ([0.0], 0) for f in plan.forces for ti, tf in f.sources}
             self.der_at = {key: ([0.0], 0) for key in self.force_at}
+            # the motion as the full exchange and the motion exchange alone read it
+            self.read = {(m.source.name, vr): m.source for m in plan.motion for vr in (m.s, m.v)}
+            self.motion_at = {key: ([0.0], 0) for key in self.read}
+            self.light_at = {key: ([0.0], 0) for key in self.read}
+
+        def _fill(self, at):
+            for key, inst in self.read.items():
+                at[key][0][0] = w.value(inst, key[1])
+
+        def motion(self, t):
+            log("motion", t)
+            self._fill(self.light_at)
 
         def gauss_seidel(self, t, h):
+            self._fill(self.motion_at)
             if self.kind == "explicit":
                 log("exchange", t)
             elif self.kind == "composite":
@@ -734,18 +782,35 @@ class _Manipulate:
         self.log("manipulate", t)
 
 
-def _fake_run(w, bodies, elements=(), ready=False, integrating=(), driven=(), extra=()):
+def _fake_run(
+    w, bodies, elements=(), ready=False, integrating=(), driven=(), extra=(), contact=None
+):
     """A wall (a Fixed: no inertia) and the bodies {name: m} (s vr 1, v vr 2, both 0), each joined to
-    element "sd" (a contact flag: Integer output vr 20, 0); the implicit coupling's `elements`
-    (composite-ready if `ready`), the instances that integrate their contact, the driven bodies and
-    `extra` instances, listed first."""
+    element "sd" (motion inputs s vr 11, v vr 12; a contact flag: Integer output vr 20, 0); the
+    implicit coupling's `elements` (composite-ready if `ready`), the instances that integrate their
+    contact, the driven bodies and `extra` instances, listed first. contact: the inputs the flag
+    depends on (the ModelStructure; the motion outputs then declared to depend on none); None:
+    no dependencies declared."""
     from contactfmu.cosim.algorithms.base import Run
 
-    sd = _inst("sd", values={20: 0}, discrete=[(20, "Integer")])
-    wall = _inst("wall", values={1: 0.0, 2: 0.0})
-    insts = [*extra, wall, sd] + [_inst(n, m, {1: 0.0, 2: 0.0}) for n, m in bodies.items()]
+    declared = contact is not None
+    sd = _inst(
+        "sd",
+        values={20: 0},
+        discrete=[(20, "Integer")],
+        outputs=[(20, contact)] if declared else (),
+    )
+    motion_outputs = [(1, []), (2, [])] if declared else ()
+    wall = _inst("wall", values={1: 0.0, 2: 0.0}, outputs=motion_outputs)
+    insts = [*extra, wall, sd] + [
+        _inst(n, m, {1: lambda clock: clock, 2: 1.0}, outputs=motion_outputs)
+        for n, m in bodies.items()
+    ]
     by_name = {i.name: i for i in insts}
-    motion = [_ns(source=by_name[n], target=sd, s=1, v=2) for n in ["wall", *bodies]]
+    motion = [
+        _ns(source=by_name[n], target=sd, s=1, v=2, target_s=11, target_v=12)
+        for n in ["wall", *bodies]
+    ]
     forces = [_ns(body=by_name[n], with_derivative=True, sources=[(sd, 10)]) for n in bodies]
     plan = _ns(motion=motion, forces=forces, signals=[], inertia=dict(bodies, wall=None))
     system = _ns(
@@ -853,28 +918,97 @@ def test_the_composite_coupling_is_two_stages_of_half_the_step(world):
     del world.log[:]
     assert algo.do_step(0.0, 1.0) == 0.1
 
-    def stages(t, h):
-        return [
-            ("manipulate", t),
-            ("exchange", "composite", 1, t, h / 2),
-            ("do_steps", t, h / 2),
-            ("manipulate", t + h / 2),
-            ("exchange", "composite", 2, t + h / 2, h / 2),
-            ("do_steps", t + h / 2, h / 2),
-        ]
-
     names = ("wall", "mass", "sd")
     assert world.log == (
         [("read", "el", 0.0)]
-        + stages(0.0, 0.1)
+        + _stages(0.0, 0.1)
         + _measurement(0.1, *names)
-        + stages(0.0, 0.05)
+        + _stages(0.0, 0.05)
         + _measurement(0.05, *names)
-        + stages(0.05, 0.05)
+        + _stages(0.05, 0.05)
         + _measurement(0.1, *names)
     )
     (record,) = algo.records
     assert record == (0.0, 0.1, True, "", 0.0, True, 6)
+
+
+def _stages(t, h):
+    return [
+        ("manipulate", t),
+        ("exchange", "composite", 1, t, h / 2),
+        ("do_steps", t, h / 2),
+        ("manipulate", t + h / 2),
+        ("exchange", "composite", 2, t + h / 2, h / 2),
+        ("do_steps", t + h / 2, h / 2),
+    ]
+
+
+def test_a_measurement_that_is_undone_makes_the_motion_exchange_alone(world):
+    """The composite step of the test above, the ModelStructure declared: the bodies' motion
+    depends on no input, sd's contact flag on its motion inputs alone. The measurements at the end
+    of the full step (undone for its halves) and at the middle (the second half makes its own
+    exchange there) make the motion exchange alone (Exchange.motion: no driven inputs, no forces)
+    and read the flag; the last one makes the full exchange. None reads the motion with a call of
+    its own: it is the exchange's (the mass at s = t, v = 1)."""
+    el = _element(None, "mass", 1e6, 0.0)
+    run = _fake_run(
+        world, {"mass": 1.0}, elements=[el], ready=True, extra=[el.inst], contact=[11, 12]
+    )
+    algo = _started(world, run, h0=0.1)
+    assert algo.light
+    del world.log[:]
+    assert algo.do_step(0.0, 1.0) == 0.1
+
+    def light(t):
+        return [("motion", t), ("read", "sd", t)]
+
+    assert world.log == (
+        [("read", "el", 0.0)]
+        + _stages(0.0, 0.1)
+        + light(0.1)
+        + _stages(0.0, 0.05)
+        + light(0.05)
+        + _stages(0.05, 0.05)
+        + [("manipulate", 0.1), ("exchange", 0.1), ("read", "sd", 0.1)]
+    )
+    assert algo.y == [0.0, 0.0, 0.1, 1.0]  # wall s, v; mass s, v at 0.1 s
+    (record,) = algo.records
+    assert record == (0.0, 0.1, True, "", 0.0, True, 6)
+
+
+@pytest.mark.parametrize(
+    "contact, light",
+    [([11, 12], True), ([11], True), ([11, 12, 13], False), ([], True), (None, False)],
+    ids=["motion", "position", "and-a-force", "nothing", "undeclared"],
+)
+def test_the_motion_exchange_alone_where_the_discrete_outputs_depend_on_the_motion(
+    world, contact, light
+):
+    """light where every discrete output depends on nothing but the motion inputs the motion
+    exchange sets (sd's s vr 11, v vr 12); not where one also depends on another input (vr 13), nor
+    where the ModelStructure declares nothing (the motion then read with readers of its own)."""
+    run = _fake_run(world, {"mass": 1.0}, contact=contact)
+    algo = _started(world, run, h0=0.1)
+    assert algo.light is light
+    assert (algo.y_at is not None) is (contact is not None)
+
+
+def test_a_doubled_explicit_step_measures_its_middle_with_the_full_exchange(world):
+    """A driven body (step doubling, explicit): the full step's measurement is undone (the motion
+    exchange alone); the middle one is kept, with its exchange, which the second half does not make
+    again (the FMUs hold its inputs)."""
+    run = _fake_run(world, {"mass": 1.0}, driven=["mass"], contact=[11, 12])
+    algo = _started(world, run, h0=0.1)
+    del world.log[:]
+    assert algo.do_step(0.0, 1.0) == 0.1
+    full = [("manipulate", 0.05), ("exchange", 0.05), ("read", "sd", 0.05)]
+    assert world.log == (
+        [("do_steps", 0.0, 0.1), ("motion", 0.1), ("read", "sd", 0.1)]
+        + [("do_steps", 0.0, 0.05)]
+        + full
+        + [("do_steps", 0.05, 0.05)]
+        + [("manipulate", 0.1), ("exchange", 0.1), ("read", "sd", 0.1)]
+    )
 
 
 @pytest.mark.parametrize(
@@ -959,7 +1093,7 @@ def test_a_discrete_change_is_bracketed_by_bisection_within_the_bracket():
     algo.window = 1e-3
     algo.d = (0,)
 
-    def measure(t):
+    def measure(t, light=False):
         algo.measured.append(t)
         return [1.0], (int(t > 0.0123),)
 
@@ -984,7 +1118,7 @@ def _guarded_measure(algo, change, attempts=40):
     """algo._measure with one discrete output that is 1 from `change` s on (> change), the motion
     constant; more than `attempts` measurements fail the test (a bracket that is never closed)."""
 
-    def measure(t):
+    def measure(t, light=False):
         algo.measured.append(t)
         assert len(algo.measured) <= attempts, "the change is never accepted"
         return [1.0], (int(t > change),)
@@ -1163,8 +1297,8 @@ def test_a_change_inside_a_half_step_of_exactly_the_event_window_is_not_an_event
     calls = []
     flag = _flag(calls, 0.0009, 0.0011)
 
-    def measure(t):
-        y, _ = _Stubbed._measure(algo, t)
+    def measure(t, light=False):
+        y, _ = _Stubbed._measure(algo, t, light)
         return y, (flag(t),)
 
     algo._measure = measure

@@ -129,6 +129,69 @@ def test_gauss_seidel_exchange_makes_one_call_per_instance_and_causal_stage(boun
     assert (batched, values) == (25, 45)
 
 
+def test_the_motion_exchange_sets_the_elements_motion_alone(fmu_dir):
+    """Exchange.motion (part a. alone, for a measurement the adaptive master undoes): one get per
+    body and one set per element, nothing else; every element's flange given the motion of its
+    node (s + rod offset, v), read into light_at as the full exchange reads it into motion_at."""
+    system = driven(fmu_dir)
+    system.instances["mass"].values.update(v_start=0.3)
+    _initialized(system)
+    try:
+        plan = system.plan()
+        counts = Counts(system)
+        exchange = Exchange(plan)
+        exchange.motion(0.0)
+        assert counts.of("fmi2GetReal") == {"wall": 1, "stop": 1, "mass": 1}
+        assert counts.of("fmi2SetReal") == {"spring": 1, "gap": 1, "force": 1}
+        assert sum(counts.calls.values()) == 6
+        assert _get(system, "spring", "flange_a.s") == 2.0
+        assert _get(system, "gap", "flange_a.s") == _get(system, "mass", "flange_b.s")
+        assert _get(system, "force", "flange.v") == _get(system, "gap", "flange_a.v") == 0.3
+        assert _get(system, "gap", "flange_b.s") == _get(system, "stop", "flange.s")
+        exchange.gauss_seidel(0.0, 1e-3)
+        assert exchange.light_at.keys() == exchange.motion_at.keys()
+        assert all(
+            _value(exchange.light_at[key]) == _value(exchange.motion_at[key])
+            for key in exchange.motion_at
+        )
+        assert (
+            _value(
+                exchange.light_at[
+                    ("mass", system.instances["mass"].var("flange_b.v").valueReference)
+                ]
+            )
+            == 0.3
+        )
+    finally:
+        system.free()
+
+
+def _value(slot):
+    buf, i = slot
+    return buf[i]
+
+
+def test_the_composite_exchange_reads_no_derivative_of_a_coupled_force(bound):
+    """composite=True passes the coupled elements' forces through the coupling's correction, not
+    their own derivatives: the exchange reads the derivatives of the other forces alone (the
+    force's, the sine's), where the explicit exchange reads the gap's and the spring's too."""
+    system, plan, counts = bound
+    coupling_ = implicit_coupling(system, plan)
+    assert {e.inst.name for e in coupling_.elements} == {"spring", "gap"}
+    exchange = Exchange(plan, coupling_, composite=True)
+    coupling_.stage = 1
+    exchange.gauss_seidel(0.0, 1e-3)
+    assert counts.of("fmi2GetRealOutputDerivatives") == {"force": 1, "sine": 1}
+    counts.calls.clear()
+    Exchange(plan).gauss_seidel(0.0, 1e-3)
+    assert counts.of("fmi2GetRealOutputDerivatives") == {
+        "spring": 1,
+        "gap": 1,
+        "force": 1,
+        "sine": 1,
+    }
+
+
 @pytest.mark.parametrize(
     "scheme, step, stiff",
     [

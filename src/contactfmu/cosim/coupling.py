@@ -144,8 +144,11 @@ class Exchange:
         _write(p, self._accel_slots(here))
         # e. first derivatives of the forces
         derived = [f for f in forces if f.with_derivative]
+        # (the coupled elements' derivatives are not read where they are not passed: composite)
         self.der_at = here = _read(
-            p, [source for f in derived for source in f.sources], derivative=True
+            p,
+            [s for f in derived for s in f.sources if (s[0].name, s[1]) not in coupled],
+            derivative=True,
         )
         if self.composite:
             # the rates of the other forces (with the present accelerations) are known now: the
@@ -168,8 +171,13 @@ class Exchange:
             derivative=True,
         )
         self.calls = p.compile()
+        # the motion alone (a.): what a measurement that is undone needs (motion())
+        m = Program(self.batched)
+        self.light_at = _read(m, [(link.source, vr) for link in motion for vr in (link.s, link.v)])
+        _write(m, self._motion_slots(self.light_at))
+        self.motion_calls = m.compile()
         # where the values landed, (buffer, index), for the implicit coupling
-        for name in ("motion_at", "force_at", "der_at"):
+        for name in ("motion_at", "force_at", "der_at", "light_at"):
             setattr(self, name, {k: (s.buf, s.i) for k, s in getattr(self, name).items()})
         self.jacobi = None  # (reads, writes), compiled on first use
         self.implicit = implicit.bind(self) if implicit else None
@@ -209,6 +217,12 @@ class Exchange:
         for lead in self.leading:
             lead.h = h
         for call in self.calls:
+            call(t)
+
+    def motion(self, t):
+        """Part a. alone: every compliant flange given the motion of its node (read into
+        ``light_at``), nothing else set."""
+        for call in self.motion_calls:
             call(t)
 
     def _jacobi(self):

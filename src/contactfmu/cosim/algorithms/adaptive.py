@@ -201,6 +201,20 @@ class ForceExtrapolation:
         return worst
 
 
+def _motion_decides(plan, outputs, discrete):
+    """Whether every discrete output the readers `discrete` read depends on nothing but the motion
+    inputs the motion exchange sets (``outputs``: {(instance name, vr): its dependencies})."""
+    moved = {}
+    for link in plan.motion:
+        moved.setdefault(link.target.name, set()).update((link.target_s, link.target_v))
+    return all(
+        outputs.get((r.inst.name, vr)) is not None
+        and {d.valueReference for d in outputs[(r.inst.name, vr)]} <= moved.get(r.inst.name, set())
+        for r in discrete
+        for vr in r.vr
+    )
+
+
 class AdaptiveAlgorithm(Algorithm):
     """Error-controlled communication steps with rollback (module docstring); dense (Adaptive.dense,
     the default): its steps do not end on the recording times, which are interpolated between its
@@ -277,6 +291,17 @@ class AdaptiveAlgorithm(Algorithm):
                     (link.s, link.v)
                 )
         self.motion = [Reader(inst, sorted(vrs)) for inst, vrs in motion.values()]
+        # the motion as the explicit exchange reads it (full, or part a. alone: light), where the
+        # motion outputs depend on no input (a body's states): the same values, no call of their own
+        outputs = {
+            (inst.name, u.variable.valueReference): u.dependencies
+            for inst in self.instances
+            for u in inst.md.outputs
+        }
+        y = [(r.inst.name, vr) for r in self.motion for vr in r.vr]
+        self.y_at = None
+        if y and all(outputs.get(key) == [] for key in y):
+            self.y_at = ([explicit.motion_at[key] for key in y], [explicit.light_at[key] for key in y])
         self.extrapolation = None
         if self.params.estimate == "auto" and self.motion:
             driven = {inst.name for inst, *_ in run.manipulate.plan}
@@ -296,6 +321,10 @@ class AdaptiveAlgorithm(Algorithm):
                 ]
                 if vrs:
                     self.discrete.append(Reader(inst, vrs, kind))
+        # a measurement that is undone (a full step before its halves; the middle of an implicit
+        # step) makes only the motion exchange (Exchange.motion) where the discrete outputs depend
+        # on nothing else (their ModelStructure): those outputs and the motion are what it reads
+        self.light = self.y_at is not None and _motion_decides(plan, outputs, self.discrete)
         # stiffness of the elements the implicit exchange can couple: (reader of c, d; reduced mass)
         self.stiffness = []
         self.composite = self.implicit is not explicit and self.implicit.composite
@@ -349,10 +378,19 @@ class AdaptiveAlgorithm(Algorithm):
         self.calls += 1  # (counted before: a call that returns early is one too)
         self.do_steps(t, h)
 
-    def _measure(self, t):
-        """(motion, discrete state) at t, after the exchange that makes every output current."""
-        self._exchange(t, 0.0)
-        y = [x for r in self.motion for x in r(t)]
+    def _measure(self, t, light=False):
+        """(motion, discrete state) at t, after the exchange that makes every output current, or
+        (light, where self.light allows it) after the motion exchange alone, for a measurement
+        that is undone or followed by an exchange."""
+        if light and self.light:
+            self.explicit.motion(t)
+            self.exchanged_at = None
+        else:
+            self._exchange(t, 0.0)
+        if self.y_at is None:
+            y = [x for r in self.motion for x in r(t)]
+        else:
+            y = [buf[i] for buf, i in self.y_at[1 if light and self.light else 0]]
         d = tuple(x for r in self.discrete for x in r(t))
         return y, d
 
@@ -391,6 +429,20 @@ class AdaptiveAlgorithm(Algorithm):
         extrapolation = self.extrapolation
         if extrapolation is not None:
             extrapolation.start()  # (the exchange at t, of the last measurement)
+        # the state at t, saved once: every attempt from t is undone to it
+        saved, saved_at = self._save(), self.exchanged_at
+
+        def rollback():  # the state saved, and with it the inputs of the exchange at saved_at
+            self._restore(saved)
+            self.exchanged_at = saved_at
+
+        try:
+            return self._attempts(t, limit, regular, extrapolation, saved, rollback)
+        finally:
+            self._free(saved)
+
+    def _attempts(self, t, limit, regular, extrapolation, saved, rollback):
+        """Attempts from t (the state `saved`) until one is accepted; its end."""
         while True:
             h = limit - t if regular else min(self.h, self.hmax, limit - t)
             if self.bracket is not None:
@@ -402,18 +454,14 @@ class AdaptiveAlgorithm(Algorithm):
                 )
             if limit - (t + h) < self.hmin:
                 h = limit - t  # no sliver left before the limit
-            saved, saved_at = self._save(), self.exchanged_at
-
-            def rollback():  # the state saved, and with it the inputs of the exchange at saved_at
-                self._restore(saved)
-                self.exchanged_at = saved_at
-
             self.calls = 0
             try:
                 implicit = self._stiff(t, h)
                 order = 2 if (not implicit or self.composite) else 1
                 self._advance(t, h, implicit)
-                y_full, d_full = self._measure(t + h)
+                # (undone where the step is estimated by doubling)
+                doubling = bool(self.motion) and (implicit or extrapolation is None)
+                y_full, d_full = self._measure(t + h, light=doubling)
                 if d_full != self.d and h > self.window and t + h != self.event_at:
                     # a discrete change inside the step: bracket it
                     self.records.append(
@@ -435,7 +483,8 @@ class AdaptiveAlgorithm(Algorithm):
                     rollback()
                     half = 0.5 * h
                     self._advance(t, half, implicit)
-                    y_mid, d_mid = self._measure(t + half)
+                    # (an implicit half step makes its own exchange at t + half)
+                    y_mid, d_mid = self._measure(t + half, light=implicit)
                     if d_mid != self.d and half > self.window and self.bracket is None:
                         self.records.append(
                             StepRecord(t, h, False, "event", math.nan, implicit, self.calls)
@@ -475,8 +524,6 @@ class AdaptiveAlgorithm(Algorithm):
                     self.bracket = self.event_at = early.time
                     rollback()
                     continue
-            finally:
-                self._free(saved)
             self.records.append(StepRecord(t, h, True, "", err, implicit, self.calls))
             factor = (
                 self.GROW
