@@ -125,20 +125,17 @@ class Exchange:
                 if f.with_derivative:
                     self.correction_rate[name] = [0.0]
                     rate_term[(name, f.f)] = [(self.correction_rate[name], 0)]
+        present = [(f.body, f.f, [fat[(ti.name, tf)] for ti, tf in f.sources], 0.0) for f in forces]
         force_slots = [
-            (
-                f.body,
-                f.f,
-                [fat[(ti.name, tf)] for ti, tf in f.sources]
-                + value_term.get((f.body.name, f.f), []),
-                0.0,
-            )
-            for f in forces
+            (body, vr, terms + value_term.get((body.name, vr), []), 0.0)
+            for body, vr, terms, _ in present
         ]
         if implicit is not None and not self.composite:
             p.call(self._couple)
             self._restore(p, implicit)
-        _write(p, force_slots)
+        # composite: first the present forces (what the bodies' accelerations below are of; the
+        # correction, still that of the last exchange, comes with the coupling)
+        _write(p, present)
         # d. accelerations
         here = _read(p, [(a.source, a.a) for a in accel])
         _write(p, self._accel_slots(here))

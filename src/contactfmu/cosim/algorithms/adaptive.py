@@ -301,7 +301,10 @@ class AdaptiveAlgorithm(Algorithm):
         y = [(r.inst.name, vr) for r in self.motion for vr in r.vr]
         self.y_at = None
         if y and all(outputs.get(key) == [] for key in y):
-            self.y_at = ([explicit.motion_at[key] for key in y], [explicit.light_at[key] for key in y])
+            self.y_at = (
+                [explicit.motion_at[key] for key in y],
+                [explicit.light_at[key] for key in y],
+            )
         self.extrapolation = None
         if self.params.estimate == "auto" and self.motion:
             driven = {inst.name for inst, *_ in run.manipulate.plan}
