@@ -4,8 +4,8 @@ one :class:`Adaptive`.
 ``do_step(t, limit)`` (cosim.algorithms.base) takes one accepted communication step from t, never
 past ``limit`` (the end of the run: the output times are interpolated between the communication
 points, base.Algorithm.dense), and returns its end. Every FMU's state is saved at t with
-fmi2GetFMUstate; an attempt that is not good enough is undone with fmi2SetFMUstate and repeated
-with a smaller step.
+fmi2GetFMUstate, once for the step; an attempt that is not good enough is undone with
+fmi2SetFMUstate and repeated with a smaller step.
 
 An attempt of size H from t:
 
@@ -35,7 +35,10 @@ An attempt of size H from t:
      body driven or set by a signal; or ``Adaptive(estimate="doubling")``) step doubling: the
      attempt is repeated as two steps of H/2; the two results give |y_H/2 - y_H|/(2^p - 1)
      (p = 2; 1 for backward Euler), and the two half steps are kept when accepted (the more
-     accurate result);
+     accurate result). The measurement at the end of the full step, which is undone, and the one
+     at the middle of an implicit step, whose second half makes its own exchange there, make the
+     motion exchange alone (coupling.Exchange.motion) where the ModelStructure says that the
+     discrete outputs depend on nothing but the motion inputs it sets;
    where there is no motion to estimate (every body's contact integrated by its element) the
    recording times bound the steps instead;
 4. the next step: H*min(4, max(0.2, 0.9*err^(-1/(p + 1)))), at most ``hmax``.
