@@ -993,6 +993,16 @@ def test_the_motion_exchange_alone_where_the_discrete_outputs_depend_on_the_moti
     assert (algo.y_at is not None) is (contact is not None)
 
 
+def test_a_discrete_output_of_an_instance_the_motion_exchange_does_not_set(world):
+    """An instance that takes no motion (here one of its own, outside the nodes) whose discrete
+    output depends on no input: nothing the motion exchange leaves out decides it, light; one
+    that depends on an input of its own: not light."""
+    for deps, light in (([], True), ([7], False)):
+        other = _inst("other", values={30: 0}, discrete=[(30, "Integer")], outputs=[(30, deps)])
+        run = _fake_run(world, {"mass": 1.0}, contact=[11, 12], extra=[other])
+        assert _started(world, run, h0=0.1).light is light
+
+
 def test_a_doubled_explicit_step_measures_its_middle_with_the_full_exchange(world):
     """A driven body (step doubling, explicit): the full step's measurement is undone (the motion
     exchange alone); the middle one is kept, with its exchange, which the second half does not make
