@@ -1237,7 +1237,9 @@ def test_a_change_at_an_early_return_is_accepted_in_the_step_that_ends_there(wor
     """ "sd" returns early at 0.03 s (FMI 3.0) and its contact flag is 1 from 0.03 s on: the attempt
     [0, 0.1] is an event; the retry goes to the early return exactly ([0, 0.03]: the bracket, exact)
     and ends at the change: accepted there, although 0.03 s is longer than the event window (a
-    time the FMU located, not bracketed again: 'an FMU's event time ends the step there')."""
+    time the FMU located, not bracketed again: 'an FMU's event time ends the step there'). The
+    steps are not regular: the step is taken again to the event by every FMU, restored (not only
+    by those that did not return early, as with regular steps)."""
     run = _fake_run(world, {"mass": 1.0})
     calls = []
 
@@ -1256,6 +1258,8 @@ def test_a_change_at_an_early_return_is_accepted_in_the_step_that_ends_there(wor
         (0.0, 0.03, True, ""),
     ]
     assert algo.d == (1,) and algo.bracket is None and algo.event_at is None
+    steps = [entry for entry in world.log if entry[0] in ("do_steps", "others")]
+    assert steps == [("do_steps", 0.0, 0.1), ("do_steps", 0.0, 0.03)]
 
 
 def _flag(calls, on, off=math.inf, attempts=60):
