@@ -65,7 +65,8 @@ class _Lead:
 
 class Exchange:
     """Exchange of one communication point. ``gauss_seidel(t, h)`` sets every connected input from
-    the present outputs in causal order; ``read(t)`` / ``write(t)`` split it for Jacobi.
+    the present outputs in causal order; ``read(t)`` / ``write(t)`` split it for Jacobi;
+    ``motion(t)`` makes its first part alone (every compliant flange given its node's motion).
 
     lead=True (the adaptive master's implicit exchange, with an ImplicitCoupling): the backward
     Euler step evaluates every force at the end of the step, so the signals that have a first
