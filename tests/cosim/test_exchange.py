@@ -36,23 +36,30 @@ def driven(fmu_dir, c=1e5, d=20.0, m=1.0):
     return s
 
 
+def _wrap_calls(system, wrap):
+    """Replace every FMI function of the system's instances by wrap(instance name, function name,
+    function), a call with the ctypes attributes fmpy's wrapper and the master's bindings read."""
+    for inst in system.instances.values():
+        functions = inst.slave._functions
+        for name, function in list(functions.items()):
+            call = wrap(inst.name, name, function)
+            call.argnames = getattr(function, "argnames", None)
+            call.argtypes, call.restype = function.argtypes, function.restype
+            functions[name] = call
+
+
 class Counts:
     """The FMI calls of the instances of a system, per (instance, FMI function)."""
 
     def __init__(self, system):
         self.calls = {}
-        for inst in system.instances.values():
-            functions = inst.slave._functions
-            for name, function in list(functions.items()):
-                functions[name] = self._counting(inst.name, name, function)
+        _wrap_calls(system, self._counting)
 
     def _counting(self, instance, name, function):
         def call(*args):
             self.calls[(instance, name)] = self.calls.get((instance, name), 0) + 1
             return function(*args)
 
-        call.argnames = getattr(function, "argnames", None)
-        call.argtypes, call.restype = function.argtypes, function.restype
         return call
 
     def of(self, name):
@@ -358,10 +365,7 @@ class Failing:
 
     def __init__(self, system, warn=False):
         self.at, self.status, self.count, self.failed, self.warn = None, 2, 0, None, warn
-        for inst in system.instances.values():
-            functions = inst.slave._functions
-            for name, function in list(functions.items()):
-                functions[name] = self._wrapped(inst.name, name, function)
+        _wrap_calls(system, self._wrapped)
 
     def _wrapped(self, instance, name, function):
         def call(*args):
@@ -372,8 +376,6 @@ class Failing:
             status = function(*args)
             return 1 if self.warn and status == 0 else status
 
-        call.argnames = getattr(function, "argnames", None)
-        call.argtypes, call.restype = function.argtypes, function.restype
         return call
 
 
