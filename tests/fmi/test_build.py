@@ -1,6 +1,7 @@
 """Every FMU builds, validates, declares what docs/conventions.md and docs/fmus.md state, and is self-contained."""
 
 import ast
+import io
 import os
 import re
 import shutil
@@ -102,17 +103,22 @@ def test_integer_and_boolean_variables_get_a_variability(tmp_path):
     )
 
 
+def packaged(fmu):
+    """(package name, {path: bytes} of resources/<package>.zip, the FMU's member names)."""
+    with zipfile.ZipFile(fmu) as z:
+        package = z.read("resources/slavemodule.txt").decode().strip().removesuffix("_slave")
+        members = z.namelist()
+        archive = z.read(f"resources/{package}.zip")
+    with zipfile.ZipFile(io.BytesIO(archive)) as z:
+        return package, {n: z.read(n) for n in z.namelist()}, members
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_bundled_code_imports_only_the_standard_library(fmu_dir, name):
-    with zipfile.ZipFile(fmu_dir / f"{name}.fmu") as z:
-        sources = {
-            n: z.read(n).decode()
-            for n in z.namelist()
-            if n.startswith("resources/cfmu_") and n.endswith(".py")
-        }
-        module = z.read("resources/slavemodule.txt").decode().strip()
-    package = module.removesuffix("_slave")
-    assert package.startswith(f"cfmu_{name.lower()}_") and sources
+    package, files, _ = packaged(fmu_dir / f"{name}.fmu")
+    sources = {n: d.decode() for n, d in files.items() if n.endswith(".py")}
+    assert package.startswith(f"cfmu_{name.lower()}_")
+    assert f"{package}/components/{name}/slave.py" in sources
     allowed = set(sys.stdlib_module_names) | {"pythonfmu", package}
     for path, text in sources.items():
         for node in ast.walk(ast.parse(text)):
@@ -123,6 +129,24 @@ def test_bundled_code_imports_only_the_standard_library(fmu_dir, name):
             else:
                 continue
             assert set(roots) <= allowed, f"{path} imports {roots}"
+
+
+@pytest.mark.parametrize("standard", ["2.0", "3.0"])
+def test_python_packages_are_one_archive(fmu_dir, fmu3_dir, standard):
+    """build.archive: resources/ holds slavemodule.txt, the entry script and one archive with
+    the FMU's Python packages (its own and pythonfmu's), so that extracting the FMU creates a
+    dozen files, not one per module, its bytecode and its folder."""
+    folder = fmu_dir if standard == "2.0" else fmu3_dir
+    package, files, members = packaged(folder / "Mass.fmu")
+    assert sorted(m for m in members if m.startswith("resources/")) == [
+        f"resources/{package}.zip",
+        f"resources/{package}_slave.py",
+        "resources/slavemodule.txt",
+    ]
+    assert len(members) <= 12, members
+    assert f"{package}/fmi/slave.py" in files and "pythonfmu/fmi2slave.py" in files
+    # the namespace package mechanics/ (no __init__.py) is found by its folder's entry
+    assert f"{package}/mechanics/" in files and f"{package}/mechanics/__init__.py" not in files
 
 
 def test_module_names_are_unique_per_fmu(fmu_dir):
@@ -225,19 +249,18 @@ def test_the_fmi_schema_checks_each_standards_model_description(
 
 @pytest.mark.parametrize("standard", ["2.0", "3.0"])
 def test_every_bundled_module_ships_bytecode_that_matches_its_source(fmu_dir, fmu3_dir, standard):
-    """build.bytecode: beside every Python source under resources/, a PEP 552 hash-checked pyc
+    """build.bytecode: beside every Python source of the archive, a PEP 552 hash-checked pyc
     for the building Python (magic number, flags 0b11, the source's hash), whose code is the
     source's."""
     import importlib.util
     import marshal
 
     folder = fmu_dir if standard == "2.0" else fmu3_dir
-    with zipfile.ZipFile(folder / "Mass.fmu") as z:
-        files = {n: z.read(n) for n in z.namelist()}
-    sources = [n for n in files if n.startswith("resources/") and n.endswith(".py")]
+    _, files, _ = packaged(folder / "Mass.fmu")
+    sources = [n for n in files if n.endswith(".py")]
     assert any("/fmi/" in n for n in sources) and any("pythonfmu/" in n for n in sources)
     for name in sources:
-        pyc = files[importlib.util.cache_from_source(name)]
+        pyc = files[name[:-3] + ".pyc"]
         assert pyc[:4] == importlib.util.MAGIC_NUMBER, name
         assert int.from_bytes(pyc[4:8], "little") == 0b11, name
         assert pyc[8:16] == importlib.util.source_hash(files[name]), name
@@ -247,25 +270,30 @@ def test_every_bundled_module_ships_bytecode_that_matches_its_source(fmu_dir, fm
 
 def test_instantiation_imports_the_shipped_bytecode(fmu_dir, tmp_path):
     """Python loads the FMU's modules from the shipped bytecode: instantiating the unzipped FMU
-    (in a process of its own) compiles no module from its source but one whose source was
-    edited (the check that makes the bytecode safe)."""
+    (in a process of its own) compiles no module of the archive from its source but one whose
+    source was edited (the check that makes the bytecode safe)."""
     unzipped = tmp_path / "Mass"
     with zipfile.ZipFile(fmu_dir / "Mass.fmu") as z:
         z.extractall(unzipped)
-    edited = next((unzipped / "resources").glob("cfmu_mass_*/fmi/slave.py"))
-    edited.write_bytes(edited.read_bytes() + b"\n# edited\n")
+    package, files, _ = packaged(fmu_dir / "Mass.fmu")
+    edited = f"{package}/fmi/slave.py"
+    files[edited] += b"\n# edited\n"
+    archive = unzipped / "resources" / f"{package}.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
     script = textwrap.dedent(
         f"""
         import importlib.machinery, os
         from fmpy import read_model_description
         from fmpy.fmi2 import FMU2Slave
+        import zipimport
         compiled = []
-        loader = importlib.machinery.SourceFileLoader
-        to_code = loader.source_to_code
-        def source_to_code(self, data, path, **kwargs):
+        to_code = zipimport._compile_source
+        def compile_source(path, data):
             compiled.append(path)
-            return to_code(self, data, path, **kwargs)
-        loader.source_to_code = source_to_code
+            return to_code(path, data)
+        zipimport._compile_source = compile_source
         md = read_model_description({str(unzipped / "modelDescription.xml")!r})
         s = FMU2Slave(guid=md.guid, unzipDirectory={str(unzipped)!r},
                       modelIdentifier=md.coSimulation.modelIdentifier, instanceName="m")
@@ -278,4 +306,5 @@ def test_instantiation_imports_the_shipped_bytecode(fmu_dir, tmp_path):
     run = subprocess.run(
         [sys.executable, "-c", script], check=True, timeout=120, capture_output=True, text=True
     )
-    assert ast.literal_eval(run.stdout.strip().splitlines()[-1]) == [str(edited)]
+    # (compiled at each import: nothing writes bytecode into an archive)
+    assert set(ast.literal_eval(run.stdout.strip().splitlines()[-1])) == {f"{archive}/{edited}"}
