@@ -123,7 +123,63 @@ def test_the_fmi_function_of_each_kind_and_direction():
         ("Real", "Get", True, "fmi2GetRealOutputDerivatives"),
         ("Real", "Set", True, "fmi2SetRealInputDerivatives"),
     ]:
-        assert fc._function(inst, kind, direction, derivative) == (name, f[name])
+        assert fc._function(kind, direction, derivative) == name
+        # a function that is not a ctypes one (the stand-in's, an FMI 3.0 adapter, a counting
+        # wrapper) is called as it is, with the plain handle and counts
+        assert fc.bound(inst, name) == (f[name], "c-a", int)
+
+
+def test_a_ctypes_function_is_called_without_its_argument_conversion(fmu_dir):
+    """fastcalls.bound: fmpy's fmi2GetReal as a pointer to the same C function without argtypes,
+    called with the handle as a c_void_p and the count as a c_size_t, gives what fmpy's getReal
+    gives; and a Reader, Writer and States made of it work on a real FMU."""
+    from ctypes import byref, c_size_t, c_void_p
+
+    from fmpy import extract, read_model_description
+    from fmpy.fmi2 import FMU2Slave, fmi2FMUstate, fmi2ValueReference
+
+    path = str(fmu_dir / "Mass.fmu")
+    md = read_model_description(path)
+    slave = FMU2Slave(
+        guid=md.guid,
+        unzipDirectory=extract(path),
+        modelIdentifier=md.coSimulation.modelIdentifier,
+        instanceName="m",
+    )
+    slave.instantiate()
+    try:
+        slave.setupExperiment(startTime=0.0)
+        slave.enterInitializationMode()
+        slave.exitInitializationMode()
+        vr = {v.name: v.valueReference for v in md.modelVariables}
+        inst = type("I", (), {"name": "m", "slave": slave})()
+        fn, c, count = fc.bound(inst, "fmi2GetReal")
+        assert fn is not slave._functions["fmi2GetReal"] and fn.argtypes in (None, ())
+        assert isinstance(c, c_void_p) and c.value == slave.component and count is c_size_t
+        setter = fc.Writer(inst, [vr["flange_a.f"]], [([], 2.5)])
+        setter(0.0)
+        slave.doStep(0.0, 0.1)
+        reader = fc.Reader(inst, [vr["s"], vr["v"], vr["a"]])
+        # m = 1 kg pushed by flange_a.f = 2.5 N for 0.1 s from rest: a = -f/m, v = a*t, s = a*t^2/2
+        assert list(reader(0.1)) == pytest.approx([-0.0125, -0.25, -2.5], rel=1e-12)
+        assert list(reader(0.1)) == slave.getReal([vr["s"], vr["v"], vr["a"]])
+        states = fc.States([inst])
+        saved = states.save()
+        slave.doStep(0.1, 0.1)
+        states.restore(saved)
+        assert list(reader(0.1)) == pytest.approx([-0.0125, -0.25, -2.5], rel=1e-12)
+        states.free(saved)
+        # the bare pointer is the same C function: called by hand like fmpy's
+        values = (fmi2Real * 1)()
+        assert fn(c, (fmi2ValueReference * 1)(vr["v"]), count(1), values) == 0
+        assert values[0] == slave.getReal([vr["v"]])[0]
+        state = fmi2FMUstate()
+        get_state, c2, _ = fc.bound(inst, "fmi2GetFMUstate")
+        assert get_state(c2, byref(state)) == 0 and state.value
+        assert fc.bound(inst, "fmi2FreeFMUstate")[0](c2, byref(state)) == 0
+    finally:
+        slave.terminate()
+        slave.freeInstance()
 
 
 def test_a_reader_fills_its_buffer_with_one_call():

@@ -17,7 +17,7 @@ from typing import NamedTuple
 from fmpy.fmi2 import fmi2Real, fmi2ValueReference
 
 from .. import conventions
-from .fastcalls import Program, Reader, check
+from .fastcalls import Program, Reader, bound, check
 
 # False: one FMI call per value, in the listed order (the reference the batched exchange is
 # tested against, bit for bit)
@@ -314,11 +314,13 @@ class BoundEnd(NamedTuple):
 
 class Probe(NamedTuple):
     """The calls that evaluate a nonlinear element at a predicted state: fmi2SetReal of its motion
-    inputs (instance, function, component, value references, buffer) and a Reader of f, K, D."""
+    inputs (instance, function, component, count of 4 values, value references, buffer; as
+    fastcalls.bound gives them) and a Reader of f, K, D."""
 
     inst: object
     set_real: object
     component: object
+    count: object
     vrs: object
     buf: object
     reader: Reader
@@ -495,10 +497,12 @@ class ImplicitCoupling:
             if element.nonlinear:
                 a, b = element.end_a.motion, element.end_b.motion
                 vrs = (fmi2ValueReference * 4)(a.target_s, a.target_v, b.target_s, b.target_v)
+                set_real, component, count = bound(inst, "fmi2SetReal")
                 probe = Probe(
                     inst,
-                    inst.slave._functions["fmi2SetReal"],
-                    inst.slave.component,
+                    set_real,
+                    component,
+                    count(4),
                     vrs,
                     (fmi2Real * 4)(),
                     Reader(inst, [element.f_b, element.c, element.d]),
@@ -669,7 +673,7 @@ class ImplicitCoupling:
             v += a_v + beta_v * acc
             buf[k], buf[k + 1] = s, v
             k += 2
-        status = probe.set_real(probe.component, probe.vrs, 4, buf)
+        status = probe.set_real(probe.component, probe.vrs, probe.count, buf)
         if status > 1:
             check(probe.inst, "fmi2SetReal", status, t)
         values = probe.reader(t)
