@@ -44,6 +44,10 @@ PACKAGE = Path(__file__).resolve().parent
 SHIM_SOURCE = PACKAGE / "fmi" / "fmi2_status_shim.c"
 SHIM3_SOURCE = PACKAGE / "fmi" / "fmi3_status_shim.c"
 PLATFORM = "linux64"
+# the libraries and the Python archive are stored in the FMU, not deflated: an importer unzips
+# them without inflating (about 4 ms per FMU of the 2-core machine), for an FMU of about 0.9 MB
+# instead of 0.37 MB
+STORED = zipfile.ZIP_STORED
 
 
 def _bundle_sources(name):
@@ -296,12 +300,12 @@ def _install_shim(raw, dest, name, pkg, shim):
             if _packaged(item):
                 packaged.append((_packaged(item), data))
             elif item == lib:
-                zout.writestr(f"binaries/{PLATFORM}/{name}_pythonfmu.so", data)
-                zout.write(shim, lib)
+                zout.writestr(f"binaries/{PLATFORM}/{name}_pythonfmu.so", data, STORED)
+                zout.write(shim, lib, STORED)
                 zout.writestr(f"binaries/{PLATFORM}/{name}_libpython.txt", python_record())
             elif item != terminals.PATH:
                 zout.writestr(item, data)
-        zout.writestr(*archive(packaged, pkg))
+        zout.writestr(*archive(packaged, pkg), STORED)
         if declared:
             zout.writestr(terminals.PATH, terminals.to_bytes(declared))
     os.replace(tmp_dest, dest)
@@ -372,8 +376,8 @@ def build_fmu3(name, out_dir, shim=None):
         documentation = pages.write(name, Path(tmp) / "documentation").parent
         with zipfile.ZipFile(part, "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("modelDescription.xml", tostring(md, encoding="UTF-8", xml_declaration=True))
-            z.write(shim, f"binaries/{PLATFORM3}/{name}.so")
-            z.write(library, f"binaries/{PLATFORM3}/{name}_pythonfmu3.so")
+            z.write(shim, f"binaries/{PLATFORM3}/{name}.so", STORED)
+            z.write(library, f"binaries/{PLATFORM3}/{name}_pythonfmu3.so", STORED)
             z.writestr("resources/slavemodule.txt", f"{pkg}_slave")
             z.writestr(
                 f"resources/{pkg}_slave.py",
@@ -390,7 +394,7 @@ def build_fmu3(name, out_dir, shim=None):
                 (f"pythonfmu/{src.name}", src.read_bytes())
                 for src in sorted(Path(pythonfmu.__file__).parent.glob("*.py"))
             ]
-            z.writestr(*archive(packaged, pkg))
+            z.writestr(*archive(packaged, pkg), STORED)
             for f in sorted(documentation.rglob("*")):
                 if f.is_file():
                     z.write(f, f"documentation/{f.relative_to(documentation).as_posix()}")

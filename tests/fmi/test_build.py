@@ -144,6 +144,13 @@ def test_python_packages_are_one_archive(fmu_dir, fmu3_dir, standard):
         "resources/slavemodule.txt",
     ]
     assert len(members) <= 12, members
+    # the libraries and the archive stored, not deflated (build.STORED): unzipped without inflating
+    with zipfile.ZipFile(folder / "Mass.fmu") as z:
+        stored = {i.filename for i in z.infolist() if i.compress_type == zipfile.ZIP_STORED}
+    assert f"resources/{package}.zip" in stored
+    assert {m for m in members if m.endswith(".so")} <= stored and any(
+        m.endswith(".so") for m in members
+    )
     assert f"{package}/fmi/slave.py" in files and "pythonfmu/fmi2slave.py" in files
     # the namespace package mechanics/ (no __init__.py) is found by its folder's entry
     assert f"{package}/mechanics/" in files and f"{package}/mechanics/__init__.py" not in files
