@@ -435,8 +435,10 @@ def is_current(path, name):
         return False
 
 
-def build_all(out_dir="fmus", names=None, progress=print, force=True):
-    """Build (and validate) the FMUs; returns {name: (path, problems)}."""
+def build_all(out_dir="fmus", names=None, progress=print, force=True, check_current=True):
+    """Build (and validate) the FMUs; returns {name: (path, problems)}. force=False: only those
+    missing or out of date (is_current); check_current=False: an FMU that is current is not
+    validated again (it was when it was built: its problems are [])."""
     names = list(names or components.NAMES)
     out_dir = Path(out_dir)
     results = {}
@@ -451,7 +453,7 @@ def build_all(out_dir="fmus", names=None, progress=print, force=True):
                 action = "built"
             else:
                 action = "current"
-            problems = validation.problems(path)
+            problems = validation.problems(path) if action == "built" or check_current else []
             results[name] = (path, problems)
             if progress:
                 progress(
@@ -466,8 +468,10 @@ def build_all(out_dir="fmus", names=None, progress=print, force=True):
 
 
 def ensure_fmus(out_dir="fmus", names=None):
-    """Build the FMUs that are missing or out of date; return {name: path}. Raises on problems."""
-    results = build_all(out_dir, names, progress=None, force=False)
+    """Build the FMUs that are missing or out of date, and validate them; return {name: path}.
+    Raises on problems. The FMUs that are current are taken as they are (validated when they were
+    built): fmpy's validation of PreLoad's 7 took 0.25 to 0.38 s of every example run."""
+    results = build_all(out_dir, names, progress=None, force=False, check_current=False)
     bad = {n: p for n, (_, p) in results.items() if p}
     if bad:
         raise RuntimeError("invalid FMUs: " + "; ".join(f"{n}: {p}" for n, p in bad.items()))

@@ -315,3 +315,27 @@ def test_instantiation_imports_the_shipped_bytecode(fmu_dir, tmp_path):
     )
     # (compiled at each import: nothing writes bytecode into an archive)
     assert set(ast.literal_eval(run.stdout.strip().splitlines()[-1])) == {f"{archive}/{edited}"}
+
+
+def test_ensure_fmus_validates_what_it_builds_and_takes_current_fmus_as_they_are(
+    fmu_dir, tmp_path, monkeypatch
+):
+    """build.ensure_fmus (what the examples and studies call): an FMU out of date is built and
+    validated; one that is current (built and validated from these very sources) is not
+    validated again."""
+    from pathlib import Path
+
+    from contactfmu import build
+
+    shutil.copy(fmu_dir / "Mass.fmu", tmp_path / "Mass.fmu")
+    (tmp_path / "Fixed.fmu").write_bytes(b"not an FMU")  # out of date: rebuilt
+    validated, validate = [], build.validation.problems
+    monkeypatch.setattr(
+        build.validation,
+        "problems",
+        lambda path: validated.append(Path(path).name) or validate(path),
+    )
+    paths = build.ensure_fmus(tmp_path, ["Mass", "Fixed"])
+    assert validated == ["Fixed.fmu"]
+    assert build.is_current(paths["Fixed"], "Fixed") and build.is_current(paths["Mass"], "Mass")
+    assert (tmp_path / "Mass.fmu").read_bytes() == (fmu_dir / "Mass.fmu").read_bytes()
