@@ -46,7 +46,7 @@ SHIM3_SOURCE = PACKAGE / "fmi" / "fmi3_status_shim.c"
 PLATFORM = "linux64"
 # the libraries and the Python archive are stored in the FMU, not deflated: an importer unzips
 # them without inflating (about 4 ms per FMU of the 2-core machine), for an FMU of about 0.9 MB
-# instead of 0.37 MB
+# instead of 0.33 MB
 STORED = zipfile.ZIP_STORED
 
 
@@ -176,7 +176,9 @@ def build_fmu(name, out_dir, shim=None):
             else:
                 shutil.copy2(src, target)
         script = tmp / f"{pkg}_slave.py"
-        script.write_text(ENTRY_SCRIPT.format(name=name, pkg=pkg, archive=ARCHIVE_PATH))
+        script.write_text(
+            ENTRY_SCRIPT.format(name=name, pkg=pkg, archive=ARCHIVE_PATH.format(pkg=pkg))
+        )
         if shim is None:
             shim = compile_shim(tmp / "shim.so")
         raw = tmp / "raw" / f"{name}.fmu"
@@ -263,8 +265,8 @@ def archive(members, pkg):
     bytes)], each source with its bytecode beside it (<module>.pyc, where zipimport looks for
     it; see bytecode). Extracting an FMU then creates one file for them instead of a source, a
     pyc and a folder or two per module: the 72 members of a Mass, 33 ms to unzip on the 2-core
-    machine's disk, become 12. Stored, not compressed: the FMU's zip compresses the archive, and
-    an import reads it without inflating."""
+    machine's disk, become 12. Stored, not compressed: an import reads it without inflating (and
+    the FMU stores it as it is, STORED)."""
     buffer = io.BytesIO()
     folders = sorted(
         {str(parent) + "/" for path, _ in members for parent in Path(path).parents[:-1]}
@@ -381,7 +383,7 @@ def build_fmu3(name, out_dir, shim=None):
             z.writestr("resources/slavemodule.txt", f"{pkg}_slave")
             z.writestr(
                 f"resources/{pkg}_slave.py",
-                ENTRY_SCRIPT3.format(name=name, pkg=pkg, archive=ARCHIVE_PATH),
+                ENTRY_SCRIPT3.format(name=name, pkg=pkg, archive=ARCHIVE_PATH.format(pkg=pkg)),
             )
             packaged = [
                 (

@@ -152,6 +152,9 @@ def test_python_packages_are_one_archive(fmu_dir, fmu3_dir, standard):
         m.endswith(".so") for m in members
     )
     assert f"{package}/fmi/slave.py" in files and "pythonfmu/fmi2slave.py" in files
+    with zipfile.ZipFile(folder / "Mass.fmu") as z:
+        entry = z.read(f"resources/{package}_slave.py").decode()
+    assert f"resources/{package}.zip (zipimport)" in entry and "{pkg}" not in entry
     # the namespace package mechanics/ (no __init__.py) is found by its folder's entry
     assert f"{package}/mechanics/" in files and f"{package}/mechanics/__init__.py" not in files
 
