@@ -50,6 +50,9 @@ PLATFORM = "linux64"
 STORED = zipfile.ZIP_STORED
 
 
+PACKAGE_MARKER = b'"""Bundled by contactfmu.build."""\n'  # an __init__.py made for the bundle
+
+
 def _bundle_sources(name):
     """(relative path in the bundled package, source file or None for an empty package marker)
     of everything FMU `name` runs: the shared conventions, the generic FMI layer, the mechanics, the translational
@@ -172,7 +175,7 @@ def build_fmu(name, out_dir, shim=None):
             target = tmp / pkg / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             if src is None:
-                target.write_text('"""Bundled by contactfmu.build."""\n')
+                target.write_bytes(PACKAGE_MARKER)
             else:
                 shutil.copy2(src, target)
         script = tmp / f"{pkg}_slave.py"
@@ -299,8 +302,8 @@ def _install_shim(raw, dest, name, pkg, shim):
             if item.endswith("/") or "/__pycache__/" in item:
                 continue  # folders are implied; bytecode is the archive's own
             data = zin.read(item)
-            if _packaged(item):
-                packaged.append((_packaged(item), data))
+            if rel := _packaged(item):
+                packaged.append((rel, data))
             elif item == lib:
                 zout.writestr(f"binaries/{PLATFORM}/{name}_pythonfmu.so", data, STORED)
                 zout.write(shim, lib, STORED)
@@ -386,10 +389,7 @@ def build_fmu3(name, out_dir, shim=None):
                 ENTRY_SCRIPT3.format(name=name, pkg=pkg, archive=ARCHIVE_PATH.format(pkg=pkg)),
             )
             packaged = [
-                (
-                    f"{pkg}/{rel}",
-                    b'"""Bundled by contactfmu.build."""\n' if src is None else src.read_bytes(),
-                )
+                (f"{pkg}/{rel}", PACKAGE_MARKER if src is None else src.read_bytes())
                 for rel, src in _bundle_sources(name)
             ]
             packaged += [

@@ -52,8 +52,8 @@ def bound(inst, name):
 
 
 class States:
-    """fmi2GetFMUstate, fmi2SetFMUstate and fmi2FreeFMUstate of every instance, bound once (fmpy's
-    ctypes functions without the logging wrapper, about 50 us per call): ``save()`` returns the
+    """fmi2GetFMUstate, fmi2SetFMUstate and fmi2FreeFMUstate of every instance, bound once
+    (``bound``: no logging wrapper, no argument conversion): ``save()`` returns the
     states, ``restore(states)`` and ``free(states)`` take them; a failed call raises the
     instance's CosimError."""
 
