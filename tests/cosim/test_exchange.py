@@ -199,6 +199,41 @@ def test_the_composite_exchange_reads_no_derivative_of_a_coupled_force(bound):
     }
 
 
+def test_an_implicit_exchange_sets_accelerations_only_where_it_reads_the_force_derivative(bound):
+    """An element's acceleration inputs are what its force derivative is of: the explicit exchange
+    sets every element's (spring, force, gap); the composite one only the force's, whose
+    derivative it reads (the coupled spring's and gap's are not passed); the backward Euler (lead)
+    exchange, which passes no derivative, sets none."""
+    system, plan, counts = bound
+    accel = {(link.target.name, link.target_a) for link in plan.accel}
+    assert {name for name, _ in accel} == {"spring", "force", "gap"}
+    set_a = []
+
+    def recording(instance, name, function):
+        def call(*args):
+            if name == "fmi2SetReal":
+                vrs = {(instance, args[1][k]) for k in range(args[2])}
+                set_a.extend(sorted(vrs & accel))
+            return function(*args)
+
+        return call
+
+    _wrap_calls(system, recording)
+
+    def accelerations_set(exchange):
+        set_a.clear()
+        counts.calls.clear()
+        exchange.gauss_seidel(0.0, 1e-3)
+        return {name for name, _ in set_a}
+
+    assert accelerations_set(Exchange(plan)) == {"spring", "force", "gap"}
+    coupling_ = implicit_coupling(system, plan)
+    coupling_.stage = 1
+    assert accelerations_set(Exchange(plan, coupling_, composite=True)) == {"force"}
+    coupling_.stage = 0
+    assert accelerations_set(Exchange(plan, implicit_coupling(system, plan), lead=True)) == set()
+
+
 @pytest.mark.parametrize(
     "scheme, step, stiff",
     [

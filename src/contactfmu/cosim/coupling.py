@@ -77,7 +77,9 @@ class Exchange:
     composite=True (the adaptive master's implicit steps when every coupled body takes a force
     derivative): the ImplicitCoupling sets each coupled body's force, value and derivative,
     through a correction term in the slot of the body's first force input (ImplicitCoupling,
-    stages 1 and 2); the coupled elements' own force derivatives are not passed.
+    stages 1 and 2); the coupled elements' own force derivatives are not passed, nor their
+    acceleration inputs set (what those derivatives are of: an implicit exchange sets the
+    accelerations of the elements whose force derivatives it reads, none with lead).
 
     batched (default: the module's BATCHED): the exchange's calls gathered per instance and FMI
     function (fastcalls.Program); False: one call per value."""
@@ -134,20 +136,27 @@ class Exchange:
         if implicit is not None and not self.composite:
             p.call(self._couple)
             self._restore(p, implicit)
-        # composite: first the present forces (what the bodies' accelerations below are of; the
-        # correction, still that of the last exchange, comes with the coupling)
+        # the force derivatives read (e.): not the coupled elements' where they are not passed
+        # (composite), nobody's with lead (no derivative is passed)
+        derived = [f for f in forces if f.with_derivative]
+        rated = [s for f in derived for s in f.sources if (s[0].name, s[1]) not in coupled]
+        if implicit is not None:
+            # an element's acceleration inputs are what its force derivative is of (df/dt =
+            # K*v_rel + D*a_rel): an implicit exchange sets them where it reads that derivative
+            # only; the other elements keep the last ones set, as after a motion exchange
+            takes = {inst.name for inst, _ in rated}
+            accel = [a for a in accel if a.target.name in takes]
+        if self.composite:
+            # first the present forces of the bodies whose accelerations are read (the
+            # correction, still that of the last exchange, comes with the coupling)
+            read = {a.source.name for a in accel}
+            present = [write for write in present if write[0].name in read]
         _write(p, present)
         # d. accelerations
         here = _read(p, [(a.source, a.a) for a in accel])
-        _write(p, self._accel_slots(here))
+        _write(p, self._accel_slots(here, accel))
         # e. first derivatives of the forces
-        derived = [f for f in forces if f.with_derivative]
-        # (the coupled elements' derivatives are not read where they are not passed: composite)
-        self.der_at = here = _read(
-            p,
-            [s for f in derived for s in f.sources if (s[0].name, s[1]) not in coupled],
-            derivative=True,
-        )
+        self.der_at = here = _read(p, rated, derivative=True)
         if self.composite:
             # the rates of the other forces (with the present accelerations) are known now: the
             # coupling sets the coupled bodies' forces over the step
@@ -190,8 +199,9 @@ class Exchange:
             )
         ]
 
-    def _accel_slots(self, here):
-        return [(a.target, a.target_a, [here[(a.source.name, a.a)]], 0.0) for a in self.plan.accel]
+    @staticmethod
+    def _accel_slots(here, accel):
+        return [(a.target, a.target_a, [here[(a.source.name, a.a)]], 0.0) for a in accel]
 
     def _restore(self, p, implicit):
         """The motion inputs of the elements the coupling probed set back to the present motion
@@ -252,7 +262,7 @@ class Exchange:
                 for f in plan.forces
             ],
         )
-        _write(writes, self._accel_slots(accel))
+        _write(writes, self._accel_slots(accel, plan.accel))
         self.jacobi = (read_calls, writes.compile())
 
     def read(self, t):
