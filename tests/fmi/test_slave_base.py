@@ -25,7 +25,7 @@ from pythonfmu.enums import Fmi2Status
 
 from contactfmu.fmi import state as state_codec
 from contactfmu.fmi.shim import DERIVATIVE_VR as DV
-from contactfmu.fmi.slave import TIME_TOLERANCE, Slave
+from contactfmu.fmi.slave import TIME_TOLERANCE, CapturedState, Slave
 from contactfmu.fmi.variables import inp, out, parameter
 
 # ---- probe slaves ------------------------------------------------------------------------------
@@ -1332,6 +1332,34 @@ def test_a_state_restores_the_instance_exactly():
     fresh._set_fmu_state(Probe._fmu_state_from_bytes(Probe._fmu_state_to_bytes(state)))
     assert probe_state(fresh) == expected and fresh._initialized
     assert fresh.do_step(0.5, 0.5) and fresh.get_real([VR["x"]]) == [3.25] and errors(fresh) == []
+
+
+def test_a_state_of_plain_values_is_captured_as_it_is_and_restored_without_decoding():
+    """fmi2GetFMUstate of a slave whose values are all plain (state.kept) gives a CapturedState
+    that shares them; restored, it drops the attributes set since. A slave that holds a list (the
+    Probe) gets a plain dict, encoded (state.encode_all), restored through the checks; so does a
+    state that went through bytes."""
+    s = initialized(Plain, u=1.5)
+    assert s.do_step(0.0, 0.5)
+    state = s._get_fmu_state()
+    expected = dict(state["values"])
+    assert type(state) is CapturedState and state["values"]["y"] == 1.5
+    assert all(v is s.__dict__[k] for k, v in state["values"].items())
+    s.later = 2.0  # set after the state was taken
+    s.set_real([0], [-2.0])
+    assert s.do_step(0.5, 0.5) and s.get_real([1]) == [-2.0]
+    s._set_fmu_state(state)
+    assert s._get_fmu_state()["values"] == expected and not hasattr(s, "later")
+    assert s.get_real([1]) == [1.5] and s.time == 0.5 and errors(s) == []
+    through = Plain._fmu_state_from_bytes(Plain._fmu_state_to_bytes(state))
+    assert type(through) is dict and through["values"] == state_codec.jsonable(state["values"])
+    s.set_real([0], [-2.0])
+    s._set_fmu_state(through)
+    assert s._get_fmu_state()["values"] == expected and errors(s) == []
+    probe = initialized(Probe, k=3.0)
+    listed = probe._get_fmu_state()
+    assert type(listed) is dict and type(listed["values"]["_p"]) is list
+    assert listed["values"]["_p"] is not probe._p and listed["values"]["_p"] == probe._p
 
 
 def test_a_state_recovers_an_instance_from_error_state():

@@ -31,6 +31,7 @@ from contactfmu.fmi.state import (
     encode,
     encode_all,
     jsonable,
+    kept,
     seal,
     unseal,
 )
@@ -668,7 +669,8 @@ def test_encode_all_keeps_tuples_of_plain_values_and_jsonable_encodes_them():
 
 def test_encode_all_is_encode_of_each_value_and_decode_all_its_inverse():
     """encode_all/decode_all (the slave's whole state): the same as encode/decode of each value,
-    plain values (floats but nan, bool, int, str, None) kept as they are."""
+    plain values (floats, nan too, bool, int, str, None) kept as they are; through JSON after
+    jsonable, which encodes the nan's, every value comes back with its bits."""
     attrs = {
         "x": 1.5,
         "neg0": -0.0,
@@ -682,10 +684,27 @@ def test_encode_all_is_encode_of_each_value_and_decode_all_its_inverse():
         "point": Point(0.5, [1, 2]),
     }
     encoded = encode_all(attrs, BUILD)
-    assert encoded == {k: encode(v, BUILD) for k, v in attrs.items() if k != "nan"} | {
-        "nan": encode(-math.nan, BUILD)
-    }
-    for k in ("x", "neg0", "inf", "flag", "n", "name", "none"):
+    assert list(encoded) == list(attrs)
+    for k in ("x", "neg0", "inf", "nan", "flag", "n", "name", "none"):
         assert encoded[k] is attrs[k]
-    back = decode_all(json.loads(json.dumps(encoded)), BUILD)
+    assert encoded["pair"] == encode(attrs["pair"], BUILD)
+    assert encoded["point"] == encode(attrs["point"], BUILD)
+    assert jsonable(encoded)["nan"] == encode(-math.nan, BUILD) == {"__nan__": "000000000000f8ff"}
+    back = decode_all(json.loads(json.dumps(jsonable(encoded))), BUILD)
     assert list(back) == list(attrs) and all(same(back[k], attrs[k]) for k in attrs)
+
+
+def test_kept_copies_a_state_of_plain_values_alone():
+    """kept (fmi2GetFMUstate's fast path): a copy without the skipped names where every value is
+    plain (nan too) or a tuple of plain values, the values themselves shared; None as soon as one
+    is not (a list, a nested tuple, an object), for encode_all to encode."""
+    flat = (1.5, -math.nan, 3, True, "s", None)
+    attrs = {"x": 1.5, "nan": -math.nan, "flat": flat, "none": None, "infra": [1.0]}
+    values = kept(attrs, {"infra"})
+    assert list(values) == ["x", "nan", "flat", "none"] and values is not attrs
+    assert all(values[k] is attrs[k] for k in values)
+    assert list(attrs) == ["x", "nan", "flat", "none", "infra"]  # the attributes untouched
+    assert kept(attrs) is None  # the list
+    assert kept({"x": 1.0, "pair": (1.0, (2.0,))}) is None
+    assert kept({"x": 1.0, "point": Point(0.5, [1, 2])}) is None
+    assert kept({}) == {}

@@ -99,6 +99,13 @@ def _tuple_getter(names):
     return lambda obj: ()
 
 
+class CapturedState(dict):
+    """An FMU state as Slave._get_fmu_state took it, every value kept as it is (state.kept: plain
+    values and tuples of them, immutable, with the attribute names of the instance): restored
+    by fmi2SetFMUstate without decoding or checks. Of this module only, so of this build: a
+    state of another build, or one fmi2DeSerializeFMUstate made (a plain dict), is checked."""
+
+
 class Slave(Fmi2Slave):
     """Base class: subclasses set VARIABLES, description, default_experiment and implement
     ``step(t, h)``; optionally ``check()`` (extra parameter rules), ``initialize(t0)`` and
@@ -748,14 +755,19 @@ class Slave(Fmi2Slave):
 
     def _get_fmu_state(self):
         """Every attribute the slave set (not pythonfmu's, not the base's infrastructure),
-        encoded exactly (state.encode), with the model and build it belongs to."""
+        encoded exactly (state.encode), with the model and build it belongs to: a CapturedState
+        where every value is kept as it is (state.kept)."""
         try:
-            return {
-                "format": state_codec.STATE_FORMAT,
-                "model": self.modelName,
-                "build": self._build(),
-                "values": state_codec.encode_all(self.__dict__, self._build(), self._infra),
-            }
+            values = state_codec.kept(self.__dict__, self._infra)
+            state = CapturedState if values is not None else dict
+            return state(
+                format=state_codec.STATE_FORMAT,
+                model=self.modelName,
+                build=self._build(),
+                values=values
+                if values is not None
+                else state_codec.encode_all(self.__dict__, self._build(), self._infra),
+            )
         except Exception as exc:
             reason = f"fmi2GetFMUstate: the state of {self.modelName} cannot be captured: {exc}"
             self._refuse(reason)
@@ -784,6 +796,13 @@ class Slave(Fmi2Slave):
         instance continues exactly as the one the state came from, whatever it was before. A
         state it cannot use is refused and the instance left as it was."""
         try:
+            if type(state) is CapturedState and state["model"] == self.modelName:
+                values, attrs = state["values"], self.__dict__
+                attrs.update(values)
+                if len(attrs) != len(values) + len(self._infra):  # attributes set since
+                    for key in attrs.keys() - values.keys() - self._infra:
+                        delattr(self, key)
+                return
             problem = self._state_problem(state)
             if problem is None:
                 try:

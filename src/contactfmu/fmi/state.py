@@ -52,38 +52,51 @@ def unseal(data):
     return payload
 
 
-_PLAIN = (bool, int, str, type(None))  # encoded as they are (floats too, but nan: encode)
-_FLAT = frozenset((bool, int, float, str, type(None)))  # the items of a tuple kept as it is
+_KEPT = frozenset((bool, int, float, str, type(None)))  # kept as they are in memory (nan too)
+_KEPT_OR_TUPLE = _KEPT | {tuple}
+
+
+def _is_kept(value):
+    """A plain value, or a tuple of plain values: immutable, kept as it is by a state in memory."""
+    kind = type(value)
+    return kind in _KEPT or (kind is tuple and _KEPT.issuperset(map(type, value)))
+
+
+def kept(attrs, skip=frozenset()):
+    """A copy of attrs without the names in skip, if every value is kept as it is (_is_kept: what
+    a slave's attributes are, but the physics objects some hold); else None. The fast path of
+    fmi2GetFMUstate, taken once per attempted step by a master with rollback."""
+    values = attrs.copy()
+    for name in skip:
+        values.pop(name, None)
+    kinds = set(map(type, values.values()))
+    if kinds <= _KEPT or (
+        kinds <= _KEPT_OR_TUPLE
+        and all(_KEPT.issuperset(map(type, v)) for v in values.values() if type(v) is tuple)
+    ):
+        return values
+    return None
 
 
 def encode_all(attrs, build, skip=frozenset()):
-    """{name: encode(value)} of the attributes but those named in skip: a state in memory (the fast
-    path for what most of a slave's attributes are, fmi2GetFMUstate being taken once per
-    attempted step by a master with rollback: plain values, and tuples of plain values, nan too,
-    kept as they are: immutable, shared by the state; ``jsonable`` encodes those tuples for
-    fmi2SerializeFMUstate)."""
-    return {
-        k: v
-        if (type(v) is float and v == v)
-        or type(v) in _PLAIN
-        or (type(v) is tuple and _FLAT.issuperset(map(type, v)))
-        else encode(v, build)
-        for k, v in attrs.items()
-        if k not in skip
-    }
+    """{name: encode(value)} of the attributes but those named in skip: a state in memory, whose
+    plain values and tuples of plain values (nan too) are kept as they are: immutable, shared by
+    the state (``jsonable`` encodes those tuples and nan's for fmi2SerializeFMUstate)."""
+    return {k: v if _is_kept(v) else encode(v, build) for k, v in attrs.items() if k not in skip}
 
 
 def jsonable(values):
-    """encode_all's values as JSON (its tuples of plain values encoded, nan bits kept)."""
-    return {k: encode(v, None) if type(v) is tuple else v for k, v in values.items()}
+    """encode_all's values as JSON (its tuples of plain values and its nan's encoded, their bits
+    kept)."""
+    return {
+        k: encode(v, None) if type(v) is tuple or (type(v) is float and v != v) else v
+        for k, v in values.items()
+    }
 
 
 def decode_all(values, build):
     """{name: decode(value)} of encode_all's result (in memory, or jsonable's through JSON)."""
-    return {
-        k: v if type(v) is float or type(v) in _PLAIN else decode(v, build)
-        for k, v in values.items()
-    }
+    return {k: v if type(v) in _KEPT else decode(v, build) for k, v in values.items()}
 
 
 def encode(value, build):
