@@ -13,6 +13,7 @@ bindings, so that every status is seen, not raised):
 * doStep checks its time arguments; fmi2Reset brings the time back to the start."""
 
 import ctypes
+import gc
 import math
 
 import pytest
@@ -20,7 +21,7 @@ from fmpy.fmi2 import fmi2Boolean, fmi2Byte, fmi2FMUstate, fmi2Integer, fmi2Real
 from fmu_helpers import Slave
 
 from contactfmu.components import NAMES
-from contactfmu.fmi.state import SEAL_HEADER
+from contactfmu.fmi.state import SEAL_HEADER, STATE_FORMAT
 
 OK, ERROR = 0, 3
 _TYPES = {"Real": fmi2Real, "Integer": fmi2Integer, "Boolean": fmi2Boolean}
@@ -585,6 +586,38 @@ def test_a_state_restored_into_a_used_instance_continues_bit_identically(fmu_dir
             source.fetch(source.vars[n].type, [n]) for n in names
         ]
         assert instance.errors() == []
+
+
+@pytest.mark.parametrize("name", ["ElastoGap", "MassWithStopAndFriction"])
+def test_a_state_handed_back_is_updated_and_the_state_it_held_freed(fmu_dir, name):
+    """A state pointer handed back to fmi2GetFMUstate (FMI 2.0 section 2.1.8: a state the FMU
+    returned and nobody freed; libcosim overwrites its saved states so) holds the new state
+    afterwards: restored, the steps from there repeat bit for bit. The state it held is freed
+    (pythonfmu's library overwrote the pointer and leaked it: 200 hand-backs left 200 states
+    alive), and fmi2FreeFMUstate returns NULL in its argument."""
+    params, _, h, inputs, _ = USED[name]
+    s = initialized(fmu_dir, name, **params)
+    _stepping(s, inputs, h, 0, 2)
+    state = s.get_state()
+    _stepping(s, inputs, h, 2, 2)
+
+    def alive():
+        gc.collect()
+        return sum(
+            1
+            for o in gc.get_objects()
+            if isinstance(o, dict) and o.get("format") == STATE_FORMAT and o.get("model") == name
+        )
+
+    before = alive()
+    for _ in range(200):
+        assert s.call("fmi2GetFMUstate", ctypes.byref(state)) == OK, s.errors()
+    assert alive() == before
+    expected = _stepping(s, inputs, h, 4, 3)
+    assert s.set_state(state) == OK, s.errors()
+    assert _stepping(s, inputs, h, 4, 3) == expected
+    assert s.call("fmi2FreeFMUstate", ctypes.byref(state)) == OK and state.value is None
+    assert alive() == before - 1 and s.errors() == []
 
 
 def _initializing(s, params, inputs):

@@ -17,7 +17,9 @@
  *  - fmi2DeSerializeFMUstate returns fmi2Error (and no state) for bytes that are not a state of
  *    this FMU: the slave decodes them into a state marked invalid, which serializes as a NUL
  *    byte followed by the reason; the shim logs that reason (fmi2SerializeFMUstate of such a
- *    state fails likewise). FMU state pointers must not be NULL;
+ *    state fails likewise). FMU state pointers must not be NULL; a state pointer handed back
+ *    to fmi2GetFMUstate is freed and holds the new state (pythonfmu's library leaked it);
+ *    fmi2FreeFMUstate returns NULL in its argument;
  *  - fmi2Reset brings the time back to the start: pythonfmu re-creates the Python instance,
  *    and the shim repeats the last fmi2SetupExperiment for it (a host may call it again);
  *  - fmi2SetRealInputDerivatives and fmi2GetRealOutputDerivatives (first order), which
@@ -564,11 +566,25 @@ static int invalid_state(Shim* s, fmi2FMUstate state)
     return 1;
 }
 
+/* A state handed back (*state != NULL: one this FMU returned and nobody freed, FMI 2.0
+   section 2.1.8) is updated: it is freed and holds the new state (pythonfmu's library overwrote
+   the pointer and leaked the state it held). The state is taken first: when that fails, the
+   state handed back is kept. */
 EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate* state)
 {
     SHIM(c);
     if (!state) return no_state(s, "fmi2GetFMUstate");
-    FORWARD(s, p_fmi2GetFMUstate(s->inner, state));
+    unsigned long before = s->errors;
+    fmi2FMUstate taken = NULL;
+    fmi2Status status = p_fmi2GetFMUstate(s->inner, &taken);
+    if (status < fmi2Error && s->errors != before) status = fmi2Error;
+    if (status >= fmi2Error) {
+        if (taken) p_fmi2FreeFMUstate(s->inner, &taken);
+        return status;
+    }
+    if (*state) p_fmi2FreeFMUstate(s->inner, state);
+    *state = taken;
+    return status;
 }
 EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate state)
 {
@@ -576,11 +592,15 @@ EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate state)
     if (!state) return no_state(s, "fmi2SetFMUstate");
     FORWARD(s, p_fmi2SetFMUstate(s->inner, state));
 }
+/* The standard returns NULL in the argument; a NULL state is ignored. */
 EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate* state)
 {
     SHIM(c);
     if (!state || !*state) return fmi2OK; /* freeing nothing is allowed */
-    FORWARD(s, p_fmi2FreeFMUstate(s->inner, state));
+    unsigned long before = s->errors;
+    fmi2Status status = p_fmi2FreeFMUstate(s->inner, state);
+    *state = NULL;
+    return status < fmi2Error && s->errors != before ? fmi2Error : status;
 }
 EXPORT fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate state, size_t* size)
 {
