@@ -82,9 +82,11 @@ class Exchange:
     accelerations of the elements whose force derivatives it reads, none with lead).
 
     batched (default: the module's BATCHED): the exchange's calls gathered per instance and FMI
-    function (fastcalls.Program); False: one call per value."""
+    function (fastcalls.Program); False: one call per value. reads: [(instance, vr)] read with the
+    forces (c.), where ``force_at`` says (the adaptive algorithm's interface stiffness and
+    damping)."""
 
-    def __init__(self, plan, implicit=None, lead=False, composite=False, batched=None):
+    def __init__(self, plan, implicit=None, lead=False, composite=False, batched=None, reads=()):
         self.batched = BATCHED if batched is None else batched
         self.plan = plan
         motion, forces, accel = plan.motion, plan.forces, plan.accel
@@ -111,7 +113,7 @@ class Exchange:
                 (rate,) = p.read(ia, [vr], derivative=True)
                 p.write(ib, [vb.valueReference], [([rate], 0.0)], derivative=True)
         # c. forces (and what the implicit coupling reads with them)
-        extra = implicit.reads() if implicit else []
+        extra = (implicit.reads() if implicit else []) + list(reads)
         self.force_at = fat = _read(p, [source for f in forces for source in f.sources] + extra)
         # the composite coupling (composite=True) prescribes each coupled body's force, value and
         # derivative: a correction term in the slot of the body's first force input; the coupled

@@ -227,6 +227,8 @@ class AdaptiveAlgorithm(Algorithm):
     early_return = True  # an FMU's event time ends the step there (no search)
     exchanged_at = event_at = None  # (setup sets them per run)
     extrapolation = None  # the force extrapolation estimate (initialize: where it applies)
+    stiffness = ()  # where the explicit exchange reads each coupled element's c, d (initialize)
+    interface = ()  # (c, d, reduced mass) of each coupled element at the step's start (do_step)
 
     def __init__(self, params):
         self.params = params
@@ -265,8 +267,11 @@ class AdaptiveAlgorithm(Algorithm):
     def initialize(self, run):
         system, plan = run.system, run.plan
         self.manipulate = run.manipulate
-        explicit = Exchange(plan)
         coupling = implicit_coupling(system, plan)
+        # the explicit exchange reads the interface stiffness and damping of the elements the
+        # implicit one can couple with their forces (no call of their own): whether a step is stiff
+        interface = [(e.inst, vr) for e in coupling.elements for vr in (e.c, e.d)]
+        explicit = Exchange(plan, reads=interface)
         implicit = None
         if coupling.elements:
             # second order: the composite coupling (trapezoidal, then three-point backward
@@ -331,7 +336,8 @@ class AdaptiveAlgorithm(Algorithm):
         # step) makes only the motion exchange (Exchange.motion) where the discrete outputs depend
         # on nothing else (their ModelStructure): those outputs and the motion are what it reads
         self.light = self.y_at is not None and _motion_decides(plan, outputs, self.discrete)
-        # stiffness of the elements the implicit exchange can couple: (reader of c, d; reduced mass)
+        # stiffness of the elements the implicit exchange can couple: (where the explicit exchange
+        # reads c, where d; reduced mass)
         self.stiffness = []
         self.composite = self.implicit is not explicit and self.implicit.composite
         if self.coupling is not None:
@@ -343,7 +349,14 @@ class AdaptiveAlgorithm(Algorithm):
                 ]
                 inv = sum(1.0 / m for m in masses if m)
                 if inv > 0.0:
-                    self.stiffness.append((Reader(element.inst, [element.c, element.d]), 1.0 / inv))
+                    at = explicit.force_at
+                    self.stiffness.append(
+                        (
+                            at[(element.inst.name, element.c)],
+                            at[(element.inst.name, element.d)],
+                            1.0 / inv,
+                        )
+                    )
 
     # ---- FMU states -------------------------------------------------------------------------
 
@@ -401,8 +414,7 @@ class AdaptiveAlgorithm(Algorithm):
         return y, d
 
     def _stiff(self, t, h):
-        for reader, mu in self.stiffness:
-            c, d = reader(t)
+        for c, d, mu in self.interface:
             if h * max(d / mu, math.sqrt(max(c, 0.0) / mu)) > 1.0:
                 return True
         return False
@@ -435,6 +447,8 @@ class AdaptiveAlgorithm(Algorithm):
         extrapolation = self.extrapolation
         if extrapolation is not None:
             extrapolation.start()  # (the exchange at t, of the last measurement)
+        # the elements' interface stiffness and damping at t (the same exchange read them)
+        self.interface = [(cb[ci], db[di], mu) for (cb, ci), (db, di), mu in self.stiffness]
         # the state at t, saved once: every attempt from t is undone to it
         saved, saved_at = self._save(), self.exchanged_at
 
