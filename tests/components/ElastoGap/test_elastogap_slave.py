@@ -136,3 +136,24 @@ def test_elastogap_coupling_with_reference_compression():
     )
     assert v == pytest.approx(-1.0, rel=1e-9) and smax <= 0.02 * (1.0 + 1e-9) and not errors
     assert d_end[0] == pytest.approx(0.01 - (0.06 - 0.01 - math.pi / 100.0), abs=3e-4)
+
+
+@pytest.mark.parametrize("masses, computes", [({}, 1), ({"m_a": 1.0, "m_b": 2.0}, 2)])
+def test_a_step_computes_the_outputs_before_it_only_for_the_coupler(masses, computes):
+    """Without m_a/m_b step() reads the inputs alone: a doStep after new inputs computes the
+    outputs once, at its end (f = f_c + f_d = -10 - 1 N at s_rel = -1 mm, v_rel = -0.1 m/s);
+    with the coupler, which computing the outputs advances, before step() too."""
+    d = Driver(ElastoGap, c=1e4, d=10.0, **masses)
+    s, times = d.s, []
+    compute = s.compute_outputs
+
+    def counted():
+        times.append(s.time)
+        compute()
+
+    s.compute_outputs = counted
+    d.inputs(flange_a__s=0.0, flange_a__v=0.0, flange_b__s=-0.001, flange_b__v=-0.1)
+    assert s.do_step(0.0, 1e-4)
+    assert times == [0.0] * (computes - 1) + [1e-4]
+    if not masses:
+        assert d.get("f") == pytest.approx(-11.0, rel=REL)

@@ -85,3 +85,24 @@ def test_hardstop_coupling_gives_the_laws_rebound(h, jacobi):
     assert 0.01 < smax <= 0.01 + x_max * (1.0 + 1e-9)
     assert not errors
     assert e.der("F") == 0.0 and e.get("interface.c", "interface.d") == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("masses, computes", [({}, 1), ({"m_a": 1.0, "m_b": 2.0}, 2)])
+def test_a_step_computes_the_outputs_before_it_only_for_the_coupler(masses, computes):
+    """Without m_a/m_b step() reads the inputs alone: a doStep after new inputs computes the
+    outputs once, at its end (F = c*(s_rel - b/2) + d*v_rel = 500*0.1 + 7*0.5 N); with the
+    coupler, which computing the outputs advances, before step() too."""
+    d = Driver(TranslationalHardstop, b=0.4, c=500.0, d=7.0, **masses)
+    s, times = d.s, []
+    compute = s.compute_outputs
+
+    def counted():
+        times.append(s.time)
+        compute()
+
+    s.compute_outputs = counted
+    d.inputs(flange_a__s=0.0, flange_a__v=0.0, flange_b__s=0.3, flange_b__v=0.5)
+    assert s.do_step(0.0, 1e-4)
+    assert times == [0.0] * (computes - 1) + [1e-4]
+    if not masses:
+        assert d.get("F") == pytest.approx(53.5, rel=REL)

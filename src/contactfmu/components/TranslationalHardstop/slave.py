@@ -119,6 +119,9 @@ class TranslationalHardstop(TranslationalSlave):
     def initialize(self, t0):
         mu = reduced_mass(self.m_a, self.m_b)  # None: no inertia given, plain law
         self._coupler = Coupler(mu, self.default_experiment.step_size) if mu else None
+        # without the coupler step() reads the inputs alone: doStep computes no outputs before it
+        # (the coupler is advanced by the outputs' computation; Slave.STEP_USES_OUTPUTS)
+        self._step_uses_outputs = self._coupler is not None
 
     def compute_outputs(self):
         self.interface_integrates = bool(reduced_mass(self.m_a, self.m_b))
