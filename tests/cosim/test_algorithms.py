@@ -6,6 +6,7 @@ calls each scheme makes (module docstring of fixed.py); the runs with FMUs are i
 test_jacobi.py, test_implicit.py and test_execution.py."""
 
 import importlib
+from ctypes import CFUNCTYPE, c_double, c_int, c_void_p
 from types import SimpleNamespace
 
 import pytest
@@ -235,6 +236,30 @@ def test_do_steps_calls_every_fmu_and_checks_an_error(monkeypatch):
     assert calls == [(n, f"c-{n}", 0.5, 0.25, 1) for n in "abcd"]
     # fmi2OK and fmi2Warning pass; fmi2Discard and worse are checked (raised there)
     assert checked == [("c", "fmi2DoStep", 2, 0.5), ("d", "fmi2DoStep", 3, 0.5)]
+
+
+def test_do_steps_passes_the_times_as_c_doubles_to_a_ctypes_function(monkeypatch):
+    """fmpy's ctypes fmi2DoStep, bound without its argument conversion (fastcalls.bound), gets the
+    handle, t and h (bit for bit) and noSetFMUStatePriorToCurrentPoint = fmi2True as C values; a
+    status worse than fmi2Warning is checked as from any function."""
+    calls, checked = [], []
+
+    def do_step(component, t, h, no_set_prior_state):
+        calls.append((component, t, h, no_set_prior_state))
+        return len(calls) + 1  # fmi2Discard, then fmi2Error
+
+    function = CFUNCTYPE(c_int, c_void_p, c_double, c_double, c_int)(do_step)
+    slave = SimpleNamespace(_functions={"fmi2DoStep": function}, component=1234)
+    monkeypatch.setattr(
+        base, "check", lambda inst, fn, status, t: checked.append((inst.name, fn, status, t))
+    )
+    steps = DoSteps([SimpleNamespace(name="a", slave=slave)] * 2)
+    steps(0.1 + 0.2, 1e-7 / 3)
+    assert calls == [(1234, 0.30000000000000004, 1e-7 / 3, 1)] * 2
+    assert checked == [
+        ("a", "fmi2DoStep", 2, 0.30000000000000004),
+        ("a", "fmi2DoStep", 3, 0.30000000000000004),
+    ]
 
 
 def test_early_return_names_the_instances_and_the_time():

@@ -27,9 +27,12 @@ does not keep them. The manipulators (``run.manipulate``) are applied by the alg
 inputs, as libcosim applies its manipulators' modifiers when the algorithm sets them.
 """
 
+from ctypes import c_double, c_int
 from typing import Callable, NamedTuple
 
-from ..fastcalls import check
+from ..fastcalls import bound, check
+
+_TRUE = c_int(1)  # noSetFMUStatePriorToCurrentPoint
 
 
 class Run(NamedTuple):
@@ -74,14 +77,18 @@ class EarlyReturn(Exception):
 
 
 class DoSteps:
-    """fmi2DoStep of every instance, bound once (fmpy's ctypes function, no wrapper): ``(t, h)``.
+    """fmi2DoStep of every instance, bound once (fastcalls.bound: fmpy's ctypes function without
+    its wrapper and argument conversion; the times passed as C doubles made once per call for all
+    instances, 1.96 instead of 2.33 us per fmi2DoStep): ``(t, h)``. A function that is not a
+    ctypes one (an FMI 3.0 adapter, a counting wrapper) is called as it is, with Python floats.
     An FMU allowed to return early (cosim.fmi3.Fmi3Slave.early_return) that did: EarlyReturn with
     the earliest such end, once every instance has stepped."""
 
     def __init__(self, instances):
-        self.steps = [
-            (inst, inst.slave._functions["fmi2DoStep"], inst.slave.component) for inst in instances
-        ]
+        self.steps = []
+        for inst in instances:
+            do_step, component, count = bound(inst, "fmi2DoStep")
+            self.steps.append((inst, do_step, component, count is not int))
         self.early = [i for i in instances if getattr(i.slave, "early_return", False)]
 
     def __len__(self):
@@ -92,8 +99,12 @@ class DoSteps:
         return DoSteps([inst for inst, *_ in self.steps if inst.name not in names])
 
     def __call__(self, t, h):
-        for inst, do_step, component in self.steps:
-            status = do_step(component, t, h, 1)
+        at, size = c_double(t), c_double(h)
+        for inst, do_step, component, bare in self.steps:
+            if bare:
+                status = do_step(component, at, size, _TRUE)
+            else:
+                status = do_step(component, t, h, 1)
             if status > 1:
                 check(inst, "fmi2DoStep", status, t)
         if self.early:
