@@ -4,6 +4,7 @@ each kind and direction binds, a Reader's and a Writer's buffers, value referenc
 offsets, and a Program compiled batched (the fewest calls that deliver the same values in the
 same order per instance, module docstring) and unbatched (one call per value)."""
 
+import math
 from ctypes import c_double
 
 import pytest
@@ -230,6 +231,20 @@ def test_a_writer_sets_sums_of_buffer_entries_plus_offsets():
     src[0] = 10.0  # read again at the next point: the new value
     writer(0.1)
     assert log[-1][3] == [14.5, 8.0, -1.0]
+    # every value one entry plus its offset: the same sums (offset first: -0.0 + -0.0 is -0.0,
+    # 0.0 + -0.0 is 0.0, as the motion exchange's -0.0 + v keeps v)
+    negative = (c_double * 1)(-0.0)
+    copies = fc.Writer(
+        inst,
+        [8, 9, 10],
+        [(((src, 2),), 0.5), (((negative, 0),), -0.0), (((negative, 0),), 0.0)],
+    )
+    copies(0.2)
+    assert log[-1] == ("a", "fmi2SetReal", [8, 9, 10], [4.5, -0.0, 0.0])
+    assert [math.copysign(1.0, x) for x in log[-1][3][1:]] == [-1.0, 1.0]
+    src[2] = 6.0
+    copies(0.3)
+    assert log[-1][3][0] == 6.5
     deriv = fc.Writer(inst, [5], [(((src, 1),), 0.0)], derivative=True)
     assert deriv.name == "fmi2SetRealInputDerivatives" and list(deriv.order) == [1]
     deriv(0.0)

@@ -121,7 +121,7 @@ class Writer:
     values are sums of reader buffer entries plus an offset: slots [(terms, offset)], terms
     [(buffer, index)], added in the given order after the offset."""
 
-    __slots__ = ("inst", "name", "fn", "c", "vr", "n", "count", "buf", "order", "slots")
+    __slots__ = ("inst", "name", "fn", "c", "vr", "n", "count", "buf", "order", "slots", "copies")
 
     def __init__(self, inst, vrs, slots, kind="Real", derivative=False):
         self.inst = inst
@@ -133,14 +133,22 @@ class Writer:
         self.buf = (_TYPES[kind] * self.n)()
         self.order = (fmi2Integer * self.n)(*([1] * self.n)) if derivative else None
         self.slots = [(k, tuple(terms), offset) for k, (terms, offset) in enumerate(slots)]
+        # every value one entry plus its offset (a copy, as most are): the same sums, unrolled
+        self.copies = None
+        if all(len(terms) == 1 for _, terms, _ in self.slots):
+            self.copies = [(k, *terms[0], offset) for k, terms, offset in self.slots]
 
     def __call__(self, t):
         buf = self.buf
-        for k, terms, offset in self.slots:
-            value = offset
-            for source, i in terms:
-                value += source[i]
-            buf[k] = value
+        if self.copies is not None:
+            for k, source, i, offset in self.copies:
+                buf[k] = offset + source[i]
+        else:
+            for k, terms, offset in self.slots:
+                value = offset
+                for source, i in terms:
+                    value += source[i]
+                buf[k] = value
         if self.order is None:
             status = self.fn(self.c, self.vr, self.count, buf)
         else:
