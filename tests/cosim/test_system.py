@@ -607,7 +607,9 @@ def _fresh_extraction(fmu_dir, tmp_path, monkeypatch):
 
 
 def test_an_fmu_file_is_extracted_once_per_process_and_version(fmu_dir, tmp_path, monkeypatch):
-    """Into one folder per process (contactfmu_..., removed at exit), a directory per FMU version."""
+    """Into one folder per process (contactfmu_..., removed at exit), a directory per FMU version,
+    with what a run needs: the model description, the binaries and the resources, not the
+    documentation or the terminals."""
     import shutil
 
     from contactfmu.cosim import system
@@ -615,7 +617,13 @@ def test_an_fmu_file_is_extracted_once_per_process_and_version(fmu_dir, tmp_path
     path, registered = _fresh_extraction(fmu_dir, tmp_path, monkeypatch)
     first = system.extracted(path)
     assert system.extracted(str(path)) == first
-    assert (Path(first) / "modelDescription.xml").is_file()
+    assert sorted(p.name for p in Path(first).iterdir()) == [
+        "binaries",
+        "modelDescription.xml",
+        "resources",
+    ]
+    assert (Path(first) / "binaries" / "linux64" / "Mass.so").is_file()
+    assert (Path(first) / "resources" / "slavemodule.txt").is_file()
     assert Path(first).parent == Path(system._EXTRACT_ROOT[0])
     with open(path, "ab") as fh:  # another version of the file: extracted anew
         fh.write(b"\0")
