@@ -684,7 +684,7 @@ def world(monkeypatch):
     w = _World(log)
 
     class Exchange:
-        def __init__(self, plan, implicit=None, lead=False, composite=False, reads=()):
+        def __init__(self, plan, implicit=None, lead=False, composite=False, reads=(), observe=()):
             self.coupling, self.composite = implicit, implicit is not None and composite
             self.kind = (
                 "explicit"
@@ -699,6 +699,7 @@ def world(monkeypatch):
             # what it reads with the forces (the interface stiffness): the instances' values
             self.reads = {(inst.name, vr): inst for inst, vr in reads}
             self.force_at.update({key: ([0.0], 0) for key in self.reads})
+            self.observed_at = {}  # (observe: the real exchange's Program.join)
             self.der_at = {key: ([0.0], 0) for key in self.force_at}
             # the motion as the full exchange and the motion exchange alone read it
             self.read = {(m.source.name, vr): m.source for m in plan.motion for vr in (m.s, m.v)}

@@ -111,6 +111,7 @@ class Algo:
 
     derivatives = "derivatives flag"
     early_return = "early-return flag"
+    observed = "observed slots"
 
     def __init__(self, log, times, ends, dense=False, fail_at=None):
         self.log, self.times, self.ends, self.dense, self.fail_at = (
@@ -127,7 +128,7 @@ class Algo:
         return self.times
 
     def initialize(self, run):
-        self.log("initialize", run.system.name, run.plan, run.manipulate.name)
+        self.log("initialize", run.system.name, run.plan, run.manipulate.name, run.observed)
 
     def start(self, t0):
         self.log("start", t0)
@@ -197,8 +198,11 @@ def stand_ins(monkeypatch):
             super().__init__("rec")
             log("recorder made", outputs, grid)
 
-        def bind(self):
-            log("bind")
+        def wanted(self):
+            return "wanted outputs"
+
+        def bind(self, offered):
+            log("bind", offered)
 
         def table(self):
             return np.array([[0.0, 1.0, 2.0]])
@@ -227,11 +231,12 @@ def test_the_run_calls_in_order_and_records_at_the_recording_times(stand_ins):
         ("drive made", "system", "inputs", "plan"),
         ("recorder made", ["a.y"], None),  # not dense: no grid
         ("instantiate", 0.0, 1.0, "early-return flag"),
-        ("bind",),
         ("drive", 0.0),
         ("enter", 0.0),
-        ("initialize", "system", "plan", "drive"),
+        # the outputs the recorder reads at every point, where the algorithm reads them anyway
+        ("initialize", "system", "plan", "drive", "wanted outputs"),
         ("exit", 0.0),
+        ("bind", "observed slots"),
         ("start", 0.0),
         ("rec", "initialized", 0.0),
         # each step up to the next recording time; recorded where it ends on it

@@ -390,3 +390,39 @@ def test_a_program_reads_output_derivatives_with_their_own_call():
         ("a", "fmi2GetRealOutputDerivatives", [12], [2.0]),
     ]
     assert values[0].buf is not rates[0].buf
+
+
+def test_join_reads_an_output_with_the_last_read_after_which_nothing_it_depends_on_is_set():
+    """Program.join (an observed output read with a read made anyway): with the instance's last
+    read after which no input the output depends on is set (input derivatives do not count), in
+    that read's call; with every input (depends None) after the instance's last write; None where
+    none is left (an input it depends on set after every read of the instance, or a call of the
+    master's own after the read: it may set anything)."""
+    log = []
+    a, b = Fmu("a", log), Fmu("b", log)
+    a.values = {1: 1.5, 2: 2.5, 4: 4.5}
+    p = fc.Program()
+    first = p.read(a, [11])  # a.11 = 2*a.1
+    p.write(a, [2], [((), 5.0)])
+    (second,) = p.read(a, [12])  # a.12 = 2*a.2, after a.2 = 5
+    p.write(a, [3], [((), 6.0)])
+    p.write(a, [1], [((), 9.0)], derivative=True)  # a derivative: no output changes
+    by_first = p.join(a, 14, depends={2})  # a.2 set after the first read
+    by_second = p.join(a, 14, depends={4})
+    assert by_first is by_second  # (a value joined once)
+    assert p.join(a, 12, depends={2}) is second  # already read there: that read's slot
+    assert p.join(a, 13, depends={3}) is None  # a.3 set after every read of a
+    assert p.join(a, 13) is None  # every input: a.3 too
+    assert p.join(b, 11) is None  # b is never read
+    calls = p.compile()
+    for call in calls:
+        call(0.0)
+    assert log[0] == ("a", "fmi2GetReal", [11], [3.0])
+    assert log[2] == ("a", "fmi2GetReal", [12, 14], [10.0, 9.0])  # one call, as before
+    assert len(log) == 5 and first[0].buf is not by_second.buf
+    assert by_second.buf[by_second.i] == 9.0
+    p = fc.Program()
+    (read,) = p.read(b, [11])
+    assert p.join(b, 12) is not None  # nothing set on b after the read
+    p.call(lambda t: None)
+    assert p.join(b, 13) is None  # a call may set anything

@@ -212,6 +212,36 @@ def test_dense_output_reads_the_discrete_outputs_of_every_fmu(fmu_dir):
     assert r.interpolated is not None and r.interpolated.any()
 
 
+def test_the_recorder_takes_what_the_adaptive_master_reads_anyway(fmu_dir, monkeypatch):
+    """The adaptive master reads, at the end of every accepted step, the bodies' motion, the
+    elements' outputs with their forces and every FMU's discrete outputs: a dense recording of
+    the mass's motion, the gap's force and relative position and its contact flag (through a
+    contact) is taken from there (base.Algorithm.observed), no get call of the recorder's own, and
+    is bit for bit the recording of a recorder that reads every value itself."""
+    outputs = ["mass.s", "mass.v", "gap.f", "gap.s_rel", "gap.contact"]
+    recorders = []
+    bind = Recorder.bind
+
+    def run(offer):
+        def recording(self, offered=None):
+            recorders.append(self)
+            bind(self, offered if offer else None)
+
+        monkeypatch.setattr(Recorder, "bind", recording)
+        return _gap(fmu_dir, s_start=2.94, v_start=0.25).simulate(
+            0.08, output_interval=0.01, outputs=outputs, rtol=1e-6, atol=1e-9
+        )
+
+    taken, read = run(True), run(False)
+    assert read.names == taken.names and np.array_equal(read.values, taken.values)
+    assert list(taken["gap.contact"][[0, -1]]) == [0.0, 1.0]  # through the contact
+    own, itself = recorders
+    assert {type(c[0]).__name__ for c in own.calls} == {"_Taken"}
+    assert {type(d).__name__ for d in own.discrete} == {"_Taken"}
+    assert {type(c[0]).__name__ for c in itself.calls} == {"Reader"}
+    assert len(own.rows) == len(itself.rows) > 9 and own.states == itself.states
+
+
 def test_the_progress_function_is_called_after_every_step():
     from contactfmu.cosim.observers import Observer, ProgressFunction
 

@@ -84,9 +84,13 @@ class Exchange:
     batched (default: the module's BATCHED): the exchange's calls gathered per instance and FMI
     function (fastcalls.Program); False: one call per value. reads: [(instance, vr)] read with the
     forces (c.), where ``force_at`` says (the adaptive algorithm's interface stiffness and
-    damping)."""
+    damping). observe: [(instance, vr, the input vrs it depends on or None)] outputs wanted at the
+    end of the exchange where a read made anyway can take them (``observed_at``: (buffer, index)
+    of those; fastcalls.Program.join)."""
 
-    def __init__(self, plan, implicit=None, lead=False, composite=False, batched=None, reads=()):
+    def __init__(
+        self, plan, implicit=None, lead=False, composite=False, batched=None, reads=(), observe=()
+    ):
         self.batched = BATCHED if batched is None else batched
         self.plan = plan
         motion, forces, accel = plan.motion, plan.forces, plan.accel
@@ -179,7 +183,11 @@ class Exchange:
             ],
             derivative=True,
         )
+        # outputs observed at the end of the exchange, read with a read made anyway where no input
+        # they depend on is set after it (Program.join)
+        joined = {(inst.name, vr): p.join(inst, vr, depends) for inst, vr, depends in observe}
         self.calls = p.compile()
+        self.observed_at = {k: (s.buf, s.i) for k, s in joined.items() if s is not None}
         # the motion alone (a.): what a measurement that is undone needs (motion())
         m = Program(self.batched)
         self.light_at = _read(m, [(link.source, vr) for link in motion for vr in (link.s, link.v)])

@@ -44,11 +44,11 @@ class Execution:
             observers.append(ProgressFunction(self.progress))
         try:
             system.instantiate(start_time, stop_time, algorithm.early_return)
-            recorder.bind()
             drive(start_time)
             system.enter_initialization(start_time)
-            algorithm.initialize(Run(system, plan, drive))
+            algorithm.initialize(Run(system, plan, drive, recorder.wanted()))
             system.exit_initialization(start_time)
+            recorder.bind(algorithm.observed)  # (what the algorithm reads anyway: no call)
             algorithm.start(start_time)
             for observer in observers:
                 observer.initialized(start_time)

@@ -244,6 +244,29 @@ class Program:
         """fn(t) at this point of the exchange."""
         self.ops.append(("call", fn))
 
+    def join(self, inst, vr, depends=None, kind="Real"):
+        """The Slot of output ``vr`` of ``inst`` read with the instance's last read of ``kind``
+        after which no input the output depends on is set (``depends``: input value references;
+        None: every input), so that it holds the value the output has at the end of the exchange;
+        None where there is no such read, or a ``call`` (which may set anything) comes after it.
+        Input derivatives do not change an output's value."""
+        key = (kind, False)
+        for op in reversed(self.ops):
+            if op[0] == "call":
+                return None
+            _, inst_, (_, derivative), vrs, items = op
+            if inst_ is not inst or derivative:
+                continue
+            if op[0] == "write":
+                if depends is None or not depends.isdisjoint(vrs):
+                    return None
+            elif op[2] == key:
+                if vr not in vrs:
+                    vrs.append(vr)
+                    items.append(Slot())
+                return items[vrs.index(vr)]
+        return None
+
     def compile(self):
         """The calls fn(t) of the exchange, in order."""
         out = []

@@ -29,10 +29,25 @@ class Observer:
         pass
 
 
+class _Taken:
+    """Values an algorithm read anyway (base.Algorithm.observed: (buffer, index) slots), called like
+    a Reader, without an FMI call."""
+
+    __slots__ = ("slots",)
+
+    def __init__(self, slots):
+        self.slots = slots
+
+    def __call__(self, t):
+        return [buf[i] for buf, i in self.slots]
+
+
 class Recorder(Observer):
     """The outputs, [t, outputs...] per recording time (``table()``): `outputs` ("inst.var" names;
-    None: every output of every instance, ``names``) checked at once; ``bind()`` once the FMUs are
-    instantiated (one get call per instance and type).
+    None: every output of every instance, ``names``) checked at once; ``bind(offered)`` once the FMUs
+    are instantiated and the algorithm initialized: the values of each instance and type taken
+    where the algorithm reads them anyway (``wanted()``, base.Algorithm.observed), else one get
+    call of their own.
 
     grid (the recording times of an algorithm whose steps do not end on them, base.Algorithm.dense):
     the outputs are read at every communication point and the recording times interpolated from
@@ -68,29 +83,57 @@ class Recorder(Observer):
         self.grid = None if grid is None else np.asarray(grid, dtype=float)
         self.states = []  # dense output: the discrete outputs of every FMU per communication point
 
-    def bind(self):
+    def _discrete(self):
+        """[(instance, vrs, type)] of the discrete outputs of every FMU (dense output), else []."""
+        if self.grid is None:
+            return []
+        out = []
+        for inst in self.system.instances.values():
+            for kind in DISCRETE_TYPES:
+                vrs = [
+                    v.valueReference
+                    for v in inst.md.modelVariables
+                    if v.causality == "output" and v.type == kind
+                ]
+                if vrs:
+                    out.append((inst, vrs, kind))
+        return out
+
+    def wanted(self):
+        """[(instance, vr, type)] read at every communication point: the recorded outputs (and with
+        dense output the discrete outputs of every FMU)."""
+        instances = self.system.instances
+        return [
+            (instances[name], vr, kind)
+            for name, kinds in self.groups.items()
+            for kind, cols in kinds.items()
+            for _, vr in cols
+        ] + [(inst, vr, kind) for inst, vrs, kind in self._discrete() for vr in vrs]
+
+    def _source(self, inst, vrs, kind, offered):
+        """The values of vrs where the algorithm leaves them (all of them), else a Reader."""
+        slots = [offered.get((inst.name, vr)) for vr in vrs]
+        return _Taken(slots) if all(slots) else Reader(inst, vrs, kind)
+
+    def bind(self, offered=None):
+        """offered: {(instance name, vr): (buffer, index)}, where the algorithm leaves values at
+        every communication point (base.Algorithm.observed)."""
+        offered = offered or {}
         self.calls = []
         for name, kinds in self.groups.items():
             for kind, cols in kinds.items():
+                inst = self.system.instances[name]
                 self.calls.append(
                     (
-                        Reader(self.system.instances[name], [vr for _, vr in cols], kind),
+                        self._source(inst, [vr for _, vr in cols], kind, offered),
                         [col + 1 for col, _ in cols],
                         kind == "Real",
                     )
                 )
         self.width = 1 + sum(len(c[1]) for c in self.calls)
-        self.discrete = []
-        if self.grid is not None:
-            for inst in self.system.instances.values():
-                for kind in DISCRETE_TYPES:
-                    vrs = [
-                        v.valueReference
-                        for v in inst.md.modelVariables
-                        if v.causality == "output" and v.type == kind
-                    ]
-                    if vrs:
-                        self.discrete.append(Reader(inst, vrs, kind))
+        self.discrete = [
+            self._source(inst, vrs, kind, offered) for inst, vrs, kind in self._discrete()
+        ]
 
     def read(self, t):
         """The row [t, outputs...] at t."""

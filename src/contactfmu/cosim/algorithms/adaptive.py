@@ -271,7 +271,20 @@ class AdaptiveAlgorithm(Algorithm):
         # the explicit exchange reads the interface stiffness and damping of the elements the
         # implicit one can couple with their forces (no call of their own): whether a step is stiff
         interface = [(e.inst, vr) for e in coupling.elements for vr in (e.c, e.d)]
-        explicit = Exchange(plan, reads=interface)
+        outputs = {
+            (inst.name, u.variable.valueReference): u.dependencies
+            for inst in system.instances.values()
+            for u in inst.md.outputs
+        }
+        # the Real outputs the observers read at every communication point, where the explicit
+        # exchange (made at the end of every accepted step) reads them anyway
+        observe = [
+            (inst, vr, None if deps is None else {d.valueReference for d in deps})
+            for inst, vr, kind in run.observed
+            if kind == "Real"
+            for deps in [outputs.get((inst.name, vr))]
+        ]
+        explicit = Exchange(plan, reads=interface, observe=observe)
         implicit = None
         if coupling.elements:
             # second order: the composite coupling (trapezoidal, then three-point backward
@@ -301,11 +314,6 @@ class AdaptiveAlgorithm(Algorithm):
         self.motion = [Reader(inst, sorted(vrs)) for inst, vrs in motion.values()]
         # the motion as the explicit exchange reads it (full, or part a. alone: light), where the
         # motion outputs depend on no input (a body's states): the same values, no call of their own
-        outputs = {
-            (inst.name, u.variable.valueReference): u.dependencies
-            for inst in self.instances
-            for u in inst.md.outputs
-        }
         y = [(r.inst.name, vr) for r in self.motion for vr in r.vr]
         self.y_at = None
         if y and all(outputs.get(key) == [] for key in y):
@@ -332,6 +340,14 @@ class AdaptiveAlgorithm(Algorithm):
                 ]
                 if vrs:
                     self.discrete.append(Reader(inst, vrs, kind))
+        # where the observed outputs are after every step: the explicit exchange's reads, the
+        # discrete outputs' (both made by the measurement that ends every accepted step)
+        wanted = {(inst.name, vr) for inst, vr, _ in run.observed}
+        self.observed = dict(explicit.observed_at)
+        for reader in self.discrete:
+            for i, vr in enumerate(reader.vr):
+                if (reader.inst.name, vr) in wanted:
+                    self.observed[(reader.inst.name, vr)] = (reader.buf, i)
         # a measurement that is undone (a full step before its halves; the middle of an implicit
         # step) makes only the motion exchange (Exchange.motion) where the discrete outputs depend
         # on nothing else (their ModelStructure): those outputs and the motion are what it reads

@@ -22,6 +22,10 @@ the execution (cosim.execution) through four calls, in this order:
 one): the execution then lets it step up to the end and the recorder interpolates the recording
 times from the communication points (observers.Recorder); False: every recording time ends a step.
 
+``observed``: {(instance name, vr): (buffer, index)} where the algorithm leaves outputs the
+observers asked for (``run.observed``) as it read them anyway, current at the communication point
+its last ``start`` or ``do_step`` reached; the observers read the others themselves ({}: all).
+
 ``records``: every attempted step (adaptive.StepRecord) of the run, or None for an algorithm that
 does not keep them. The manipulators (``run.manipulate``) are applied by the algorithm wherever it sets
 inputs, as libcosim applies its manipulators' modifiers when the algorithm sets them.
@@ -37,11 +41,14 @@ _TRUE = c_int(1)  # noSetFMUStatePriorToCurrentPoint
 
 class Run(NamedTuple):
     """What an algorithm binds to in initialization mode: the system (its instances), the exchange
-    plan (System.plan) and the manipulators, ``manipulate(t)``: set the driven inputs to their values at t."""
+    plan (System.plan), the manipulators, ``manipulate(t)``: set the driven inputs to their values
+    at t, and the outputs the observers read at every communication point: [(instance, vr,
+    type)]."""
 
     system: object
     plan: object
     manipulate: Callable
+    observed: tuple = ()
 
 
 class Algorithm:
@@ -52,6 +59,7 @@ class Algorithm:
     derivatives = True
     dense = False
     records = None
+    observed = {}
     early_return = False
 
     def setup(self, system, start, stop, output_interval):
