@@ -102,6 +102,43 @@ def test_contact_changes_are_located_not_stepped_across(fmu_dir):
     assert r.time[changes[0] + 1] == pytest.approx(1.234567e-3, abs=2e-9)
 
 
+def test_the_master_offers_the_outputs_it_reads_at_every_step_where_it_reads_them(
+    fmu_dir, monkeypatch
+):
+    """Algorithm.observed: of the outputs the observers read at every communication point
+    (Run.observed), those the master reads anyway at the end of every accepted step (the body's
+    motion with the explicit exchange, the element's contact flag with the event readers; here
+    all three recorded) are where it says: at every point of an impact, through the contact and
+    out of it, the values a get call of the recorder's own reads there, bit for bit."""
+    from contactfmu.cosim import observers
+    from contactfmu.cosim.fastcalls import Reader
+
+    seen = []
+    bind, complete = observers.Recorder.bind, observers.Recorder.step_complete
+
+    def binding(self, offered=None):
+        self.offered = offered
+        bind(self, offered)
+
+    def completing(self, t, record):
+        for (name, vr), (buf, i) in self.offered.items():
+            inst = self.system.instances[name]
+            (var,) = [v for v in inst.md.modelVariables if v.valueReference == vr]
+            seen.append((name, var.name, buf[i] == Reader(inst, [vr], var.type)(t)[0]))
+        complete(self, t, record)
+
+    monkeypatch.setattr(observers.Recorder, "bind", binding)
+    monkeypatch.setattr(observers.Recorder, "step_complete", completing)
+    r = impact(fmu_dir, "ElastoGap", dict(c=1e5, d=20.0), 1.234567e-3)
+    assert {(name, var) for name, var, _ in seen} == {
+        ("mass", "s"),
+        ("mass", "v"),
+        ("el", "contact"),
+    }
+    assert all(same for _, _, same in seen) and len(seen) == 3 * len(r.time)
+    assert list(np.unique(r["el.contact"])) == [0.0, 1.0]
+
+
 def test_results_on_the_output_grid(fmu_dir):
     r = impact(fmu_dir, "ElastoGap", dict(c=1e5, d=20.0), 1.234567e-3, output_interval=1e-3)
     assert (

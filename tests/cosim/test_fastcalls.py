@@ -421,8 +421,17 @@ def test_join_reads_an_output_with_the_last_read_after_which_nothing_it_depends_
     assert log[2] == ("a", "fmi2GetReal", [12, 14], [10.0, 9.0])  # one call, as before
     assert len(log) == 5 and first[0].buf is not by_second.buf
     assert by_second.buf[by_second.i] == 9.0
+    log.clear()
     p = fc.Program()
-    (read,) = p.read(b, [11])
-    assert p.join(b, 12) is not None  # nothing set on b after the read
+    p.read(b, [11])
+    p.read(a, [11])  # another instance's read and write after b's: not b's
+    p.write(a, [4], [((), 1.0)])
+    joined = p.join(b, 12)  # nothing set on b after its read
+    assert p.join(a, 14, depends={4}) is None  # a.4 set after a's read
+    for call in p.compile():
+        call(0.0)
+    assert log[0] == ("b", "fmi2GetReal", [11, 12], [0.0, 0.0])  # with b's read
+    assert log[1] == ("a", "fmi2GetReal", [11], [18.0])  # (a.1 = 9.0 from above)
+    assert joined.buf[joined.i] == 0.0 and len(log) == 3
     p.call(lambda t: None)
     assert p.join(b, 13) is None  # a call may set anything
