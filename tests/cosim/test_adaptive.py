@@ -106,10 +106,11 @@ def test_the_master_offers_the_outputs_it_reads_at_every_step_where_it_reads_the
     fmu_dir, monkeypatch
 ):
     """Algorithm.observed: of the outputs the observers read at every communication point
-    (Run.observed), those the master reads anyway at the end of every accepted step (the body's
-    motion with the explicit exchange, the element's contact flag with the event readers; here
-    all three recorded) are where it says: at every point of an impact, through the contact and
-    out of it, the values a get call of the recorder's own reads there, bit for bit."""
+    (Run.observed), those the master reads anyway at the end of every accepted step (with the
+    explicit exchange and the event readers) are where it says: at every point of an impact,
+    through the contact and out of it, the values a get call of the recorder's own reads there, bit for bit: the body's
+    motion, the element's contact flag and its s_rel (read with its forces, as its
+    ModelStructure lets: it depends on the positions alone)."""
     from contactfmu.cosim import observers
     from contactfmu.cosim.fastcalls import Reader
 
@@ -129,13 +130,17 @@ def test_the_master_offers_the_outputs_it_reads_at_every_step_where_it_reads_the
 
     monkeypatch.setattr(observers.Recorder, "bind", binding)
     monkeypatch.setattr(observers.Recorder, "step_complete", completing)
-    r = impact(fmu_dir, "ElastoGap", dict(c=1e5, d=20.0), 1.234567e-3)
+    r = impact_system(fmu_dir, "ElastoGap", dict(c=1e5, d=20.0), 1.234567e-3).simulate(
+        0.05, outputs=["mass.s", "mass.v", "el.contact", "el.s_rel", "el.flange_b.s"]
+    )
+    # (the element's input flange_b.s is set after its last read: the recorder reads it itself)
     assert {(name, var) for name, var, _ in seen} == {
         ("mass", "s"),
         ("mass", "v"),
         ("el", "contact"),
+        ("el", "s_rel"),
     }
-    assert all(same for _, _, same in seen) and len(seen) == 3 * len(r.time)
+    assert all(same for _, _, same in seen) and len(seen) == 4 * len(r.time)
     assert list(np.unique(r["el.contact"])) == [0.0, 1.0]
 
 

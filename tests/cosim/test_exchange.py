@@ -234,6 +234,70 @@ def test_an_implicit_exchange_sets_accelerations_only_where_it_reads_the_force_d
     assert accelerations_set(Exchange(plan, implicit_coupling(system, plan), lead=True)) == set()
 
 
+def test_observed_outputs_are_read_with_a_read_the_exchange_makes_anyway(bound):
+    """Exchange(observe=): an output is read with the last read of its instance after which no
+    input it depends on is set, no call of its own: the gap's s_rel (it depends on the positions)
+    with its forces, before its acceleration is set; the mass's v (no inputs) with its
+    acceleration. The gap's f declared to depend on every input (None) and the gap's input
+    flange_a.s are left out (its acceleration is set after its last read). After the exchange the
+    values there are those a get call reads."""
+    system, plan, counts = bound
+    gap, mass = system.instances["gap"], system.instances["mass"]
+    vr = {
+        (inst.name, name): inst.var(name).valueReference
+        for inst, name in ((gap, "s_rel"), (gap, "f"), (mass, "v"))
+    }
+    position = {gap.var(n).valueReference for n in ("flange_a.s", "flange_b.s")}
+    s_in = gap.var("flange_a.s").valueReference
+    observe = [
+        (gap, vr[("gap", "s_rel")], position),
+        (mass, vr[("mass", "v")], set()),
+        (gap, vr[("gap", "f")], None),
+        (gap, s_in, None),
+    ]
+    plain = Exchange(plan)
+    plain.gauss_seidel(0.0, 1e-3)
+    calls = dict(counts.calls)
+    counts.calls.clear()
+    exchange = Exchange(plan, observe=observe)
+    exchange.gauss_seidel(0.0, 1e-3)
+    assert counts.calls == calls  # the same calls
+    assert set(exchange.observed_at) == {("gap", vr[("gap", "s_rel")]), ("mass", vr[("mass", "v")])}
+    for (name, ref), (buf, i) in exchange.observed_at.items():
+        inst = system.instances[name]
+        assert buf[i] == inst.call("get", lambda: inst.slave.getReal([ref]))[0]
+    # the mass at 2.9 m against the gap's flange_b at 2.95 m: s_rel = 2.95 - 2.9
+    (buf, i) = exchange.observed_at[("gap", vr[("gap", "s_rel")])]
+    assert buf[i] == pytest.approx(0.05, abs=1e-12)
+
+
+def test_the_composite_exchange_sets_a_body_s_forces_before_it_reads_its_acceleration(bound):
+    """The composite exchange reads the mass's acceleration for the force element's derivative: the
+    mass's present forces are set before (what that acceleration is of), then the coupling's."""
+    system, plan, counts = bound
+    mass = system.instances["mass"]
+    (a,) = {link.a for link in plan.accel if link.source is mass and link.target.name == "force"}
+    forces = {link.f for link in plan.forces if link.body is mass}
+    log = []
+
+    def logging(instance, name, function):
+        def call(*args):
+            if instance == "mass" and name in ("fmi2GetReal", "fmi2SetReal"):
+                log.append((name, {args[1][k] for k in range(args[2])}))
+            return function(*args)
+
+        return call
+
+    _wrap_calls(system, logging)
+    coupling_ = implicit_coupling(system, plan)
+    coupling_.stage = 1
+    Exchange(plan, coupling_, composite=True).gauss_seidel(0.0, 1e-3)
+    reads_a = [k for k, (name, vrs) in enumerate(log) if name == "fmi2GetReal" and a in vrs]
+    sets_f = [k for k, (name, vrs) in enumerate(log) if name == "fmi2SetReal" and vrs & forces]
+    assert len(reads_a) == 1 and len(sets_f) == 2  # the present forces, then the coupling's
+    assert sets_f[0] < reads_a[0] < sets_f[1]
+
+
 @pytest.mark.parametrize(
     "scheme, step, stiff",
     [
