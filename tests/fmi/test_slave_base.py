@@ -1354,8 +1354,10 @@ def test_a_state_of_plain_values_is_captured_as_it_is_and_restored_without_decod
     through = Plain._fmu_state_from_bytes(Plain._fmu_state_to_bytes(state))
     assert type(through) is dict and through["values"] == state_codec.jsonable(state["values"])
     s.set_real([0], [-2.0])
+    s.later = 3.0
     s._set_fmu_state(through)
     assert s._get_fmu_state()["values"] == expected and errors(s) == []
+    assert not hasattr(s, "later")
     probe = initialized(Probe, k=3.0)
     listed = probe._get_fmu_state()
     assert type(listed) is dict and type(listed["values"]["_p"]) is list
