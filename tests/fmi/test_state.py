@@ -708,3 +708,4 @@ def test_kept_copies_a_state_of_plain_values_alone():
     assert kept({"x": 1.0, "pair": (1.0, (2.0,))}) is None
     assert kept({"x": 1.0, "point": Point(0.5, [1, 2])}) is None
     assert kept({}) == {}
+    assert kept({"x": 1.0}, {"absent"}) == {"x": 1.0}  # a name to skip need not be there
