@@ -65,6 +65,23 @@ class Driver:
         return self.s.do_step(t, h)
 
 
+def computes_in_a_step(d, h, **inputs):
+    """The times at which the slave of Driver d computed its outputs in one doStep of h after the
+    inputs given were set (Slave.compute_outputs counted)."""
+    s, times = d.s, []
+    compute = s.compute_outputs
+
+    def counted():
+        times.append(s.time)
+        compute()
+
+    s.compute_outputs = counted
+    d.inputs(**inputs)
+    t = s.time
+    assert s.do_step(t, h)
+    return times
+
+
 def compliant_signs(d, f, name="f"):
     """MSL PartialCompliant: flange_b.f = f = -flange_a.f."""
     fa, fb, ff = d.get("flange_a.f", "flange_b.f", name)

@@ -14,6 +14,7 @@ import pytest
 
 from contactfmu.cosim.algorithms.adaptive import Adaptive, AdaptiveAlgorithm, ForceExtrapolation
 from contactfmu.cosim.errors import CosimError
+from contactfmu.cosim.system import Instance
 
 
 def test_error_estimate_is_the_weighted_step_doubling_difference_over_2p_minus_1():
@@ -667,12 +668,14 @@ def _inst(name, m=None, values=None, discrete=(), outputs=()):
         for vr, deps in outputs
     ]
     variables = [_ns(causality="output", type=kind, valueReference=vr) for vr, kind in discrete]
-    return _ns(
+    inst = _ns(
         name=name,
         m=m,
         values=dict(values or {}),
         md=_ns(modelVariables=variables, defaultExperiment=None, outputs=list(outputs)),
     )
+    inst.discrete_outputs = lambda: Instance.discrete_outputs(inst)  # (from its variables)
+    return inst
 
 
 @pytest.fixture

@@ -43,8 +43,9 @@ def bound(inst, name):
     a pointer without argtypes, called with ctypes arguments only: the handle as a c_void_p, a
     number of values through ``count``, c_size_t; 2.1 instead of 2.6 us per fmi2GetReal of two
     values), or a function that is not a ctypes one (an FMI 3.0 adapter, a counting wrapper) as it
-    is, with the plain handle and ``count`` = int. Not for functions of floating-point
-    arguments (fmi2DoStep), which need their argtypes."""
+    is, with the plain handle and ``count`` = int. Floating-point arguments are passed as C
+    doubles (fmi2DoStep's times: algorithms.base.DoSteps): without argtypes, ctypes would not
+    convert Python floats."""
     fn = inst.slave._functions[name]
     if isinstance(fn, _CFuncPtr):
         return _BARE(cast(fn, c_void_p).value), c_void_p(inst.slave.component), c_size_t

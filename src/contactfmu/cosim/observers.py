@@ -11,7 +11,6 @@ from collections import defaultdict
 import numpy as np
 from scipy.interpolate import PchipInterpolator
 
-from ..conventions import DISCRETE_TYPES
 from .fastcalls import Reader
 
 
@@ -87,17 +86,11 @@ class Recorder(Observer):
         """[(instance, vrs, type)] of the discrete outputs of every FMU (dense output), else []."""
         if self.grid is None:
             return []
-        out = []
-        for inst in self.system.instances.values():
-            for kind in DISCRETE_TYPES:
-                vrs = [
-                    v.valueReference
-                    for v in inst.md.modelVariables
-                    if v.causality == "output" and v.type == kind
-                ]
-                if vrs:
-                    out.append((inst, vrs, kind))
-        return out
+        return [
+            (inst, vrs, kind)
+            for inst in self.system.instances.values()
+            for kind, vrs in inst.discrete_outputs()
+        ]
 
     def wanted(self):
         """[(instance, vr, type)] read at every communication point: the recorded outputs (and with

@@ -216,6 +216,20 @@ class Instance:
         self.slave = None
         self.unzipdir = None
 
+    def discrete_outputs(self):
+        """[(type, [vr, ...])] of the instance's discrete states, its outputs of each type of
+        conventions.DISCRETE_TYPES (Integer, Boolean) that it has."""
+        out = []
+        for kind in conventions.DISCRETE_TYPES:
+            vrs = [
+                v.valueReference
+                for v in self.md.modelVariables
+                if v.causality == "output" and v.type == kind
+            ]
+            if vrs:
+                out.append((kind, vrs))
+        return out
+
     def var(self, name):
         try:
             return self.variables[name]

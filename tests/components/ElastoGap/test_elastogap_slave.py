@@ -7,7 +7,7 @@ Translational.Components.ElastoGap documentation written out here.
 import math
 
 import pytest
-from slave_driver import REL, Driver, bounce, compliant_signs, d_end
+from slave_driver import REL, Driver, bounce, compliant_signs, computes_in_a_step, d_end
 
 from contactfmu.components.ElastoGap.slave import ElastoGap
 from contactfmu.components.Mass.slave import Mass
@@ -146,16 +146,8 @@ def test_a_step_computes_the_outputs_before_it_only_for_the_coupler(masses, comp
     outputs once, at its end (f = f_c + f_d = -10 - 1 N at s_rel = -1 mm, v_rel = -0.1 m/s);
     with the coupler, which computing the outputs advances, before step() too."""
     d = Driver(ElastoGap, c=1e4, d=10.0, **masses)
-    s, times = d.s, []
-    compute = s.compute_outputs
-
-    def counted():
-        times.append(s.time)
-        compute()
-
-    s.compute_outputs = counted
-    d.inputs(flange_a__s=0.0, flange_a__v=0.0, flange_b__s=-0.001, flange_b__v=-0.1)
-    assert s.do_step(0.0, 1e-4)
+    motion = dict(flange_a__s=0.0, flange_a__v=0.0, flange_b__s=-0.001, flange_b__v=-0.1)
+    times = computes_in_a_step(d, 1e-4, **motion)
     assert times == [0.0] * (computes - 1) + [1e-4]
     if not masses:
         assert d.get("f") == pytest.approx(-11.0, rel=REL)

@@ -6,7 +6,7 @@ help page written out here, and a Mass coupled to it rebounding as the law says.
 import math
 
 import pytest
-from slave_driver import REL, Driver, bounce, compliant_signs, d_end
+from slave_driver import REL, Driver, bounce, compliant_signs, computes_in_a_step, d_end
 
 from contactfmu.components.TranslationalHardstop.slave import TranslationalHardstop
 
@@ -93,16 +93,8 @@ def test_a_step_computes_the_outputs_before_it_only_for_the_coupler(masses, comp
     outputs once, at its end (F = c*(s_rel - b/2) + d*v_rel = 500*0.1 + 7*0.5 N); with the
     coupler, which computing the outputs advances, before step() too."""
     d = Driver(TranslationalHardstop, b=0.4, c=500.0, d=7.0, **masses)
-    s, times = d.s, []
-    compute = s.compute_outputs
-
-    def counted():
-        times.append(s.time)
-        compute()
-
-    s.compute_outputs = counted
-    d.inputs(flange_a__s=0.0, flange_a__v=0.0, flange_b__s=0.3, flange_b__v=0.5)
-    assert s.do_step(0.0, 1e-4)
+    motion = dict(flange_a__s=0.0, flange_a__v=0.0, flange_b__s=0.3, flange_b__v=0.5)
+    times = computes_in_a_step(d, 1e-4, **motion)
     assert times == [0.0] * (computes - 1) + [1e-4]
     if not masses:
         assert d.get("F") == pytest.approx(53.5, rel=REL)

@@ -51,7 +51,6 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple, Optional
 
-from ...conventions import DISCRETE_TYPES
 from ..coupling import Exchange, declared_inertia, implicit_coupling
 from ..errors import CosimError
 from ..fastcalls import Reader, States
@@ -278,12 +277,13 @@ class AdaptiveAlgorithm(Algorithm):
         }
         # the Real outputs the observers read at every communication point, where the explicit
         # exchange (made at the end of every accepted step) reads them anyway
-        observe = [
-            (inst, vr, None if deps is None else {d.valueReference for d in deps})
-            for inst, vr, kind in run.observed
-            if kind == "Real"
-            for deps in [outputs.get((inst.name, vr))]
-        ]
+        observe = []
+        for inst, vr, kind in run.observed:
+            if kind == "Real":
+                deps = outputs.get((inst.name, vr))  # None: every input (not declared)
+                observe.append(
+                    (inst, vr, deps if deps is None else {d.valueReference for d in deps})
+                )
         explicit = Exchange(plan, reads=interface, observe=observe)
         implicit = None
         if coupling.elements:
@@ -328,18 +328,12 @@ class AdaptiveAlgorithm(Algorithm):
             self.extrapolation = estimate.bind(explicit) if estimate else None
         # the discrete outputs of every FMU (events), but those of an element that integrates its
         # contact itself: it locates its own events inside the steps
-        self.discrete = []
-        for inst in self.instances:
-            if inst.name in integrating:
-                continue
-            for kind in DISCRETE_TYPES:
-                vrs = [
-                    v.valueReference
-                    for v in inst.md.modelVariables
-                    if v.causality == "output" and v.type == kind
-                ]
-                if vrs:
-                    self.discrete.append(Reader(inst, vrs, kind))
+        self.discrete = [
+            Reader(inst, vrs, kind)
+            for inst in self.instances
+            if inst.name not in integrating
+            for kind, vrs in inst.discrete_outputs()
+        ]
         # where the observed outputs are after every step: the explicit exchange's reads, the
         # discrete outputs' (both made by the measurement that ends every accepted step)
         wanted = {(inst.name, vr) for inst, vr, _ in run.observed}
