@@ -124,6 +124,28 @@ def test_readme_master_snippet_runs_and_writes_into_an_ignored_folder(fmu_dir, t
 # ---- the system's parts, unit by unit (mutation/pytest_plugin.py UNIT_TESTS) -------------------
 
 
+def test_an_instance_s_discrete_outputs_are_its_integer_and_boolean_outputs(fmu_dir):
+    """Instance.discrete_outputs (the states whose changes are events, conventions.DISCRETE_TYPES):
+    per type, Integer first, the outputs in the model description's order; none for a Mass."""
+    s = System()
+    s.add("gap", fmu_dir / "ElastoGap.fmu")
+    s.add("stop", fmu_dir / "EndStop.fmu")
+    s.add("mass", fmu_dir / "Mass.fmu")
+
+    def named(inst):
+        return [
+            (kind, [inst.md.modelVariables[vr].name for vr in vrs])
+            for kind, vrs in inst.discrete_outputs()
+        ]
+
+    assert named(s.instances["gap"]) == [("Boolean", ["contact", "interface.integrates"])]
+    assert named(s.instances["stop"]) == [
+        ("Integer", ["stop", "sf"]),
+        ("Boolean", ["interface.integrates"]),
+    ]
+    assert s.instances["mass"].discrete_outputs() == []
+
+
 def test_instance_names_are_unique_and_plain(fmu_dir):
     s = System()
     inst = s.add("mass", fmu_dir / "Mass.fmu", {"m": 2.0, "L": 1.0}, L=0.5)
