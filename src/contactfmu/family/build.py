@@ -1,4 +1,4 @@
-"""A generated system (generate.Spec) as a co-simulation of the project's FMUs (cosim.System)."""
+"""A generated system (systems.Spec) as a co-simulation of the project's FMUs (cosim.System)."""
 
 import math
 from pathlib import Path

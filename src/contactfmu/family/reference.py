@@ -1,4 +1,4 @@
-"""The monolithic reference solution of a generated system (generate.Spec): all bodies in one ODE,
+"""The monolithic reference solution of a generated system (systems.Spec): all bodies in one ODE,
 every law written out again here from the components' documentation, solved tightly with every
 kink, jump and state change of every law located as an event.
 
@@ -173,7 +173,7 @@ class ElasticEndStop:
 
 
 def link_law(link):
-    """The law of a generate.Link."""
+    """The law of a systems.Link."""
     p = link.params
     if link.kind == "Spring":
         return Linear(c=p["c"], s_rel0=p.get("s_rel0", 0.0))
@@ -281,7 +281,7 @@ class Solution:
 
 
 class Network:
-    """The equations of motion of a generate.Spec (module docstring)."""
+    """The equations of motion of a systems.Spec (module docstring)."""
 
     def __init__(self, spec):
         self.spec = spec
@@ -390,7 +390,11 @@ def solve(spec, t_eval=None, method="LSODA", rtol=1e-10, atol=1e-12, max_step=No
     solver_class = {"LSODA": LSODA, "Radau": Radau}[method]
     max_step = max_step or T / 200.0
     grid = np.linspace(0.0, T, 2001) if t_eval is None else np.asarray(t_eval, dtype=float)
-    ts, ys, events, steps = [t], [y.copy()], [], 0
+    points, events, steps = [(t, y.copy(), states)], [], 0
+
+    def sample(t0, t1, dense, states):  # the points of t_eval inside (t0, t1)
+        points.extend((tt, dense(tt), states) for tt in grid[(grid > t0) & (grid < t1)])
+
     while t < T:
         solver = solver_class(
             net.rhs(states), t, y, T, rtol=rtol, atol=atol * np.ones_like(y), max_step=max_step
@@ -406,62 +410,53 @@ def solve(spec, t_eval=None, method="LSODA", rtol=1e-10, atol=1e-12, max_step=No
             dense = solver.dense_output()
             g1 = net.guards(t1, solver.y, states)
             crossed = np.flatnonzero(g1 < 0.0)
-            if crossed.size:
-                te = t1
-
-                def guard(tt, k):
-                    return net.guards(tt, dense(tt), states)[k]
-
-                for k in crossed:
-                    if g_prev[k] <= 0.0:  # it starts on its surface: out at once
-                        te = t0
-                        break
-                    if te == t1 or guard(te, k) < 0.0:  # (else its root lies after te)
-                        te = brentq(guard, t0, te, args=(k,), xtol=1e-15, rtol=1e-15)
-                # the points of the step up to the event, the event itself
-                inner = grid[(grid > t0) & (grid < te)]
-                ts.extend(inner)
-                ys.extend(dense(tt) for tt in inner)
-                ye = dense(te)
-                after = dense(min(te + max(1e-12, 1e-6 * (t1 - te)), t1)) if t1 > te else ye
-                new_states, y_after = net.decide(te, after, states)
-                ye_after = ye.copy()
-                # reinit (stuck bodies, stops): the velocities and positions decided
-                for i, law in enumerate(net.body_laws):
-                    if new_states[1][i] != states[1][i] and isinstance(law, StopAndFriction):
-                        ye_after[i], ye_after[net.n + i] = (
-                            min(max(ye[i], law.lo), law.hi),
-                            y_after[net.n + i],
-                        )
-                        if new_states[1][i] == 0:
-                            ye_after[net.n + i] = 0.0
-                ts.append(te)
-                ys.append(ye)
-                events.append((te, _changes(net, states, new_states)))
-                if te == t0 and new_states == states:
-                    # grazing: decided the same; step past it on the motion continued
-                    te, ye_after = min(t0 + 1e-12 * max(1.0, T), T), after
-                t, y, states = te, ye_after, new_states
-                ts.append(t)
-                ys.append(y.copy())
-                ended = True
-            else:
-                inner = grid[(grid > t0) & (grid < t1)]
-                ts.extend(inner)
-                ys.extend(dense(tt) for tt in inner)
-                ts.append(t1)
-                ys.append(solver.y.copy())
+            if not crossed.size:
+                sample(t0, t1, dense, states)
+                points.append((t1, solver.y.copy(), states))
                 g_prev, t, y = g1, t1, solver.y.copy()
+                continue
+            te = t1
+
+            def guard(tt, k):
+                return net.guards(tt, dense(tt), states)[k]
+
+            for k in crossed:
+                if g_prev[k] <= 0.0:  # it starts on its surface: out at once
+                    te = t0
+                    break
+                if te == t1 or guard(te, k) < 0.0:  # (else its root lies after te)
+                    te = brentq(guard, t0, te, args=(k,), xtol=1e-15, rtol=1e-15)
+            sample(t0, te, dense, states)
+            ye = dense(te)
+            points.append((te, ye, states))
+            after = dense(min(te + max(1e-12, 1e-6 * (t1 - te)), t1)) if t1 > te else ye
+            new_states, decided = net.decide(te, after, states)
+            events.append((te, _changes(net, states, new_states)))
+            if te == t0 and new_states == states:
+                # grazing: decided the same; step past it on the motion continued
+                t, y = min(t0 + 1e-12 * max(1.0, T), T), after
+            else:
+                # the bodies' reinits (a stop reached, sticking): their s and v as decided
+                y = ye.copy()
+                for i, (a, b) in enumerate(zip(states[1], new_states[1])):
+                    if a != b:
+                        y[i], y[net.n + i] = decided[i], decided[net.n + i]
+                t = te
+            states = new_states
+            points.append((t, y.copy(), states))
+            ended = True
         if not ended and solver.status == "finished":
             break
-    t_arr = np.asarray(ts)
-    y_arr = np.asarray(ys)
-    order = np.argsort(t_arr, kind="stable")
-    t_arr, y_arr = t_arr[order], y_arr[order]
+    points.sort(key=lambda p: p[0])  # (stable: an event's two points keep their order)
+    t_arr = np.array([p[0] for p in points])
+    y_arr = np.array([p[1] for p in points])
     signals = {}
     for i, b in enumerate(net.bodies):
         signals[f"{b.name}.s"] = y_arr[:, i]
         signals[f"{b.name}.v"] = y_arr[:, net.n + i]
+    forces = np.array([net.forces(t, y, st[0])[0] for t, y, st in points])
+    for k, lk in enumerate(net.links):
+        signals[f"{lk.name}.f"] = forces[:, k] if len(net.links) else np.zeros(len(points))
     return Solution(t_arr, signals, events, steps)
 
 
