@@ -12,8 +12,8 @@ import pytest
 from scipy.optimize import brentq
 from scipy.special import beta
 
-import contactfmu.family.systems as family_systems
 import contactfmu.family.reference as family_reference
+import contactfmu.family.systems as family_systems
 import contactfmu.monolithic as monolithic
 from contactfmu.monolithic import elastogap_impact, hardstop_mass
 

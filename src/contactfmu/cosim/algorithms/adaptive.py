@@ -62,14 +62,15 @@ from .base import Algorithm, DoSteps, EarlyReturn
 @dataclass(frozen=True)
 class Adaptive:
     """The tuning of the adaptive algorithm: the tolerance on the bodies' motion (rtol, atol: finite,
-    > 0; the error of a run is proportional to rtol, :attr:`local`), the first step h0 (default: the smallest DefaultExperiment stepSize of the FMUs, at most
-    span/100), the largest step hmax (default span/50; at most the span),
-    the smallest step hmin (default 1e-14*max(1, |stop|)), the event window, the step within
-    which a discrete change is located (default 1e-9*span); times in s. dense (default True): the
-    recording times are interpolated between the steps (base.Algorithm.dense); False: every
-    recording time ends a step (read there, not interpolated; hmax defaults to the output
-    interval then). estimate: "auto" (default: the force extrapolation where it applies, step
-    doubling elsewhere; module docstring, item 3) or "doubling" (step doubling always)."""
+    > 0; the error of a run is proportional to rtol, :attr:`local`), the first step h0 (default:
+    the smallest DefaultExperiment stepSize of the FMUs, at most span/100), the largest step hmax
+    (default span/50; at most the span), the smallest step hmin (default 1e-14*max(1, |stop|)),
+    the event window, the step within which a discrete change is located (default 1e-9*span);
+    times in s. dense (default True): the recording times are interpolated between the steps
+    (base.Algorithm.dense); False: every recording time ends a step (read there, not
+    interpolated; hmax defaults to the output interval then). estimate: "auto" (default: the
+    force extrapolation where it applies, step doubling elsewhere; module docstring, item 3) or
+    "doubling" (step doubling always)."""
 
     rtol: float = 1e-4
     atol: float = 1e-6
