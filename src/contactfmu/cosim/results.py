@@ -24,6 +24,8 @@ class Result:
         # dense output: per row, whether it was interpolated between communication points (None:
         # every row was read at a communication point; cosim.observers.Recorder)
         self.interpolated = None
+        # simulate(error_estimate=True): {column: estimated largest error} (estimate_error)
+        self.error_estimate = None
         self.data = (
             np.rec.fromarrays(values.T, dtype=[(n, "f8") for n in names])
             if len(values)
@@ -62,6 +64,19 @@ class Result:
             for row in self.values:
                 fh.write(",".join(repr(float(x)) for x in row) + "\n")
         return path
+
+
+def estimate_error(coarse, fine, ratio):
+    """The largest error of each column of `coarse` (a Result), estimated from `fine`, the same run
+    at a tolerance `ratio` times tighter: where the error is proportional to the tolerance, coarse
+    is off by e and fine by e/ratio, so |coarse - fine| is about e*(1 - 1/ratio). ``fine`` is
+    interpolated (linearly) onto coarse's times where they differ. {column: estimated max |error|}."""
+    same = len(fine.time) == len(coarse.time) and np.array_equal(fine.time, coarse.time)
+    out = {}
+    for name in coarse.names[1:]:
+        other = fine[name] if same else np.interp(coarse.time, fine.time, fine[name])
+        out[name] = float(np.max(np.abs(coarse[name] - other))) / (1.0 - 1.0 / ratio)
+    return out
 
 
 class CsvError(ValueError):

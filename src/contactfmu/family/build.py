@@ -58,7 +58,8 @@ def signals(spec):
 
 
 def errors(result, solution, names):
-    """max |result - reference| / (range of the reference) per signal, on the result's times."""
+    """max |result - reference| / (range of the reference) per signal, on the result's times
+    (`result`: a cosim Result, or any mapping of "time" and the signals to arrays)."""
     ref = solution.at(result["time"])
     out = {}
     for name in names:
