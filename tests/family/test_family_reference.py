@@ -65,7 +65,8 @@ def test_an_elastogap_impact_rebounds_as_the_projects_elastogap_reference():
         "link1 1->3",
         "link1 3->0",
     ]
-    assert np.all(sol.signals["link1.f"] <= 0.0)  # it never pulls
+    f = sol.signals["link1.f"]
+    assert np.all(f <= 1e-12 * np.max(np.abs(f)))  # it never pulls (but for rounding at a root)
 
 
 def test_a_hardstop_impact_rebounds_with_the_kelvin_voigt_restitution():

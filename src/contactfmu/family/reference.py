@@ -206,7 +206,7 @@ class Mass:
         return ()
 
     def state(self, s, v, f, prev):
-        return 0, s, v
+        return 0
 
 
 class StopAndFriction:
@@ -240,18 +240,22 @@ class StopAndFriction:
         )
 
     def state(self, s, v, f, prev):
-        """(state, s, v) just after an event, from `prev` and the motion continued past it."""
+        """The state just after an event, from `prev` and the motion continued past it (a new state
+        starts at v = 0: reinit)."""
         if prev == self.FORWARD and s >= self.hi or prev == self.BACKWARD and s <= self.lo:
-            s, v = min(max(s, self.lo), self.hi), 0.0  # the stop: reinit(s), reinit(v, 0)
+            s = min(max(s, self.lo), self.hi)  # the stop reached: at rest there
         elif prev != self.STUCK and v * prev > 0.0:
-            return prev, s, v
-        else:
-            v = 0.0
+            return prev  # still sliding
         if f > self.f0_max and s < self.hi:
-            return self.FORWARD, s, v
+            return self.FORWARD
         if f < -self.f0_max and s > self.lo:
-            return self.BACKWARD, s, v
-        return self.STUCK, s, v
+            return self.BACKWARD
+        return self.STUCK
+
+    def reinit(self, s):
+        """(s, v) of the body when its state changes: at rest (reinit(v, 0)), kept within its stops
+        (reinit(s) at a stop)."""
+        return min(max(s, self.lo), self.hi), 0.0
 
 
 def body_law(body):
@@ -355,18 +359,17 @@ class Network:
         return np.asarray(g)
 
     def decide(self, t, y, states):
-        """The states just after an event at t, from the motion y continued past it; and y with
-        the bodies' reinits."""
+        """The states just after an event, from the motion y at t, a little past it."""
         link_states, body_states = states
         rel = self.relative(y)
         links = [law.state(s, v, st) for law, (s, v), st in zip(self.laws, rel, link_states)]
         _, net, _ = self.forces(t, y, links)
-        y = np.array(y)
-        bodies = []
-        for i, (law, st) in enumerate(zip(self.body_laws, body_states)):
-            new, y[i], y[self.n + i] = law.state(y[i], y[self.n + i], net[i], st)
-            bodies.append(new)
-        return (links, bodies), y
+        n = self.n
+        bodies = [
+            law.state(y[i], y[n + i], net[i], st)
+            for i, (law, st) in enumerate(zip(self.body_laws, body_states))
+        ]
+        return links, bodies
 
     def initial(self):
         y = np.array([b.x for b in self.bodies] + [b.v for b in self.bodies], dtype=float)
@@ -375,9 +378,7 @@ class Network:
             0 if isinstance(law, Mass) else (1 if b.v > 0 else -1 if b.v < 0 else 0)
             for law, b in zip(self.body_laws, self.bodies)
         ]
-        _, net, _ = self.forces(0.0, y, links)
-        states, y = self.decide(0.0, y, (links, bodies))
-        return states, y
+        return self.decide(0.0, y, (links, bodies)), y
 
 
 def solve(spec, t_eval=None, method="LSODA", rtol=1e-10, atol=1e-12, max_step=None):
@@ -395,12 +396,16 @@ def solve(spec, t_eval=None, method="LSODA", rtol=1e-10, atol=1e-12, max_step=No
     def sample(t0, t1, dense, states):  # the points of t_eval inside (t0, t1)
         points.extend((tt, dense(tt), states) for tt in grid[(grid > t0) & (grid < t1)])
 
+    retries = 0  # restarts from one point with the states decided at a step's end
     while t < T:
         solver = solver_class(
             net.rhs(states), t, y, T, rtol=rtol, atol=atol * np.ones_like(y), max_step=max_step
         )
-        g_prev = net.guards(t, y, states)
-        ended = False
+        # a guard on its surface where the segment starts (the event that started it) is armed
+        # once it is > 0: only then can its sign change end the segment
+        g_prev = net.guards(t, y, states)  # the guards at the last step's end
+        armed = g_prev > 0.0
+        first, ended = True, False
         while solver.status == "running" and not ended:
             message = solver.step()
             if solver.status == "failed":
@@ -409,19 +414,30 @@ def solve(spec, t_eval=None, method="LSODA", rtol=1e-10, atol=1e-12, max_step=No
             t0, t1 = solver.t_old, solver.t
             dense = solver.dense_output()
             g1 = net.guards(t1, solver.y, states)
-            crossed = np.flatnonzero(g1 < 0.0)
+            stale = ~armed & (g1 < 0.0)
+            if first and stale.any() and retries < 2:
+                # a state decided just after the event is left at once: decide it again on the
+                # motion a step later, and start again from the same point
+                states = net.decide(t1, solver.y, states)
+                retries += 1
+                ended = True
+                continue
+            crossed = np.flatnonzero(armed & (g1 < 0.0))
+            armed |= g1 > 0.0
+            first = False
             if not crossed.size:
                 sample(t0, t1, dense, states)
                 points.append((t1, solver.y.copy(), states))
-                g_prev, t, y = g1, t1, solver.y.copy()
+                t, y, retries, g_prev = t1, solver.y.copy(), 0, g1
                 continue
             te = t1
 
             def guard(tt, k):
-                return net.guards(tt, dense(tt), states)[k]
+                # (at t0 the step's own start, which the dense output only approximates)
+                return g_prev[k] if tt == t0 else net.guards(tt, dense(tt), states)[k]
 
             for k in crossed:
-                if g_prev[k] <= 0.0:  # it starts on its surface: out at once
+                if g_prev[k] <= 0.0:  # on its surface at t0 already
                     te = t0
                     break
                 if te == t1 or guard(te, k) < 0.0:  # (else its root lies after te)
@@ -429,20 +445,19 @@ def solve(spec, t_eval=None, method="LSODA", rtol=1e-10, atol=1e-12, max_step=No
             sample(t0, te, dense, states)
             ye = dense(te)
             points.append((te, ye, states))
-            after = dense(min(te + max(1e-12, 1e-6 * (t1 - te)), t1)) if t1 > te else ye
-            new_states, decided = net.decide(te, after, states)
+            # the states just after the event, decided on the motion continued past it
+            t_after = min(te + max(1e-12, 1e-3 * (t1 - te)), t1)
+            new_states = net.decide(t_after, dense(t_after), states)
+            if new_states == states and t1 > te:
+                # (a guard that left its region, too little past the root there: at the step's end)
+                new_states = net.decide(t1, solver.y, states)
             events.append((te, _changes(net, states, new_states)))
-            if te == t0 and new_states == states:
-                # grazing: decided the same; step past it on the motion continued
-                t, y = min(t0 + 1e-12 * max(1.0, T), T), after
-            else:
-                # the bodies' reinits (a stop reached, sticking): their s and v as decided
-                y = ye.copy()
-                for i, (a, b) in enumerate(zip(states[1], new_states[1])):
-                    if a != b:
-                        y[i], y[net.n + i] = decided[i], decided[net.n + i]
-                t = te
-            states = new_states
+            # the bodies' reinits (a stop reached, sticking, breaking away)
+            y = ye.copy()
+            for i, (a, b) in enumerate(zip(states[1], new_states[1])):
+                if a != b:
+                    y[i], y[net.n + i] = net.body_laws[i].reinit(ye[i])
+            t, states, retries = te, new_states, 0
             points.append((t, y.copy(), states))
             ended = True
         if not ended and solver.status == "finished":
