@@ -9,11 +9,13 @@ The attempt itself (_save, _advance, _measure, ...) is replaced by stubs that re
 motions, so do_step runs only the controller."""
 
 import math
+import warnings
+from types import SimpleNamespace
 
 import pytest
 
 from contactfmu.cosim.algorithms.adaptive import Adaptive, AdaptiveAlgorithm, ForceExtrapolation
-from contactfmu.cosim.errors import CosimError
+from contactfmu.cosim.errors import CosimError, ToleranceWarning
 from contactfmu.cosim.system import Instance
 
 
@@ -1389,12 +1391,24 @@ def test_an_error_of_exactly_the_tolerance_is_accepted():
 
 def test_a_step_of_the_smallest_size_is_kept_above_the_tolerance():
     """A step of hmin (Adaptive: the smallest step) cannot be shrunk: err 5 > 1 is accepted there
-    (hmin = h = 2^-20 s), recorded with its error."""
+    (hmin = h = 2^-20 s), recorded with its error, and reported once with the output whose error
+    is the largest (the estimate's worst_at: the body's velocity)."""
     hmin = 2.0**-20
-    algo = _Extrapolated([5.0, 0.0], h=hmin)
+    algo = _Extrapolated([5.0, 7.0], h=hmin)
     algo.hmin = hmin
-    assert algo.do_step(0.0, 1.0) == hmin
+    variable = SimpleNamespace(valueReference=3, type="Real", name="v")
+    inst = SimpleNamespace(name="mass", md=SimpleNamespace(modelVariables=[variable]))
+    algo.motion = [SimpleNamespace(inst=inst, vr=[3])]
+    algo.extrapolation.worst_at = 0
+    message = r"at t = 0 s: a step of 9.54e-07 s \(hmin\) is 5 times the local tolerance"
+    with pytest.warns(ToleranceWarning, match=message + ", the largest error in mass.v;"):
+        assert algo.do_step(0.0, 1.0) == hmin
     assert [(r.h, r.accepted, r.error) for r in algo.records] == [(hmin, True, 5.0)]
+    assert algo.unmet == (0.0, hmin, 5.0, "mass.v")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # once per run
+        algo.do_step(hmin, 1.0)  # (the step stays at hmin: err 5 asks for a smaller one)
+    assert [(r.h, r.accepted, r.error) for r in algo.records[1:]] == [(hmin, True, 7.0)]
 
 
 @pytest.mark.parametrize("stiff", [False, True], ids=["explicit", "implicit"])

@@ -13,8 +13,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from contactfmu.cosim import CosimError
-from contactfmu.family import build, generate, reference
+from contactfmu.cosim import CosimError, ToleranceWarning
+from contactfmu.cosim.algorithms.adaptive import Adaptive, AdaptiveAlgorithm
+from contactfmu.family import Body, Drive, Link, Spec, build, generate, reference
 
 SPAN = 0.3
 GRID = np.linspace(0.0, SPAN, 151)
@@ -72,3 +73,23 @@ def test_an_error_estimate_needs_the_adaptive_master(fmu_dir):
     spec = dataclasses.replace(generate(1, bodies=1), stop_time=0.01)
     with pytest.raises(CosimError, match="error_estimate needs the adaptive master"):
         build.system(spec, fmu_dir).simulate(0.01, step=1e-3, error_estimate=True)
+
+
+def test_a_tolerance_the_smallest_step_cannot_meet_is_reported_once_with_where(fmu_dir):
+    """A smallest step (hmin) too long for the tolerance: the step is kept and the run goes on, and
+    one ToleranceWarning names the time, the step and the output with the largest error."""
+    body = Body("body1", "Mass", 1.0, 0.1)
+    spring = Link("spring", "Spring", "wall0", "body1", 0.1, {"c": 100.0})
+    drive = Drive("drive1", "body1", 1.0, 2.0, 0.0)
+    spec = Spec(0, "tree", {"wall0": 0.0}, (body,), (spring,), (drive,), 0.2)
+    tuning = Adaptive(rtol=1e-8, atol=1e-10, h0=0.004, hmin=0.004, hmax=0.004)
+    with pytest.warns(ToleranceWarning) as caught:
+        result = build.system(spec, fmu_dir).simulate(0.2, scheme=AdaptiveAlgorithm(tuning))
+    assert len(caught) == 1
+    message = str(caught[0].message)
+    assert "cannot meet rtol = 1e-08 at t = 0 s: a step of 0.004 s (hmin)" in message
+    assert "the largest error in body1." in message  # the body's motion
+    assert result.time[-1] == pytest.approx(0.2)  # the run went on to its end
+    above = [x for x in result.steps if x.accepted and x.error > 1.0]
+    # (the last step takes the sliver before the end with it)
+    assert len(above) > 10 and all(0.004 <= x.h <= 0.008 + 1e-12 for x in above)

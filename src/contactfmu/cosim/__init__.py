@@ -1,8 +1,16 @@
 """Co-simulation master on fmpy: System, results and the reference-result tube comparison."""
 
 from .compare import compare, compare_files
-from .errors import CosimError
+from .errors import CosimError, ToleranceWarning
 from .results import Result, read_csv
 from .system import System
 
-__all__ = ["System", "CosimError", "Result", "read_csv", "compare", "compare_files"]
+__all__ = [
+    "System",
+    "CosimError",
+    "ToleranceWarning",
+    "Result",
+    "read_csv",
+    "compare",
+    "compare_files",
+]

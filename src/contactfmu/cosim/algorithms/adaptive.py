@@ -50,11 +50,12 @@ Every attempt, accepted or rejected, is kept as a :class:`StepRecord` for plots 
 
 import bisect
 import math
+import warnings
 from dataclasses import dataclass
 from typing import NamedTuple, Optional
 
 from ..coupling import Exchange, declared_inertia, implicit_coupling
-from ..errors import CosimError
+from ..errors import CosimError, ToleranceWarning
 from ..fastcalls import Reader, States
 from .base import Algorithm, DoSteps, EarlyReturn
 
@@ -212,9 +213,13 @@ class ForceExtrapolation:
             df = abs(sum(b[i] for b, i in values) - f0 - rate * h)
             dv, ds = df * h / (kv * m), df * h * h / (ks * m)
             for i in s_at:
-                worst = max(worst, ds / (atol + rtol * abs(y[i])))
+                e = ds / (atol + rtol * abs(y[i]))
+                if e > worst:
+                    worst, self.worst_at = e, i
             for i in v_at:
-                worst = max(worst, dv / (atol + rtol * abs(y[i])))
+                e = dv / (atol + rtol * abs(y[i]))
+                if e > worst:
+                    worst, self.worst_at = e, i
         return worst
 
 
@@ -239,6 +244,8 @@ class AdaptiveAlgorithm(Algorithm):
 
     GROW, SHRINK, SAFETY = 4.0, 0.2, 0.9
     early_return = True  # an FMU's event time ends the step there (no search)
+    worst_at = 0  # the index in the motion vector of the largest error of the last estimate
+    unmet = None  # (t, h, error, "instance.variable") of the first step kept above the tolerance
     exchanged_at = event_at = None  # (setup sets them per run)
     extrapolation = None  # the force extrapolation estimate (initialize: where it applies)
     stiffness = ()  # where the explicit exchange reads each coupled element's c, d (initialize)
@@ -251,6 +258,7 @@ class AdaptiveAlgorithm(Algorithm):
 
     def setup(self, system, start, stop, output_interval):
         self.records = []
+        self.unmet = None
         self.calls = 0  # fmi2DoStep calls per FMU of the present attempt
         self.bracket = None  # an event lies in (t, bracket] of the present step
         self.exchanged_at = None  # the FMUs hold the inputs of the explicit exchange at this time
@@ -448,10 +456,31 @@ class AdaptiveAlgorithm(Algorithm):
     def _error(self, y_half, y_full, order):
         rtol, atol = self.tolerance
         worst = 0.0
-        for a, b in zip(y_half, y_full):
-            scale = atol + rtol * max(abs(a), abs(b))
-            worst = max(worst, abs(a - b) / scale)
+        for i, (a, b) in enumerate(zip(y_half, y_full)):
+            e = abs(a - b) / (atol + rtol * max(abs(a), abs(b)))
+            if e > worst:
+                worst, self.worst_at = e, i
         return worst / (2.0**order - 1.0)
+
+    def _report_unmet(self, t, h, err, implicit):
+        """A step kept at the smallest step size above the tolerance: warn once per run, naming the
+        time, the step and the output with the largest error (the rest: result.steps, error > 1)."""
+        estimate = self.extrapolation if self.extrapolation is not None and not implicit else self
+        where = [(r.inst, vr) for r in self.motion for vr in r.vr]
+        inst, vr = where[min(estimate.worst_at, len(where) - 1)]
+        name = next(
+            (v.name for v in inst.md.modelVariables if v.valueReference == vr and v.type == "Real"),
+            f"value reference {vr}",
+        )
+        self.unmet = (t, h, err, f"{inst.name}.{name}")
+        warnings.warn(
+            f"the adaptive master cannot meet rtol = {self.params.rtol:g} at t = {t:.9g} s: a step "
+            f"of {h:.3g} s (hmin) is {err:.3g} times the local tolerance, the largest error in "
+            f"{inst.name}.{name}; the step is kept and the run goes on (every such step: "
+            "result.steps, error > 1)",
+            ToleranceWarning,
+            stacklevel=2,
+        )
 
     # ---- the algorithm ----------------------------------------------------------------------
 
@@ -541,11 +570,17 @@ class AdaptiveAlgorithm(Algorithm):
                     self._advance(t + half, half, implicit)
                     y_half, d_half = self._measure(t + h)
                     err = self._error(y_half, y_full, order)
-                if not err <= 1.0 and h > self.hmin:
+                # (at the smallest step, or at it with the sliver before the limit added, the step
+                # is kept whatever its error: the run goes on)
+                if not err <= 1.0 and h > self.hmin and self.h > self.hmin:
                     self.records.append(StepRecord(t, h, False, "error", err, implicit, self.calls))
-                    self.h = h * max(
-                        self.SHRINK,
-                        self.SAFETY * err ** (-1.0 / (order + 1)) if err > 0 else 1.0,
+                    self.h = max(  # (never below the smallest step: the run must go on)
+                        h
+                        * max(
+                            self.SHRINK,
+                            self.SAFETY * err ** (-1.0 / (order + 1)) if err > 0 else 1.0,
+                        ),
+                        self.hmin,
                     )
                     rollback()
                     continue
@@ -571,6 +606,8 @@ class AdaptiveAlgorithm(Algorithm):
                     rollback()
                     continue
             self.records.append(StepRecord(t, h, True, "", err, implicit, self.calls))
+            if err > 1.0 and self.unmet is None:
+                self._report_unmet(t, h, err, implicit)
             factor = (
                 self.GROW
                 if err == 0.0
@@ -579,6 +616,7 @@ class AdaptiveAlgorithm(Algorithm):
             if not (self.bracket is not None and t + h < self.bracket):
                 self.bracket = self.event_at = None
             if h < limit - t or self.h <= h:
-                self.h = h * factor  # (a step cut by the limit keeps the planned size)
+                # (a step cut by the limit keeps the planned size; none below the smallest step)
+                self.h = max(h * factor, self.hmin)
             self.y, self.d = y_half, d_half
             return t + h
