@@ -573,20 +573,22 @@ class System:
         largest error of the result estimated from the difference (results.error_estimate: the
         error is proportional to rtol); the run costs about four times as much."""
         algorithm = select(scheme, step, rtol, atol)
-        result = Execution(self, algorithm, inputs=inputs, outputs=outputs, progress=progress).run(
-            start_time, stop_time, output_interval
-        )
-        if error_estimate:
-            if not isinstance(algorithm, AdaptiveAlgorithm):
-                raise CosimError(
-                    "error_estimate needs the adaptive master (no step, or scheme='adaptive'): "
-                    "the estimate compares two tolerances"
-                )
-            p = algorithm.params
-            finer = AdaptiveAlgorithm(replace(p, rtol=p.rtol / 10.0, atol=p.atol / 10.0))
-            fine = Execution(self, finer, inputs=inputs, outputs=outputs, progress=progress).run(
-                start_time, stop_time, output_interval
+        if error_estimate and not isinstance(algorithm, AdaptiveAlgorithm):
+            raise CosimError(
+                "error_estimate needs the adaptive master (no step, or scheme='adaptive'): "
+                "the estimate compares two tolerances"
             )
+
+        def run(algorithm):
+            execution = Execution(
+                self, algorithm, inputs=inputs, outputs=outputs, progress=progress
+            )
+            return execution.run(start_time, stop_time, output_interval)
+
+        result = run(algorithm)
+        if error_estimate:
+            p = algorithm.params
+            fine = run(AdaptiveAlgorithm(replace(p, rtol=p.rtol / 10.0, atol=p.atol / 10.0)))
             result.error_estimate = estimate_error(result, fine, 10.0)
         return result
 

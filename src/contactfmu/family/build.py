@@ -3,6 +3,8 @@
 import math
 from pathlib import Path
 
+import numpy as np
+
 from ..cosim import System
 
 
@@ -63,9 +65,6 @@ def errors(result, solution, names):
     ref = solution.at(result["time"])
     out = {}
     for name in names:
-        r = ref[name]
-        span = float(r.max() - r.min()) or 1.0
-        out[name] = float(max(abs(a - b) for a, b in zip(result[name], r))) / span
-        if not math.isfinite(out[name]):
-            out[name] = math.inf
+        error = float(np.max(np.abs(np.asarray(result[name]) - ref[name])))
+        out[name] = error / (float(np.ptp(ref[name])) or 1.0) if math.isfinite(error) else math.inf
     return out
