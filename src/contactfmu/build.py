@@ -316,7 +316,7 @@ def _install_shim(raw, dest, name, pkg, shim):
     os.replace(tmp_dest, dest)
 
 
-# ---- FMI 3.0 (issue 29: every FMU, without early return and events so far) ---------------------
+# ---- FMI 3.0 (every FMU) ---------------------------------------------------------------------
 
 PLATFORM3 = "x86_64-linux"
 FMI3_NAMES = components.NAMES  # the FMUs built as FMI 3.0 co-simulation FMUs: all of them

@@ -1,9 +1,9 @@
-"""ElastoGap with the attached inertias (m_a/m_b): the held force through FMI calls (issue 28).
+"""ElastoGap with the attached inertias (m_a/m_b): the held force through FMI calls.
 
-* it never pulls (f <= 0, as the law), also under inputs that jump (item 2) and on the steps
+* it never pulls (f <= 0, as the law), also under inputs that jump and on the steps
   around an impact that the coupling spreads over two steps, while the split impact keeps the
   law's restitution and, where a plan without a pull exists, the law's motion;
-* a doStep returns within bounded time whatever came before (item 3).
+* a doStep returns within bounded time whatever came before.
 """
 
 import math
@@ -18,7 +18,7 @@ from contactfmu.components.ElastoGap import law
 from contactfmu.cosim import System
 from contactfmu.monolithic import elastogap_impact
 
-# issue 28, item 2: the case and the inputs of its third doStep
+# a case that pulled once: its parameters and the inputs of its third doStep
 PULLED = dict(c=633.45, d=23.244, s_rel0=0.0076520, n=1.0, m_a=1.0, m_b=1.0)
 THIRD = dict(
     flange_a__s=0.0109376,
@@ -31,11 +31,11 @@ THIRD = dict(
 H = 1e-5
 
 
-def test_held_force_never_pulls_after_inputs_that_jump_issue_28(fmu_dir):
-    """Issue 28, item 2: c = 633.45, d = 23.244, s_rel0 = 0.0076520, m_a = m_b = 1, h = 1e-5 s, a
+def test_held_force_never_pulls_after_inputs_that_jump(fmu_dir):
+    """c = 633.45, d = 23.244, s_rel0 = 0.0076520, m_a = m_b = 1, h = 1e-5 s, a
     master that sets the inputs, steps and reads f. The first step with the start values (in
-    contact: s_rel = 0 < s_rel0), the second with flange_b.v = -0.94 m/s, the third with the
-    issue's inputs: f read after the third doStep was +9.135 N (the issue's +9.13 N), then the
+    contact: s_rel = 0 < s_rel0), the second with flange_b.v = -0.94 m/s, the third with
+    THIRD's inputs: f read after the third doStep was +9.135 N before the held force was bounded, then the
     inputs held for 29 steps. The measured other forces (velocity jumps of 1e5 m/s2) make the law's
     motion (the shadow) run slower than the bodies apart: no push brings them back onto it. The
     held force is now 0 there (never > 0); f_c + f_d, the law at the inputs, was never > 0."""
@@ -60,7 +60,7 @@ def test_held_force_never_pulls_after_inputs_that_jump_issue_28(fmu_dir):
 
 
 def test_held_force_never_pulls_under_random_inputs_that_jump(fmu_dir):
-    """Issue 28, item 2: random non-smooth inputs at h = 1e-5 s, the case's parameters, 40 runs of
+    """Random non-smooth inputs at h = 1e-5 s, the case's parameters, 40 runs of
     40 steps (seeded), the inputs set (some, each step half the time), the force read before and
     after each step at random. Before: 663 of 12000 reads pulled (up to 4.8e8 N) in 300 such runs
     in-process; now none."""
@@ -138,18 +138,18 @@ def test_split_impact_held_force_pushes_only_and_keeps_the_laws_rebound(fmu_dir,
         assert 0.0 < exact - r["mass.s"][-1] <= 3.2e-3
 
 
-# issue 28, item 3: the case whose sequence of calls did not finish within 30 s
+# a case whose sequence of calls once did not finish within 30 s
 HUNG = dict(c=10985.8, d=21.92, s_rel0=8.59e-4, m_b=1.0)
 
 
 def test_step_after_nan_infinite_and_denormal_inputs_returns_in_bounded_time(fmu_dir):
-    """Issue 28, item 3: c = 10985.8, d = 21.92, s_rel0 = 8.59e-4, m_b = 1; a parameter set after
+    """c = 10985.8, d = 21.92, s_rel0 = 8.59e-4, m_b = 1; a parameter set after
     initialization (refused), NaN and infinite inputs (refused), denormal ones, then flange_a.v =
     1.8e308 m/s (the largest float: the bodies approach at it) and a step of 0.9 s (the sequence
     of the randomized harness, seed 168, steps of 1e-9 to 0.9 s). The law's motion overflowed and
     the prediction went on through nan segments of 5e-324 s until the EventStorm bound of 1e6
     motion evaluations: 1.42 s of CPU (up to 1.5 s per prediction, several predictions per call,
-    and the calls of the issue's sequence took over 30 s). Now the overflow is seen at once:
+    and the calls of that sequence took over 30 s). Now the overflow is seen at once:
     fmi2Error with a message naming the inputs in well under 0.1 s (measured 0.1 ms), and the
     calls that follow are refused at once (error state)."""
     r = run(
