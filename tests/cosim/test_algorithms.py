@@ -234,8 +234,11 @@ def test_do_steps_calls_every_fmu_and_checks_an_error(monkeypatch):
     assert len(steps) == 4
     steps(0.5, 0.25)
     assert calls == [(n, f"c-{n}", 0.5, 0.25, 1) for n in "abcd"]
-    # fmi2OK and fmi2Warning pass; fmi2Discard and worse are checked (raised there)
-    assert checked == [("c", "fmi2DoStep", 2, 0.5), ("d", "fmi2DoStep", 3, 0.5)]
+    # fmi2OK and fmi2Warning pass; fmi2Discard and worse are checked (raised there, the step named)
+    assert checked == [
+        ("c", "fmi2DoStep (step 0.25 s)", 2, 0.5),
+        ("d", "fmi2DoStep (step 0.25 s)", 3, 0.5),
+    ]
 
 
 def test_do_steps_passes_the_times_as_c_doubles_to_a_ctypes_function(monkeypatch):
@@ -257,8 +260,8 @@ def test_do_steps_passes_the_times_as_c_doubles_to_a_ctypes_function(monkeypatch
     steps(0.1 + 0.2, 1e-7 / 3)
     assert calls == [(1234, 0.30000000000000004, 1e-7 / 3, 1)] * 2
     assert checked == [
-        ("a", "fmi2DoStep", 2, 0.30000000000000004),
-        ("a", "fmi2DoStep", 3, 0.30000000000000004),
+        ("a", "fmi2DoStep (step 3.33333e-08 s)", 2, 0.30000000000000004),
+        ("a", "fmi2DoStep (step 3.33333e-08 s)", 3, 0.30000000000000004),
     ]
 
 

@@ -319,3 +319,30 @@ def test_the_span_must_be_positive(stand_ins, start, stop):
         Execution(system, Algo(log, None, [])).run(start, stop)
     assert str(e.value) == f"stop_time {stop!r} must be greater than start_time {start!r}"
     assert log == []
+
+
+@pytest.mark.parametrize("kw", [{"step": 1e-3}, {}], ids=["fixed", "adaptive"])
+def test_a_run_that_fails_keeps_what_it_recorded(fmu_dir, kw):
+    # a driven input that turns NaN at 0.5 s stops the run there; the exception names the input
+    # and the time, and carries the rows recorded before it, those of the same run without the NaN
+    s = oscillator(fmu_dir)
+    with pytest.raises(CosimError, match=r"gave nan at t = 0\.5.*\n.*the run stopped after") as e:
+        s.simulate(
+            stop_time=1.0,
+            output_interval=0.01,
+            outputs=["mass.s"],
+            inputs={"mass.flange_b.f": lambda t: float("nan") if t > 0.5 else 0.0},
+            **kw,
+        )
+    partial = e.value.result
+    assert 0.48 <= partial.time[-1] <= 0.5 and partial.time[0] == 0.0
+    whole = s.simulate(
+        stop_time=1.0,
+        output_interval=0.01,
+        outputs=["mass.s"],
+        inputs={"mass.flange_b.f": lambda t: 0.0},
+        **kw,
+    )
+    n = len(partial.time)
+    assert np.array_equal(partial.time, whole.time[:n])
+    assert np.array_equal(partial["mass.s"], whole["mass.s"][:n])

@@ -7,7 +7,8 @@ are instantiated and initialized around the algorithm's ``initialize``; then, un
 time (or the stop time), the algorithm takes a step of its choice, never past the next recording
 time (a ``dense`` algorithm: never past the end, the recorder interpolating the recording times
 between its communication points), and the observers are told of it; the FMUs are terminated and
-freed.
+freed. A run that fails once stepping has begun raises its CosimError with the results
+recorded up to the last communication point as the exception's ``result``.
 """
 
 from .algorithms import Run
@@ -54,20 +55,32 @@ class Execution:
                 observer.initialized(start_time)
             end = times[-1] if times else stop_time
             t, k = start_time, 0
-            while t < end:
-                limit = end if dense or not times else times[k]
-                t = algorithm.do_step(t, limit)
-                record = times is None or dense or t >= limit
-                if times and record and not dense:
-                    k += 1
-                for observer in observers:
-                    observer.step_complete(t, record)
+            try:
+                while t < end:
+                    limit = end if dense or not times else times[k]
+                    t = algorithm.do_step(t, limit)
+                    record = times is None or dense or t >= limit
+                    if times and record and not dense:
+                        k += 1
+                    for observer in observers:
+                        observer.step_complete(t, record)
+            except CosimError as exc:
+                # what the run has: the recorded rows up to the last communication point
+                exc.result = self._result(recorder)
+                exc.args = (
+                    f"{exc.args[0]}\nthe run stopped after t = {t:.9g} s: the results up to "
+                    "there are the exception's .result",
+                )
+                raise
             system.terminate(t)
         finally:
             for observer in observers:
                 observer.finished()
             system.free()
+        return self._result(recorder)
+
+    def _result(self, recorder):
         result = Result(["time"] + recorder.names, recorder.table())
         result.interpolated = recorder.interpolated()
-        result.steps = algorithm.records
+        result.steps = self.algorithm.records
         return result

@@ -114,7 +114,7 @@ class DoSteps:
             else:
                 status = do_step(component, t, h, 1)
             if status > 1:
-                check(inst, "fmi2DoStep", status, t)
+                check(inst, f"fmi2DoStep (step {h:.6g} s)", status, t)
         if self.early:
             ends = [(i.slave.last_step[2], i.name) for i in self.early if i.slave.last_step[1]]
             if ends:
