@@ -218,6 +218,27 @@ def test_force_extrapolation_by_hand():
     assert 0.8 * 0.01 / 12.0 == pytest.approx(6.6667e-4, rel=1e-4)
 
 
+def test_force_extrapolation_as_a_jump_by_hand():
+    """A step across a discrete change (jump=True): the deviation dF held over the whole step, as a
+    jump at its start. m = 2 kg, F = 1 N and dF/dt = 0.5 N/s at t, 1.8 N at t + 0.1 s: dF = 0.75 N,
+    dv = dF*h/m = 0.0375 m/s (weighted at v = -2 m/s: 12.5), ds = dF*h^2/(2m) = 1.875e-3 m (at
+    s = 0.5 m: 1.25); with either hold."""
+    y = [0.5, -2.0]
+    for rates, order in ((True, 2), (False, 1)):
+        est, forces, rate = _estimate(2.0, rates, order=order)
+        forces[0], rate[0] = 1.0, 0.5 if rates else 0.0
+        est.start()
+        forces[0] = 1.8
+        df = 0.75 if rates else 0.8
+        err = est.error(0.1, y, y, rtol=1e-3, atol=1e-3, jump=True)
+        assert err == pytest.approx(df * 0.1 / 2.0 / 3e-3, rel=1e-12)
+        assert est.worst_at == 1
+    y = [0.5, 1e6]  # the position decides: ds = 1.875e-3 m over 1.5e-3
+    assert est.error(0.1, y, y, rtol=1e-3, atol=1e-3, jump=True) == pytest.approx(
+        0.8 * 0.01 / 4.0 / 1.5e-3, rel=1e-12
+    )
+
+
 def test_force_extrapolation_weighs_the_position_where_it_dominates():
     """A large velocity makes dv's weight large: then ds/(atol + rtol*|s|) decides. m = 1, h = 1,
     F 0 -> 12 N (no rate given: first-order hold with rate 0): dF = 12, dv = 4 m/s, ds = 1 m; at
@@ -252,10 +273,11 @@ class _Extrapolated(_Stubbed):
             def start(self):
                 self.starts += 1
 
-            def error(self, h, y0, y, rtol, atol):
+            def error(self, h, y0, y, rtol, atol, jump=False):
+                outer.jumps.append(jump)
                 return outer.queue.pop(0)
 
-        self.queue = list(errors)
+        self.queue, self.jumps = list(errors), []
         self.extrapolation = Stub()
 
     def _measure(self, t, light=False):
@@ -1093,7 +1115,7 @@ def test_the_discrete_outputs_of_an_element_that_integrates_its_contact_are_its_
     assert [(r.accepted, r.reason) for r in algo.records] == [(True, "")]
     other.values[22] = lambda t: int(t > 0.08)
     world.clock = 0.0
-    algo = _started(world, run, h0=0.1)
+    algo = _started(world, run, h0=0.1, events="locate")
     algo.do_step(0.0, 1.0)
     assert [(r.accepted, r.reason) for r in algo.records][0] == (False, "event")
 
@@ -1132,8 +1154,7 @@ def test_a_discrete_change_is_bracketed_by_bisection_within_the_bracket():
     latest bracket (the end of the latest event rejection), and the change is accepted in a step of
     at most the event window (module docstring, item 2)."""
     algo = _Extrapolated([0.0] * 200, h=0.1)
-    algo.window = 1e-3
-    algo.d = (0,)
+    algo.window, algo.d, algo.across = 1e-3, (0,), False  # (events="locate")
 
     def measure(t, light=False):
         algo.measured.append(t)
@@ -1151,6 +1172,49 @@ def test_a_discrete_change_is_bracketed_by_bisection_within_the_bracket():
             bracket = r.t + r.h
     last = algo.records[-1]
     assert last.accepted and last.t < 0.0123 < last.t + last.h and last.h <= 1e-3
+
+
+def _changing(algo, change):
+    def measure(t, light=False):
+        algo.measured.append(t)
+        return [1.0], (int(t > change),)
+
+    return measure
+
+
+def test_a_change_inside_a_step_is_kept_where_its_jump_estimate_meets_the_tolerance():
+    """events="estimate" (the default): a discrete change at 0.05 s inside the extrapolated step
+    [0, 0.1] whose error, estimated as a jump (jump=True), is 0.5: the step is kept as it is, one
+    attempt, its record the jump's error; the new discrete state taken."""
+    algo = _Extrapolated([0.5])
+    algo.d = (0,)
+    algo._measure = _changing(algo, 0.05)
+    assert algo.do_step(0.0, 1.0) == pytest.approx(0.1)
+    assert [(r.accepted, r.reason, r.error) for r in algo.records] == [(True, "", 0.5)]
+    assert algo.jumps == [True] and algo.d == (1,)
+
+
+def test_a_change_whose_jump_estimate_exceeds_the_tolerance_is_bracketed_until_it_meets_it():
+    """A change at 0.07 s: [0, 0.1] estimated as a jump at 4 (rejected, "event", bracket 0.1);
+    [0, 0.05] without the change, estimated as a plain step (0.0: kept); [0.05, 0.075] over the
+    change, as a jump at 0.5: kept, its bracket closed (no step below the event window needed)."""
+    algo = _Extrapolated([4.0, 0.0, 0.5])
+    algo.d = (0,)
+    algo._measure = _changing(algo, 0.07)
+    t = algo.do_step(0.0, 1.0)
+    t = algo.do_step(t, 1.0)
+    assert [(r.t, r.h, r.accepted, r.reason) for r in algo.records] == [
+        (0.0, 0.1, False, "event"),
+        (0.0, 0.05, True, ""),
+        (0.05, 0.025, True, ""),
+    ]
+    assert algo.jumps == [True, False, True]
+    assert t == pytest.approx(0.075, rel=1e-15) and algo.d == (1,) and algo.bracket is None
+
+
+def test_the_event_choice_is_checked():
+    with pytest.raises(CosimError, match=r"events = 'never': must be one of estimate, locate"):
+        Adaptive(events="never")
 
 
 # ---- do_step: the event window, the smallest step and the rollback at their exact limits ---------
@@ -1177,7 +1241,7 @@ def test_a_change_in_a_step_of_exactly_the_event_window_is_accepted():
     further."""
     window = 2.0**-10
     algo = _Extrapolated([0.0] * 20, h=2.0**-9)
-    algo.window, algo.d = window, (0,)
+    algo.window, algo.d, algo.across = window, (0,), False  # (events="locate")
     algo._measure = _guarded_measure(algo, 0.0015)
     assert algo.do_step(0.0, 1.0) == window
     assert algo.do_step(window, 1.0) == 2.0 * window
@@ -1227,7 +1291,7 @@ def test_an_attempt_rejected_by_an_event_is_retried_without_the_exchange_at_its_
     the exchange at 0 not made again (the rollback's and _advance's comments)."""
     run = _fake_run(world, {"mass": 1.0})
     run.system.instances["sd"].values[20] = lambda t: int(t > 0.05)
-    algo = _started(world, run, h0=0.1)
+    algo = _started(world, run, h0=0.1, events="locate")
     del world.log[:]
     assert algo.do_step(0.0, 1.0) == 0.05
     names = ("wall", "mass", "sd")
@@ -1251,7 +1315,7 @@ def test_an_event_rejection_is_recorded_with_no_error_and_the_attempts_coupling(
     el = _element(None, "mass", 1e6 if stiff else 0.0, 0.0)
     run = _fake_run(world, {"mass": 1.0}, elements=[el], extra=[el.inst])
     run.system.instances["sd"].values[20] = lambda t: int(t > 0.05)
-    algo = _started(world, run, h0=0.1)
+    algo = _started(world, run, h0=0.1, events="locate")
     algo.do_step(0.0, 1.0)
     event = algo.records[0]
     assert (event.t, event.h, event.accepted, event.reason, event.calls) == (

@@ -17,10 +17,16 @@ An attempt of size H from t:
    takes no force derivative, backward Euler on the interface (first order); otherwise the
    Gauss-Seidel exchange with first derivatives (forces linear over the step: second order);
 2. events: the discrete outputs of every FMU (its Integer and Boolean outputs: contact, stop and
-   friction states, modes) are compared before and after the step; a change inside a step longer
+   friction states, modes) are compared before and after the step. A change inside an explicit
+   step estimated by the force extrapolation (item 3) is estimated: the deviation dF of the
+   forces at the step's end is taken as a jump at its start, the worst place for it, and the
+   step is kept if dv = dF*H/m and ds = dF*H^2/(2m) are within the tolerance (a contact closing
+   or opening, a kink or a jump of a law, makes an error no larger). Otherwise
+   (``Adaptive(events="locate")``, an implicit step, step doubling) a change inside a step longer
    than ``event_window`` rejects it, and the change is bracketed by bisection until it lies in a
-   step of at most ``event_window``: a contact closing or opening, a stop reached, a stick-slip
-   change are located, not stepped across;
+   step of at most ``event_window`` or, where it is estimated, in a step whose estimate meets the
+   tolerance: a contact closing or opening, a stop reached, a stick-slip change are located or
+   estimated, never stepped across unseen;
 3. the error, on the motion of every inertial flange (its s and v outputs), weighted by
    atol + rtol*|y| as an ODE solver does, with the local tolerances of :attr:`Adaptive.local`
    (rtol and atol scaled by (rtol/1e-4)^(1/2), so that the error of a run falls in proportion to
@@ -71,7 +77,10 @@ class Adaptive:
     (base.Algorithm.dense); False: every recording time ends a step (read there, not
     interpolated; hmax defaults to the output interval then). estimate: "auto" (default: the
     force extrapolation where it applies, step doubling elsewhere; module docstring, item 3) or
-    "doubling" (step doubling always)."""
+    "doubling" (step doubling always). events: "estimate" (default: a discrete change inside an
+    explicit step estimated by the force extrapolation is kept when the error it can make, its
+    forces' deviation taken as a jump at the step's start, is within the tolerance; located
+    otherwise) or "locate" (every change located within the event window)."""
 
     rtol: float = 1e-4
     atol: float = 1e-6
@@ -81,8 +90,10 @@ class Adaptive:
     event_window: Optional[float] = None
     dense: bool = True
     estimate: str = "auto"
+    events: str = "estimate"
 
     ESTIMATES = ("auto", "doubling")
+    EVENTS = ("estimate", "locate")
 
     ANCHOR = 1e-4  # the rtol at which the local tolerance is rtol itself (the default)
     ORDER = 2  # the order of the master's steps (explicit with first derivatives, composite)
@@ -97,6 +108,8 @@ class Adaptive:
         return self.rtol * k, self.atol * k
 
     def __post_init__(self):
+        if self.events not in self.EVENTS:
+            raise CosimError(f"events = {self.events!r}: must be one of {', '.join(self.EVENTS)}")
         if self.estimate not in self.ESTIMATES:
             raise CosimError(
                 f"estimate = {self.estimate!r}: must be one of {', '.join(self.ESTIMATES)}"
@@ -203,13 +216,16 @@ class ForceExtrapolation:
             for _, values, rates, _, _, _ in self.slots
         ]
 
-    def error(self, h, y0, y, rtol, atol):
-        """The weighted error of the step from y0 to y (the exchange at its end made), or None."""
+    def error(self, h, y0, y, rtol, atol, jump=False):
+        """The weighted error of the step from y0 to y (the exchange at its end made), or None;
+        jump: a step across a discrete change, the deviation of the forces taken as a jump at the
+        step's start (the worst place for it: dv = dF*h/m, ds = dF*h^2/(2m))."""
         for i in self.still:
             if y[i] != y0[i]:
                 return None
         worst = 0.0
-        for (m, values, _, s_at, v_at, (kv, ks)), (f0, rate) in zip(self.slots, self.start_forces):
+        for (m, values, _, s_at, v_at, factors), (f0, rate) in zip(self.slots, self.start_forces):
+            kv, ks = (1.0, 2.0) if jump else factors
             df = abs(sum(b[i] for b, i in values) - f0 - rate * h)
             dv, ds = df * h / (kv * m), df * h * h / (ks * m)
             for i in s_at:
@@ -255,6 +271,7 @@ class AdaptiveAlgorithm(Algorithm):
         self.params = params
         self.tolerance = params.local  # (rtol, atol) of a step's local error
         self.dense = params.dense
+        self.across = params.events == "estimate"  # a change kept inside a step (item 2)
 
     def setup(self, system, start, stop, output_interval):
         self.records = []
@@ -537,16 +554,21 @@ class AdaptiveAlgorithm(Algorithm):
                 # (undone where the step is estimated by doubling)
                 doubling = bool(self.motion) and (implicit or extrapolation is None)
                 y_full, d_full = self._measure(t + h, light=doubling)
-                if d_full != self.d and h > self.window and t + h != self.event_at:
-                    # a discrete change inside the step: bracket it
-                    self.records.append(
-                        StepRecord(t, h, False, "event", math.nan, implicit, self.calls)
-                    )
-                    self.bracket = t + h
-                    rollback()
-                    continue
                 err = None
-                if extrapolation is not None and not implicit:
+                if d_full != self.d and h > self.window and t + h != self.event_at:
+                    # a discrete change inside the step: kept where the force extrapolation
+                    # bounds its error within the tolerance (the forces' deviation taken as a
+                    # jump at the step's start), else bracketed
+                    if self.across and extrapolation is not None and not implicit:
+                        err = extrapolation.error(h, self.y, y_full, *self.tolerance, jump=True)
+                    if err is None or not err <= 1.0:
+                        self.records.append(
+                            StepRecord(t, h, False, "event", math.nan, implicit, self.calls)
+                        )
+                        self.bracket = t + h
+                        rollback()
+                        continue
+                elif extrapolation is not None and not implicit:
                     err = extrapolation.error(h, self.y, y_full, *self.tolerance)
                 if not self.motion:
                     # nothing to estimate an error of (every body's contact is integrated by its element)
@@ -613,7 +635,8 @@ class AdaptiveAlgorithm(Algorithm):
                 if err == 0.0
                 else min(self.GROW, max(self.SHRINK, self.SAFETY * err ** (-1.0 / (order + 1))))
             )
-            if not (self.bracket is not None and t + h < self.bracket):
+            if not (self.bracket is not None and t + h < self.bracket) or d_half != self.d:
+                # (the bracket's end reached, or the change it bracketed taken in this step)
                 self.bracket = self.event_at = None
             if h < limit - t or self.h <= h:
                 # (a step cut by the limit keeps the planned size; none below the smallest step)
