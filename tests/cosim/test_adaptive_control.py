@@ -1212,6 +1212,77 @@ def test_a_change_whose_jump_estimate_exceeds_the_tolerance_is_bracketed_until_i
     assert t == pytest.approx(0.075, rel=1e-15) and algo.d == (1,) and algo.bracket is None
 
 
+def test_a_bodys_own_change_is_located_even_where_it_could_be_estimated():
+    """The discrete output that changes at 0.05 s is a body's (body_flags): the step over it is
+    rejected ("event") although its jump estimate would meet the tolerance, and bracketed."""
+    algo = _Extrapolated([0.5] * 200)
+    algo.d, algo.body_flags = (0,), [0]
+    algo._measure = _changing(algo, 0.05)
+    algo.do_step(0.0, 1.0)
+    assert [(r.t, r.h, r.accepted, r.reason) for r in algo.records] == [
+        (0.0, 0.1, False, "event"),
+        (0.0, 0.05, True, ""),
+    ]
+    assert algo.jumps == [False]  # (the kept step, without the change: a plain estimate)
+
+
+class _Switching(_Stubbed):
+    """_Stubbed whose steps are stiff above 0.05 s (the explicit limit), every step estimated by
+    step doubling (the composite coupling where implicit: order 2)."""
+
+    def __init__(self, errors, h):
+        super().__init__(PARAMS, errors, composite=True, h=h)
+
+    def _stiff(self, t, h):
+        return h > 0.05
+
+    def _explicit_limit(self):
+        return 0.05
+
+
+def test_steps_stay_explicit_after_two_implicit_rejections_until_the_error_allows_growth():
+    """Errors are the scaled differences over 2^p - 1 = 3. Implicit attempts rejected by their
+    error twice, none accepted between (0.1 s: err 100, shrinks 0.2x; explicit 0.02 s accepted,
+    err 3.3e-7, grows 4x; 0.08 s implicit: err 100 again): the steps stay explicit, capped at the
+    explicit limit 0.05 s (err 0.1 grows them 0.9*0.1^(-1/3) = 1.94x), until an explicit step's
+    error allows the largest growth (err 3.3e-7 at 0.05 s): then 0.2 s, implicit again."""
+    algo = _Switching([300.0, 1e-6, 300.0, 0.3, 0.3, 1e-6, 0.3], h=0.1)
+    t = 0.0
+    while len(algo.records) < 7:
+        t = algo.do_step(t, 10.0)
+    grow = 0.9 * 0.1 ** (-1.0 / 3.0)
+    assert [r.h for r in algo.records] == pytest.approx(
+        [0.1, 0.02, 0.08, 0.016, 0.016 * grow, 0.05, 0.2], rel=1e-9
+    )
+    assert [(r.accepted, r.implicit) for r in algo.records] == [
+        (False, True),
+        (True, False),
+        (False, True),
+        (True, False),
+        (True, False),
+        (True, False),  # (0.016*grow^2 = 0.06 s capped)
+        (True, True),
+    ]
+    assert algo.failures == 0 and not algo.explicit_only
+
+
+def test_an_implicit_rejection_followed_by_an_accepted_implicit_step_keeps_implicit_steps():
+    """One implicit rejection (err 100 at 0.5 s), then an implicit step accepted (0.1 s, err 0.1):
+    the count of failures restarts, no cap: the next step 0.1*1.94 s, implicit."""
+    algo = _Switching([300.0, 0.3, 0.3], h=0.5)
+    t = algo.do_step(0.0, 10.0)
+    algo.do_step(t, 10.0)
+    assert [r.h for r in algo.records] == pytest.approx(
+        [0.5, 0.1, 0.1 * 0.9 * 0.1 ** (-1.0 / 3.0)], rel=1e-9
+    )
+    assert [(r.accepted, r.implicit) for r in algo.records] == [
+        (False, True),
+        (True, True),
+        (True, True),
+    ]
+    assert algo.failures == 0 and not algo.explicit_only
+
+
 def test_the_event_choice_is_checked():
     with pytest.raises(CosimError, match=r"events = 'never': must be one of estimate, locate"):
         Adaptive(events="never")

@@ -17,16 +17,16 @@ An attempt of size H from t:
    takes no force derivative, backward Euler on the interface (first order); otherwise the
    Gauss-Seidel exchange with first derivatives (forces linear over the step: second order);
 2. events: the discrete outputs of every FMU (its Integer and Boolean outputs: contact, stop and
-   friction states, modes) are compared before and after the step. A change inside an explicit
-   step estimated by the force extrapolation (item 3) is estimated: the deviation dF of the
-   forces at the step's end is taken as a jump at its start, the worst place for it, and the
-   step is kept if dv = dF*H/m and ds = dF*H^2/(2m) are within the tolerance (a contact closing
-   or opening, a kink or a jump of a law, makes an error no larger). Otherwise
-   (``Adaptive(events="locate")``, an implicit step, step doubling) a change inside a step longer
-   than ``event_window`` rejects it, and the change is bracketed by bisection until it lies in a
-   step of at most ``event_window`` or, where it is estimated, in a step whose estimate meets the
-   tolerance: a contact closing or opening, a stop reached, a stick-slip change are located or
-   estimated, never stepped across unseen;
+   friction states, modes) are compared before and after the step. A change of an element's
+   outputs inside an explicit step estimated by the force extrapolation (item 3) is estimated:
+   the deviation dF of the forces at the step's end is taken as a jump at its start, the worst
+   place for it, and the step is kept if dv = dF*H/m and ds = dF*H^2/(2m) are within the
+   tolerance (a contact closing or opening, a kink or a jump of a law, makes an error no larger).
+   Otherwise (a body's own change: a stop, a stick-slip change; ``Adaptive(events="locate")``; an
+   implicit step; step doubling) a change inside a step longer than ``event_window`` rejects it,
+   and the change is bracketed by bisection until it lies in a step of at most ``event_window``
+   or, where it is estimated, in a step whose estimate meets the tolerance: no change is stepped
+   across unseen;
 3. the error, on the motion of every inertial flange (its s and v outputs), weighted by
    atol + rtol*|y| as an ODE solver does, with the local tolerances of :attr:`Adaptive.local`
    (rtol and atol scaled by (rtol/1e-4)^(1/2), so that the error of a run falls in proportion to
@@ -49,7 +49,10 @@ An attempt of size H from t:
      discrete outputs depend on nothing but the motion inputs it sets;
    where there is no motion to estimate (every body's contact integrated by its element) the
    recording times bound the steps instead;
-4. the next step: H*min(4, max(0.2, 0.9*err^(-1/(p + 1)))), at most ``hmax``.
+4. the next step: H*min(4, max(0.2, 0.9*err^(-1/(p + 1)))), at most ``hmax``. Where implicit
+   attempts are rejected by their error twice with none accepted between (the motion of a stiff
+   element must be resolved: the implicit step is no cheaper), the steps stay explicit, at most
+   1/max(d/mu, sqrt(c/mu)) long, until the error of one allows the largest growth (4).
 
 Every attempt, accepted or rejected, is kept as a :class:`StepRecord` for plots and benchmarks.
 """
@@ -259,9 +262,12 @@ class AdaptiveAlgorithm(Algorithm):
     communication points."""
 
     GROW, SHRINK, SAFETY = 4.0, 0.2, 0.9
+    explicit_only = False  # implicit attempts keep failing: the steps stay explicit
+    failures = 0  # implicit attempts rejected by their error since one was accepted
     early_return = True  # an FMU's event time ends the step there (no search)
     worst_at = 0  # the index in the motion vector of the largest error of the last estimate
     unmet = None  # (t, h, error, "instance.variable") of the first step kept above the tolerance
+    body_flags = ()  # the indices of the bodies' discrete outputs among the discrete state
     exchanged_at = event_at = None  # (setup sets them per run)
     extrapolation = None  # the force extrapolation estimate (initialize: where it applies)
     stiffness = ()  # where the explicit exchange reads each coupled element's c, d (initialize)
@@ -278,6 +284,7 @@ class AdaptiveAlgorithm(Algorithm):
         self.unmet = None
         self.calls = 0  # fmi2DoStep calls per FMU of the present attempt
         self.bracket = None  # an event lies in (t, bracket] of the present step
+        self.explicit_only, self.failures = False, 0
         self.exchanged_at = None  # the FMUs hold the inputs of the explicit exchange at this time
         self.event_at = None  # an FMU returned early at this time (the bracket, exact)
         p, span = self.params, stop - start
@@ -375,6 +382,13 @@ class AdaptiveAlgorithm(Algorithm):
             if inst.name not in integrating
             for kind, vrs in inst.discrete_outputs()
         ]
+        # the discrete outputs of the bodies (an inertial flange's FMU: its stops, its stick-slip),
+        # whose changes are located, never estimated: such a change kinks the motion the elements
+        # were given as an extrapolation over the step, an error the forces' deviation at the
+        # step's end does not bound (a body that sticks decides it from forces made with it)
+        sources = {link.source.name for link in plan.motion}
+        flags = [r.inst.name in sources for r in self.discrete for _ in r.vr]
+        self.body_flags = [i for i, flag in enumerate(flags) if flag]
         # where the observed outputs are after every step: the explicit exchange's reads, the
         # discrete outputs' (both made by the measurement that ends every accepted step)
         wanted = {(inst.name, vr) for inst, vr, _ in run.observed}
@@ -470,6 +484,12 @@ class AdaptiveAlgorithm(Algorithm):
                 return True
         return False
 
+    def _explicit_limit(self):
+        """The longest step the explicit exchange takes at the interfaces of the step's start."""
+        rates = [max(d / mu, math.sqrt(max(c, 0.0) / mu)) for c, d, mu in self.interface]
+        worst = max(rates, default=0.0)
+        return 1.0 / worst if worst > 0.0 else math.inf
+
     def _error(self, y_half, y_full, order):
         rtol, atol = self.tolerance
         worst = 0.0
@@ -544,6 +564,9 @@ class AdaptiveAlgorithm(Algorithm):
                     if self.bracket - t <= self.window or self.bracket == self.event_at
                     else 0.5 * (self.bracket - t),
                 )
+            if self.explicit_only:
+                # implicit steps were too inaccurate: the motion must be resolved, explicitly
+                h = min(h, self._explicit_limit())
             if limit - (t + h) < self.hmin:
                 h = limit - t  # no sliver left before the limit
             self.calls = 0
@@ -559,7 +582,12 @@ class AdaptiveAlgorithm(Algorithm):
                     # a discrete change inside the step: kept where the force extrapolation
                     # bounds its error within the tolerance (the forces' deviation taken as a
                     # jump at the step's start), else bracketed
-                    if self.across and extrapolation is not None and not implicit:
+                    if (
+                        self.across
+                        and extrapolation is not None
+                        and not implicit
+                        and all(d_full[i] == self.d[i] for i in self.body_flags)
+                    ):
                         err = extrapolation.error(h, self.y, y_full, *self.tolerance, jump=True)
                     if err is None or not err <= 1.0:
                         self.records.append(
@@ -596,6 +624,9 @@ class AdaptiveAlgorithm(Algorithm):
                 # is kept whatever its error: the run goes on)
                 if not err <= 1.0 and h > self.hmin and self.h > self.hmin:
                     self.records.append(StepRecord(t, h, False, "error", err, implicit, self.calls))
+                    if implicit:
+                        self.failures += 1
+                        self.explicit_only = self.failures >= 2
                     self.h = max(  # (never below the smallest step: the run must go on)
                         h
                         * max(
@@ -628,6 +659,8 @@ class AdaptiveAlgorithm(Algorithm):
                     rollback()
                     continue
             self.records.append(StepRecord(t, h, True, "", err, implicit, self.calls))
+            if implicit:
+                self.failures = 0
             if err > 1.0 and self.unmet is None:
                 self._report_unmet(t, h, err, implicit)
             factor = (
@@ -641,5 +674,9 @@ class AdaptiveAlgorithm(Algorithm):
             if h < limit - t or self.h <= h:
                 # (a step cut by the limit keeps the planned size; none below the smallest step)
                 self.h = max(h * factor, self.hmin)
+            if factor >= self.GROW:
+                # after an implicit step rejected by its error, the steps stay explicit until the
+                # error of one allows the largest growth: then an implicit one may do again
+                self.explicit_only = False
             self.y, self.d = y_half, d_half
             return t + h
