@@ -67,10 +67,12 @@ class Execution:
             except CosimError as exc:
                 # what the run has: the recorded rows up to the last communication point
                 exc.result = self._result(recorder)
-                exc.args = (
-                    f"{exc.args[0]}\nthe run stopped after t = {t:.9g} s: the results up to "
-                    "there are the exception's .result",
+                head, log = (str(exc.args[0]).split("\nFMU log:\n", 1) + [None])[:2]
+                note = (
+                    f"the run stopped after t = {t:.9g} s: the results up to there are the "
+                    "exception's .result"
                 )
+                exc.args = (f"{head}\n{note}" + ("" if log is None else f"\nFMU log:\n{log}"),)
                 raise
             system.terminate(t)
         finally:
