@@ -10,9 +10,9 @@ instance counted (:class:`CallCounter`), which slows the run down and is not tim
 example, the wall time, whether the example passes its reference (as its script checks it), the
 accepted/rejected steps, for PreLoad and Friction the wall time of the project's monolithic scipy
 solution of the same span timed in the same run and the ratio, and per FMI function the number of
-calls and of values they carried (the value references of a get or set call). Goals (issue 30):
-PreLoad at most 2x its monolithic solution, Friction at most 20x, GenerationOfFMUs and ElastoGap
-under 1 s. Speed is reported, never asserted.
+calls and of values they carried (the value references of a get or set call). Goals: PreLoad
+at most 1x its monolithic solution, Friction at most 10x, GenerationOfFMUs and ElastoGap under
+1 s. Speed is reported, never asserted.
 """
 
 import argparse

@@ -70,9 +70,8 @@ def test_inertia_aware_elastogap_keeps_the_restitution_at_any_step(fmu_dir, h):
 @pytest.mark.parametrize("h", [1e-4, E_REF["contact_time"] / 2])
 def test_inertia_aware_elastogap_transmits_the_law_impulse_and_never_pulls(fmu_dir, h):
     """The held force is a coupling force (documented): summed over the steps it transmits the
-    law's impulse m*(1 + e)*v0, and like the law it never pulls (issue 28: it pulled on one step,
-    +1.2 N at 1e-4 s, +115 N at Tc/2, to land the bodies on the law's motion); the law outputs
-    f_c + f_d never pull."""
+    law's impulse m*(1 + e)*v0, and like the law it never pulls (not even on one step to land the
+    bodies on the law's motion); the law outputs f_c + f_d never pull."""
     s = System(interpolate_inputs=False)
     s.add("wall", fmu_dir / "Fixed.fmu")
     s.add("gap", fmu_dir / "ElastoGap.fmu", c=1e5, d=20.0, m_b=1.0)
@@ -96,7 +95,7 @@ def test_contact_inside_a_first_step_longer_than_planned_is_not_missed(fmu_dir):
     """The first step is planned with the DefaultExperiment step (1e-4 s); at h = 5 ms the contact
     (after 1.23 ms) lies inside it: the element starts its shadow retroactively and the rebound is
     still exact; the body penetrates that first step unopposed (3.77 mm, not 3.02 mm). Only a pull
-    would land it on the law's motion from there (issue 28: it used to pull, +115 N): it gets the
+    would land it on the law's motion from there, and it never pulls: it gets the
     law's velocity at the end of the next step, w(10 ms) of the law's motion, so it reaches
     x1 + h*(w1 + w(10 ms))/2 = 4.10 mm, and keeps the law's impulse."""
     r = split(fmu_dir, 5e-3, m_b=1.0)

@@ -1,4 +1,4 @@
-"""The FMI 3.0 co-simulation build (issue 29): every FMU built from the same slave class as its
+"""The FMI 3.0 co-simulation build: every FMU built from the same slave class as its
 FMI 2.0 FMU, valid for fmpy, with the same variables, value references, units, ranges and
 descriptions, the same results in fmpy bit for bit (both builds loaded in one process: the default
 experiment, and flanges driven by sinusoids, parameters changed, no event), the same flange

@@ -1,4 +1,4 @@
-"""Events of the FMI 3.0 contact FMUs (issue 29): early return from fmi3DoStep at each contact
+"""Events of the FMI 3.0 contact FMUs: early return from fmi3DoStep at each contact
 change, stop impact and stick/slip change when the importer allows it, lastSuccessfulTime the
 event's time, eventHandlingNeeded in event mode, the intermediate-update callback; without those
 permissions the FMUs step exactly as their FMI 2.0 builds.

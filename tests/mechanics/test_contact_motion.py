@@ -1469,8 +1469,7 @@ def test_piece_overflow_of_a_huge_finite_state_is_not_taken_for_a_crossing():
     tests/fmi/test_properties.py found 10000
     spurious changes, an internal error, after that conversion was made unconditional). Where the
     damped motion itself overflows (here at its first region change), follow gives non-finite
-    states from there on at once (issue 28, item 3: it used to count 2 changes here and return
-    infinite states)."""
+    states from there on at once (not 2 changes counted here with infinite states)."""
     from contactfmu.components.ElastoGap import law as elastogap
     from contactfmu.mechanics.contact_motion import Piece
 

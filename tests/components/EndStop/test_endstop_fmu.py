@@ -326,7 +326,7 @@ def test_power_loss_is_ff_times_dv_with_the_attached_mass(fmu_dir, kindF):
     assert np.array_equal(pl, ff * dv)
 
 
-# issue 28 item 4: stick-slip friction with m2 = 2 kg whose inputs put the bodies 0.0145 m beyond
+# stick-slip friction with m2 = 2 kg whose inputs put the bodies 0.0145 m beyond
 # rigid stop 1 (dx = 0.0306518 > l1 = 0.01614) moving into it (dv = 0.24285 m/s)
 ISSUE_28_4 = dict(
     l1=0.01614,
