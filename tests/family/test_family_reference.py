@@ -172,3 +172,55 @@ def test_two_integrators_agree_on_generated_systems(topology):
     b = solve(spec, t_eval=t, method="Radau", rtol=1e-8, atol=1e-10).at(t)
     for key in a:
         assert np.max(np.abs(a[key] - b[key])) <= 1e-5 * max(np.ptp(a[key]), 1e-9), key
+
+
+FRICTION = {"l1": 0.05, "l2": 0.05, "k1": 1e4, "k2": 1e4, "b1": 10.0, "b2": 10.0, "mode": 2}
+
+
+def test_end_stop_friction_is_the_documented_transition():
+    """Ff = Fst*T(dv/dvL) within |dv| <= dvL, z = (dv/dvL + 1)/2 mapped to -1 .. 1: at dv = dvL/2
+    (z = 3/4) Gevrey 2*0.5*(1 + tanh(eps_sigma*0.25/0.1875)) - 1 = tanh(4/3*eps_sigma), tanh
+    tanh(0.25/eps_tau); beyond, sign(dv)*(Fsl + (Fst - Fsl)*exp(1 - |dv|/dvL)), equal to Fst at
+    dvL for the Gevrey shape (exactly 1 at z = 1); odd in dv. The shape is an advanced setting:
+    without adv the Gevrey shape with eps_sigma = 1, whatever kindTrans says."""
+    from contactfmu.family.reference import link_law
+
+    def law(**params):
+        p = dict(FRICTION, friction=True, kindF=1, Fst=10.0, Fsl=6.0, dvL=0.01, **params)
+        return link_law(Link("link1", "EndStopFriction", "wall0", "body1", 0.1, p)).friction
+
+    def ff(friction, dv):
+        return friction.force(dv, friction.band(dv))
+
+    gevrey = law()
+    assert ff(gevrey, 0.005) == pytest.approx(10.0 * math.tanh(4.0 / 3.0), rel=1e-12)
+    assert ff(gevrey, -0.005) == pytest.approx(-ff(gevrey, 0.005), rel=1e-14)
+    assert ff(gevrey, 0.01) == pytest.approx(10.0, rel=1e-12)
+    assert ff(gevrey, 0.01 * (1 + 1e-12)) == pytest.approx(10.0, rel=1e-9)
+    assert ff(gevrey, 0.03) == pytest.approx(6.0 + 4.0 * math.exp(-2.0), rel=1e-12)
+    assert ff(gevrey, 0.0) == 0.0
+    tanh = law(adv=True, kindTrans=2, eps_tau=0.2)
+    assert ff(tanh, 0.005) == pytest.approx(10.0 * math.tanh(0.25 / 0.2), rel=1e-12)
+    assert ff(law(kindTrans=2, eps_tau=0.2), 0.005) == ff(gevrey, 0.005)  # (no adv)
+    assert ff(law(adv=True, eps_sigma=2.0), 0.005) == pytest.approx(
+        10.0 * math.tanh(8.0 / 3.0), rel=1e-12
+    )
+
+
+def test_end_stop_friction_decelerates_a_body_sliding_in_the_backlash():
+    """A 2 kg body at 0.5 m/s in the backlash of an EndStop to a wall, Fst = Fsl = 3 N: beyond dvL
+    the friction is Fsl, against the motion: v = v0 - Fsl/m*t down to dvL = 0.01 m/s at
+    t1 = (v0 - dvL)*m/Fsl, where the transition region starts (event), x(t1) = x0 + v0*t1 -
+    Fsl*t1^2/(2*m); no stop is reached (backlash 20 cm each side)."""
+    m, v0, fsl, dvl = 2.0, 0.5, 3.0, 0.01
+    params = dict(FRICTION, l1=0.2, l2=0.2, friction=True, kindF=1, Fst=fsl, Fsl=fsl, dvL=dvl)
+    body = Body("body1", "Mass", m, 0.1, v0)
+    t1 = (v0 - dvl) * m / fsl
+    spec = one_body("EndStopFriction", params, 0.1, body=body, stop_time=t1 + 0.05)
+    sol = solve(spec, t_eval=np.linspace(0.0, t1, 11))
+    assert sol.events[0][1] == "link1 (0, 1)->(0, 0)"
+    assert sol.events[0][0] == pytest.approx(t1, rel=1e-9)
+    before = sol.t <= t1
+    assert sol.signals["body1.v"][before] == pytest.approx(v0 - fsl / m * sol.t[before], rel=1e-9)
+    x1 = sol.at(np.array([t1]))["body1.s"][0]
+    assert x1 == pytest.approx(0.1 + v0 * t1 - fsl * t1**2 / (2 * m), rel=1e-9)

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from contactfmu.family import BODIES, LINKS, TOPOLOGIES, generate
+from contactfmu.family import BODIES, DRAWN, LINKS, TOPOLOGIES, generate
 
 
 def test_the_same_seed_gives_the_same_system_and_another_seed_another():
@@ -24,7 +24,7 @@ def test_every_link_and_body_kind_and_topology_is_drawn():
             spec = generate(seed, bodies=6, topology=topology)
             links.update(lk.kind for lk in spec.links)
             bodies.update(b.kind for b in spec.bodies)
-    assert set(links) == set(LINKS)
+    assert set(links) == set(DRAWN)
     assert set(bodies) == set(BODIES)
     assert min(links.values()) > 10  # each kind in many systems, not once by chance
 
@@ -110,3 +110,21 @@ def test_the_parameters_lie_in_their_documented_ranges():
 def test_bad_arguments_are_named(kwargs, message):
     with pytest.raises(ValueError, match=message):
         generate(1, **kwargs)
+
+
+def test_end_stops_with_friction_are_drawn_when_asked():
+    """EndStopFriction is drawn among the kinds given (not by default: DRAWN): an elastic EndStop
+    with continuous friction, 0 < Fsl <= Fst, dvL of mm/s to cm/s, its transition shape (an
+    advanced setting, so adv) Gevrey or tanh."""
+    assert "EndStopFriction" in LINKS and "EndStopFriction" not in DRAWN
+    drawn = [
+        lk.params
+        for seed in range(10)
+        for lk in generate(seed, bodies=5, links=LINKS).links
+        if lk.kind == "EndStopFriction"
+    ]
+    assert len(drawn) > 3
+    for p in drawn:
+        assert p["friction"] is True and p["kindF"] == 1 and p["mode"] == 2 and p["adv"] is True
+        assert 0.0 < p["Fsl"] <= p["Fst"] and 1e-3 <= p["dvL"] <= 2e-2
+    assert {p["kindTrans"] for p in drawn} == {1, 2}

@@ -7,11 +7,13 @@ import numpy as np
 
 from ..cosim import System
 
+FMU = {"ElastoGapHertz": "ElastoGap", "EndStopFriction": "EndStop"}  # link kinds of another FMU
+
 
 def fmu_names(spec):
     """The FMU types a system needs (file names without .fmu)."""
     kinds = {"Fixed"} | {b.kind for b in spec.bodies}
-    kinds |= {"ElastoGap" if lk.kind == "ElastoGapHertz" else lk.kind for lk in spec.links}
+    kinds |= {FMU.get(lk.kind, lk.kind) for lk in spec.links}
     if spec.drives:
         kinds |= {"Sine", "Force"}
     return sorted(kinds)
@@ -36,7 +38,7 @@ def system(spec, fmu_dir="fmus"):
     for b in spec.bodies:
         s.add(b.name, fmu(b.kind), m=b.m, L=0.0, s_start=b.x, v_start=b.v, **b.params)
     for lk in spec.links:
-        kind = "ElastoGap" if lk.kind == "ElastoGapHertz" else lk.kind
+        kind = FMU.get(lk.kind, lk.kind)
         s.add(lk.name, fmu(kind), **lk.params)
         fa, fb = ("ctr2", "ctr1") if kind == "EndStop" else ("flange_a", "flange_b")
 

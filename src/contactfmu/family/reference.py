@@ -24,6 +24,10 @@ with s_rel = deflection of the link (s_rel = x_b - x_a - rest), v_rel its rate, 
   detaching from stop 1 (11: Fi = 0; free when dx < l1, at stop 1 again when dv > 0), and the same
   for stop 2 (2, 21: Fi = k2*(dx + l2) + b2*dv <= 0, at dx <= -l2); free: at stop 1 when
   dx >= l1, at stop 2 when dx <= -l2.
+* its friction in the backlash (friction = true, continuous transition, kindF = 1), in parallel:
+  Fi = Fstop + Ff, Ff = Fst*T(dv/dvL) within |dv| <= dvL (T the Gevrey or, with adv, the tanh
+  transition mapped to -1 .. 1), sign(dv)*(Fsl + (Fst - Fsl)*exp(1 - |dv|/dvL)) beyond; the
+  stop's states follow Fstop.
 * Mass (MSL): m*a = the sum of the forces on it.
 * MassWithStopAndFriction (MSL 4.1, L = 0): sliding forward/backward, m*a = F - (F_prop*v +-
   (F_Coulomb + F_Stribeck*exp(-fexp*|v|))), until v = 0 or a stop (s = smax moving forward,
@@ -172,6 +176,58 @@ class ElasticEndStop:
         return self.FREE if s > -self.l2 else self.STOP2 if v < 0.0 else state
 
 
+class Friction:
+    """SimulationX EndStop's friction in the backlash, continuous transition (kindF = 1), in
+    parallel to the stop: Ff = Fst*T(dv/dvL) for |dv| <= dvL, T the transition mapped to -1 .. 1
+    (z = (dv/dvL + 1)/2; kindTrans 1, Gevrey: 0.5*(1 + tanh(eps_sigma*(z - 0.5)/(z*(1 - z)))); 2,
+    tanh: 0.5*(1 + tanh((z - 0.5)/eps_tau))), beyond sign(dv)*(Fsl + (Fst - Fsl)*exp(1 - |dv|/dvL)).
+    Regions: dv below -dvL (-1), within (0), above dvL (1)."""
+
+    def __init__(self, Fst, Fsl, dvL, kindTrans=1, eps_sigma=1.0, eps_tau=0.1):
+        self.Fst, self.Fsl, self.dvL = Fst, Fsl, dvL
+        self.kind, self.eps_sigma, self.eps_tau = kindTrans, eps_sigma, eps_tau
+
+    def force(self, v, band):
+        if band == 0:
+            z = (v / self.dvL + 1.0) / 2.0
+            if self.kind == 2:
+                t01 = 0.5 * (1.0 + math.tanh((z - 0.5) / self.eps_tau))
+            elif z <= 0.0 or z >= 1.0:
+                t01 = 0.0 if z <= 0.0 else 1.0
+            else:
+                t01 = 0.5 * (1.0 + math.tanh(self.eps_sigma * (z - 0.5) / (z * (1.0 - z))))
+            return self.Fst * (2.0 * t01 - 1.0)
+        tail = self.Fsl + (self.Fst - self.Fsl) * math.exp(1.0 - abs(v) / self.dvL)
+        return math.copysign(tail, v)
+
+    def guards(self, v, band):
+        if band == 0:
+            return (self.dvL - v, v + self.dvL)
+        return (band * v - self.dvL,)
+
+    def band(self, v):
+        return 1 if v > self.dvL else -1 if v < -self.dvL else 0
+
+
+class EndStopWithFriction:
+    """The elastic EndStop with friction in parallel: Fi = Fstop + Ff; the stop's states follow its
+    own force Fstop (ElasticEndStop), the friction its regions (Friction). State: (stop state,
+    friction region)."""
+
+    def __init__(self, stop, friction):
+        self.stop, self.friction = stop, friction
+
+    def force(self, s, v, state):
+        return self.stop.force(s, v, state[0]) + self.friction.force(v, state[1])
+
+    def guards(self, s, v, state):
+        return self.stop.guards(s, v, state[0]) + self.friction.guards(v, state[1])
+
+    def state(self, s, v, prev):
+        stop = prev[0] if isinstance(prev, tuple) else prev
+        return (self.stop.state(s, v, stop), self.friction.band(v))
+
+
 def link_law(link):
     """The law of a systems.Link."""
     p = link.params
@@ -185,10 +241,19 @@ def link_law(link):
         return ElastoGap(p["c"], p["d"], p.get("s_rel0", 0.0), p.get("n", 1.0))
     if link.kind == "TranslationalHardstop":
         return Hardstop(p["c"], p["d"], p["b"])
-    if link.kind == "EndStop":
+    if link.kind in ("EndStop", "EndStopFriction"):
         if p.get("mode", 2) != 2:
             raise ValueError(f"{link.name}: the reference knows the elastic EndStop only (mode 2)")
-        return ElasticEndStop(**p)
+        stop = ElasticEndStop(**{k: p[k] for k in ("l1", "l2", "k1", "k2", "b1", "b2") if k in p})
+        if not p.get("friction", False):
+            return stop
+        if p.get("kindF", 1) != 1:
+            raise ValueError(f"{link.name}: the reference knows the continuous friction only")
+        # the transition's shape and coefficients are advanced settings: their defaults (Gevrey,
+        # eps_sigma = 1) unless adv
+        names = ("kindTrans", "eps_sigma", "eps_tau") if p.get("adv", False) else ()
+        shape = {k: p[k] for k in names if k in p}
+        return EndStopWithFriction(stop, Friction(p["Fst"], p["Fsl"], p["dvL"], **shape))
     raise ValueError(f"{link.name}: no reference law for {link.kind!r}")
 
 
