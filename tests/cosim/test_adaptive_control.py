@@ -914,7 +914,7 @@ def test_an_explicit_step_is_the_step_alone_after_the_measurement_at_its_start(w
     assert algo.do_step(0.0, 1.0) == 0.1
     assert world.log == [("do_steps", 0.0, 0.1)] + _measurement(0.1, "wall", "mass", "sd")
     (record,) = algo.records
-    assert record == (0.0, 0.1, True, "", 0.0, False, 1)
+    assert record == (0.0, 0.1, True, "", 0.0, False, 1, 0)
 
 
 def test_an_explicit_step_without_the_exchange_at_its_start_makes_it_first(world):
@@ -961,7 +961,7 @@ def test_backward_euler_on_the_interface_where_a_body_takes_no_force_derivative(
         + _measurement(0.1, *names)
     )
     (record,) = algo.records
-    assert record == (0.0, 0.1, True, "", 0.0, True, 3)
+    assert record == (0.0, 0.1, True, "", 0.0, True, 3, 0)
 
 
 def test_the_composite_coupling_is_two_stages_of_half_the_step(world):
@@ -984,7 +984,7 @@ def test_the_composite_coupling_is_two_stages_of_half_the_step(world):
         + _measurement(0.1, *names)
     )
     (record,) = algo.records
-    assert record == (0.0, 0.1, True, "", 0.0, True, 6)
+    assert record == (0.0, 0.1, True, "", 0.0, True, 6, 0)
 
 
 def _stages(t, h):
@@ -1027,7 +1027,7 @@ def test_a_measurement_that_is_undone_makes_the_motion_exchange_alone(world):
     )
     assert algo.y == [0.0, 0.0, 0.1, 1.0]  # wall s, v; mass s, v at 0.1 s
     (record,) = algo.records
-    assert record == (0.0, 0.1, True, "", 0.0, True, 6)
+    assert record == (0.0, 0.1, True, "", 0.0, True, 6, 0)
 
 
 @pytest.mark.parametrize(
@@ -1463,7 +1463,7 @@ def test_a_change_seen_only_at_the_middle_of_a_doubled_step_is_bracketed_there(w
         2,
     )
     assert isinstance(event.error, float) and math.isnan(event.error)
-    assert step == (0.0, 0.025, True, "", 0.0, False, 3)
+    assert step == (0.0, 0.025, True, "", 0.0, False, 3, 0)
     assert algo.bracket == 0.05
 
 

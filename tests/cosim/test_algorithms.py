@@ -356,7 +356,7 @@ def test_select_refuses_what_does_not_fit():
     cases = [
         (
             dict(scheme="euler"),
-            "scheme 'euler': valid are 'gauss-seidel', 'jacobi', 'implicit', 'adaptive'",
+            "scheme 'euler': valid are 'gauss-seidel', 'jacobi', 'implicit', 'adaptive', 'multirate'",
         ),
         (
             dict(scheme="jacobi"),

@@ -565,7 +565,8 @@ class System:
         bar on stderr for runs longer than 2 s, or a callable(t); scheme: "gauss-seidel" (the
         project's scheme, module docstring), "jacobi" (libcosim's fixed-step algorithm), "implicit"
         (Gauss-Seidel order, values held, and the forces of compliant elements with interface outputs
-        made linearly implicit: coupling.ImplicitCoupling), "adaptive", or an algorithm object of
+        made linearly implicit: coupling.ImplicitCoupling), "adaptive", "multirate" (the adaptive steps
+        repeated only by the FMUs that need them: cosim.algorithms.multirate), or an algorithm object of
         cosim.algorithms (then no step or tolerance beside it); inputs: {"inst.var": f(t)} drives
         unconnected Real inputs, set at every communication point before the exchange (jacobi:
         before the step); error_estimate (adaptive runs): the run is made a second time at a
@@ -588,7 +589,7 @@ class System:
         result = run(algorithm)
         if error_estimate:
             p = algorithm.params
-            fine = run(AdaptiveAlgorithm(replace(p, rtol=p.rtol / 10.0, atol=p.atol / 10.0)))
+            fine = run(type(algorithm)(replace(p, rtol=p.rtol / 10.0, atol=p.atol / 10.0)))
             result.error_estimate = estimate_error(result, fine, 10.0)
         return result
 

@@ -2,7 +2,9 @@
 start, do_step; each chooses its own steps), each tuned by one parameter object:
 
 - fixed.GaussSeidel, fixed.Implicit, fixed.Jacobi with fixed.FixedStep(step);
-- adaptive.AdaptiveAlgorithm with adaptive.Adaptive(rtol, atol, h0, hmax, hmin, event_window).
+- adaptive.AdaptiveAlgorithm with adaptive.Adaptive(rtol, atol, h0, hmax, hmin, event_window);
+- multirate.MultirateAlgorithm (the adaptive steps, repeated only by the FMUs that need them) with
+  the same Adaptive.
 
 :func:`select` maps System.simulate's keywords (scheme name, step, tolerances) to one of them, once.
 """
@@ -11,9 +13,11 @@ from ..errors import CosimError
 from .adaptive import Adaptive, AdaptiveAlgorithm, StepRecord
 from .base import Algorithm, Run
 from .fixed import FixedStep, GaussSeidel, Implicit, Jacobi
+from .multirate import MultirateAlgorithm
 
 FIXED = {"gauss-seidel": GaussSeidel, "jacobi": Jacobi, "implicit": Implicit}
-SCHEMES = (*FIXED, "adaptive")
+ADAPTIVE = {"adaptive": AdaptiveAlgorithm, "multirate": MultirateAlgorithm}
+SCHEMES = (*FIXED, *ADAPTIVE)
 
 __all__ = [
     "Algorithm",
@@ -24,6 +28,7 @@ __all__ = [
     "Jacobi",
     "Adaptive",
     "AdaptiveAlgorithm",
+    "MultirateAlgorithm",
     "StepRecord",
     "SCHEMES",
     "select",
@@ -51,11 +56,11 @@ def select(scheme=None, step=None, rtol=None, atol=None):
         scheme = "adaptive" if step is None else "gauss-seidel"
     if scheme not in SCHEMES:
         raise CosimError(f"scheme {scheme!r}: valid are {', '.join(map(repr, SCHEMES))}")
-    if scheme == "adaptive":
+    if scheme in ADAPTIVE:
         tolerance = {
             name: value for name, value in (("rtol", rtol), ("atol", atol)) if value is not None
         }
-        return AdaptiveAlgorithm(Adaptive(h0=step, **tolerance))
+        return ADAPTIVE[scheme](Adaptive(h0=step, **tolerance))
     if step is None:
         raise CosimError(
             f"scheme {scheme!r} needs a communication step (step=...); without one the "

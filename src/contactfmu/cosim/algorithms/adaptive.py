@@ -143,6 +143,7 @@ class StepRecord(NamedTuple):
     error: float
     implicit: bool
     calls: int = 0
+    fmus: int = 0  # the FMUs that made the calls (0: every FMU; a region's: multirate)
 
 
 class ForceExtrapolation:
@@ -170,7 +171,7 @@ class ForceExtrapolation:
             for vr in r.vr:
                 where[(r.inst.name, vr)] = len(where)
         fed = {link.target.name for link in plan.signals} | set(driven)
-        bodies, still, holds = [], [], set()
+        bodies, still, holds, names = [], [], set(), []
         for r in readers:
             inst = r.inst
             links = [m for m in plan.motion if m.source is inst]
@@ -185,16 +186,19 @@ class ForceExtrapolation:
             forces = [f for f in plan.forces if f.body is inst]
             holds.update(f.with_derivative for f in forces)
             bodies.append((m, forces, s_at, v_at))
+            names.append(inst.name)
         if len(holds) > 1:
             return None
         first = holds != {False}  # forces linear over the step (first-order hold)
         # a deviation growing as tau^2 (first-order hold) or tau: its integrals over the step
         factors = (3.0, 12.0) if first else (2.0, 6.0)
-        return cls(
+        estimate = cls(
             [(m, forces, s_at, v_at, factors) for m, forces, s_at, v_at in bodies],
             still,
             2 if first else 1,
         )
+        estimate.names = names  # the bodies' instance names, in order
+        return estimate
 
     def bind(self, exchange):
         """The slots of the explicit exchange's force values and derivatives, per body."""
@@ -218,6 +222,29 @@ class ForceExtrapolation:
             (sum(b[i] for b, i in values), sum(b[i] for b, i in rates))
             for _, values, rates, _, _, _ in self.slots
         ]
+
+    def deviations(self, h, jump=False):
+        """(ds, dv) of each body (in the order of ``names``) over the step of size h, as
+        :meth:`error` makes them."""
+        out = []
+        for (m, values, _, _, _, factors), (f0, rate) in zip(self.slots, self.start_forces):
+            kv, ks = (1.0, 2.0) if jump else factors
+            df = abs(sum(b[i] for b, i in values) - f0 - rate * h)
+            out.append((df * h * h / (ks * m), df * h / (kv * m)))
+        return out
+
+    def per_body(self, h, y, rtol, atol, jump=False):
+        """The weighted error of each body (in the order of ``names``) over the step of size h
+        ending at y, as :meth:`error` weighs it."""
+        out = []
+        for (_, _, _, s_at, v_at, _), (ds, dv) in zip(self.slots, self.deviations(h, jump)):
+            worst = 0.0
+            for i in s_at:
+                worst = max(worst, ds / (atol + rtol * abs(y[i])))
+            for i in v_at:
+                worst = max(worst, dv / (atol + rtol * abs(y[i])))
+            out.append(worst)
+        return out
 
     def error(self, h, y0, y, rtol, atol, jump=False):
         """The weighted error of the step from y0 to y (the exchange at its end made), or None;
@@ -271,6 +298,7 @@ class AdaptiveAlgorithm(Algorithm):
     exchanged_at = event_at = None  # (setup sets them per run)
     extrapolation = None  # the force extrapolation estimate (initialize: where it applies)
     stiffness = ()  # where the explicit exchange reads each coupled element's c, d (initialize)
+    prescribed = ()  # names of motion sources whose motion is given, not estimated (multirate)
     interface = ()  # (c, d, reduced mass) of each coupled element at the step's start (do_step)
 
     def __init__(self, params):
@@ -355,7 +383,7 @@ class AdaptiveAlgorithm(Algorithm):
         own = {link.source.name for link in plan.motion if link.target.name in integrating}
         motion = {}
         for link in plan.motion:
-            if link.source.name not in own:
+            if link.source.name not in own and link.source.name not in self.prescribed:
                 motion.setdefault(link.source.name, (link.source, set()))[1].update(
                     (link.s, link.v)
                 )
