@@ -4,17 +4,18 @@ same tolerance.
 
     python benchmarks/family.py [--fmus DIR] [--out FILE] [--sizes 3 10] [--seeds 1 2 3]
                                 [--rtols 1e-4 1e-5 1e-6] [--topologies chain tree loop]
-                                [--stop 1.0] [--budget 300]
+                                [--stop 1.0] [--budget 300] [--scheme adaptive|multirate]
 
 The defaults are the tolerance study (benchmarks/family_results.json); the size study is
-``--sizes 3 10 22 47 97 --seeds 1 2 --rtols 1e-4 --topologies chain
---out benchmarks/family_sizes.json``.
+``--sizes 3 10 22 47 97 --seeds 1 --rtols 1e-4 --topologies chain --budget 240
+--out benchmarks/family_sizes.json``, and with ``--scheme multirate --out
+benchmarks/family_sizes_multirate.json`` the same by partitioned steps.
 
 For every topology, number of bodies and seed the system is generated (every link and body kind),
 its reference solved (LSODA, rtol 1e-10, every event located: contactfmu.family.reference), and for
 every rtol (atol = rtol*1e-2):
 
-* the co-simulation from the FMI 2.0 FMUs by the default (adaptive) master, in this process:
+* the co-simulation from the FMI 2.0 FMUs by the default (adaptive) master (or --scheme), in this process:
   wall time, accepted and rejected steps, fmi2DoStep calls per FMU, wall time per FMU and
   simulated second, and its error: max |y - y_ref| over the 0.002 s recording grid divided by the
   range of y_ref, for every body's s and v (the worst position, the worst velocity);
@@ -47,7 +48,7 @@ def worst(errors, kind):
     return max(values) if values else 0.0
 
 
-def measure(spec, rtols, fmu_dir, budget):
+def measure(spec, rtols, fmu_dir, budget, scheme="adaptive"):
     grid = np.linspace(0.0, spec.stop_time, int(round(spec.stop_time / 0.002)) + 1)
     t0 = time.perf_counter()
     ref = reference.solve(spec, t_eval=grid)
@@ -76,6 +77,7 @@ def measure(spec, rtols, fmu_dir, budget):
                 output_interval=0.002,
                 outputs=names,
                 progress=progress,
+                scheme=scheme,
             )
         except TimeoutError:
             cost = 1e6 * budget / (spec.fmus * cut["at"]) if cut["at"] > 0 else None
@@ -87,7 +89,8 @@ def measure(spec, rtols, fmu_dir, budget):
         wall = time.perf_counter() - t0
         err = build.errors(result, ref, names)
         accepted = sum(1 for x in result.steps if x.accepted)
-        calls = sum(x.calls for x in result.steps)
+        # (a multirate region's calls counted by the FMUs that made them: StepRecord.fmus)
+        calls = sum(x.calls * (x.fmus or spec.fmus) for x in result.steps) / spec.fmus
         row = dict(
             rtol=rtol,
             wall=wall,
@@ -132,6 +135,7 @@ def main(argv=None):
     parser.add_argument("--topologies", nargs="+", default=["chain", "tree", "loop"])
     parser.add_argument("--stop", type=float, default=1.0)
     parser.add_argument("--budget", type=float, default=300.0)
+    parser.add_argument("--scheme", default="adaptive", choices=["adaptive", "multirate"])
     args = parser.parse_args(argv)
     out = []
     for topology in args.topologies:
@@ -141,7 +145,7 @@ def main(argv=None):
                     generate(seed, bodies=size, topology=topology), stop_time=args.stop
                 )
                 print(spec.describe(), flush=True)
-                out.append(measure(spec, args.rtols, args.fmus, args.budget))
+                out.append(measure(spec, args.rtols, args.fmus, args.budget, args.scheme))
                 Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     print(f"-> {args.out}")
 
