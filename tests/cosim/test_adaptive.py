@@ -67,30 +67,29 @@ def test_hardstop_defaults_stop_the_body_without_attached_masses(fmu_dir):
     assert any(x.implicit for x in r.steps if x.accepted)
 
 
+GAP_SPAN = 0.05
+
+
+def gap_impact(fmu_dir, events):
+    """The ElastoGap impact (c = 1e5, d = 20, contact 1.234567 mm ahead) over GAP_SPAN, its
+    contact changes estimated or located (Adaptive.events)."""
+    scheme = AdaptiveAlgorithm(Adaptive(events=events))
+    return impact(fmu_dir, "ElastoGap", dict(c=1e5, d=20.0), 1.234567e-3, GAP_SPAN, scheme=scheme)
+
+
 def test_contact_changes_are_estimated_by_default(fmu_dir):
     """By default (events="estimate") a contact change inside an explicit step is kept where its
     error, the force's deviation taken as a jump at the step's start, meets the tolerance: the
     steps over the closing and the opening of the contact are longer than the event window, their
     estimates within the tolerance, and fewer attempts are rejected by the changes; the rebound
     stays within 2e-3 of the closed form (measured: 1.6e-4)."""
-    stop = 0.05
-    kw = dict(stop=stop, rtol=1e-4, atol=1e-6)
-    r = impact(fmu_dir, "ElastoGap", dict(c=1e5, d=20.0), 1.234567e-3, **kw)
-    located = impact(
-        fmu_dir,
-        "ElastoGap",
-        dict(c=1e5, d=20.0),
-        1.234567e-3,
-        stop=stop,
-        scheme=AdaptiveAlgorithm(Adaptive(events="locate")),
-    )
+    r, located = gap_impact(fmu_dir, "estimate"), gap_impact(fmu_dir, "locate")
     accepted = [x for x in r.steps if x.accepted]
-    contact = r["el.contact"]
-    changes = np.nonzero(np.diff(contact))[0]
+    changes = np.nonzero(np.diff(r["el.contact"]))[0]
     assert len(changes) == 2
     for i in changes:
         (step,) = [x for x in accepted if x.t == r.time[i]]
-        assert step.h > 1e3 * 1e-9 * stop and step.error <= 1.0
+        assert step.h > 1e3 * 1e-9 * GAP_SPAN and step.error <= 1.0
 
     def events(result):
         return sum(x.reason == "event" for x in result.steps)
@@ -103,15 +102,8 @@ def test_contact_changes_are_located_not_stepped_across(fmu_dir):
     """events="locate": the accepted step in which the contact output changes is at most the event
     window (1e-9 of the span); the event rejections are listed; accepted steps tile the span
     exactly."""
-    stop = 0.05
-    r = impact(
-        fmu_dir,
-        "ElastoGap",
-        dict(c=1e5, d=20.0),
-        1.234567e-3,
-        stop=stop,
-        scheme=AdaptiveAlgorithm(Adaptive(events="locate")),
-    )
+    stop = GAP_SPAN
+    r = gap_impact(fmu_dir, "locate")
     contact = r["el.contact"]
     changes = np.nonzero(np.diff(contact))[0]
     assert len(changes) == 2  # closes, opens

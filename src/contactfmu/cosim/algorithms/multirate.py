@@ -170,6 +170,7 @@ class MultirateAlgorithm(AdaptiveAlgorithm):
     docstring); tuned by an :class:`~.adaptive.Adaptive`."""
 
     ACTIVE = 0.5  # more active bodies than this fraction: the step is every FMU's
+    REGIONS = 256  # regions kept built at most
 
     def __init__(self, params):
         # every recording time ends a long step (dense=False): the regions' own steps, inside the
@@ -226,6 +227,8 @@ class MultirateAlgorithm(AdaptiveAlgorithm):
         region = self.regions.get(key)
         if region is not None:
             return region
+        if len(self.regions) >= self.REGIONS:
+            self.regions.clear()  # (each holds an algorithm bound to its FMUs: a bounded number)
         plan = self.run.plan
         members = set(active)
         for body in active:
