@@ -14,7 +14,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from contactfmu.cosim.algorithms.adaptive import Adaptive, AdaptiveAlgorithm, ForceExtrapolation
+from contactfmu.cosim.algorithms.adaptive import Adaptive, AdaptiveAlgorithm
+from contactfmu.cosim.algorithms.extrapolation import ForceExtrapolation
 from contactfmu.cosim.errors import CosimError, ToleranceWarning
 from contactfmu.cosim.system import Instance
 
@@ -549,9 +550,9 @@ def _extrapolation_plan(inertias, holds, signals=(), driven=()):
 @pytest.fixture
 def inertia(monkeypatch):
     """declared_inertia reads the fake instances' m."""
-    from contactfmu.cosim.algorithms import adaptive
+    from contactfmu.cosim.algorithms import extrapolation
 
-    monkeypatch.setattr(adaptive, "declared_inertia", lambda inst: inst.m)
+    monkeypatch.setattr(extrapolation, "declared_inertia", lambda inst: inst.m)
 
 
 def test_flanges_without_a_positive_finite_inertia_must_stay_still(inertia):
@@ -727,7 +728,7 @@ def _inst(name, m=None, values=None, discrete=(), outputs=()):
 
 @pytest.fixture
 def world(monkeypatch):
-    from contactfmu.cosim.algorithms import adaptive
+    from contactfmu.cosim.algorithms import adaptive, extrapolation
     from contactfmu.cosim.algorithms.base import EarlyReturn
 
     log = _Log()
@@ -824,9 +825,9 @@ def world(monkeypatch):
         ("Reader", Reader),
         ("DoSteps", DoSteps),
         ("States", States),
-        ("declared_inertia", lambda inst: inst.m),
     ):
         monkeypatch.setattr(adaptive, name, fake)
+    monkeypatch.setattr(extrapolation, "declared_inertia", lambda inst: inst.m)
     return w
 
 
