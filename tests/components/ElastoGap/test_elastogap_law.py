@@ -257,7 +257,7 @@ def test_elastogap_predict_onset_and_changes_follow_the_contact_definition():
 
 
 def test_elastogap_predict_of_a_motion_that_overflows_gives_nan_states_at_once():
-    """Issue 28, item 3 (contact_motion.follow): a penetration near the largest float, x = -1.8e308
+    """contact_motion.follow: a penetration near the largest float, x = -1.8e308
     m, w = -999 m/s, k = d = 1, mu = 0.26 kg, under g = -7.6e4 m/s2: the motion overflows in the
     linear region, and the prediction gives non-finite states from there on, at once. It used to go
     on through nan segments of 5e-324 s until the EventStorm bound (1e6 motion evaluations, 1.45 s

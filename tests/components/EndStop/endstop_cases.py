@@ -25,7 +25,7 @@ FREE, STOP1, STOP2, DETACH1, DETACH2, BOTH = (
 
 
 def documented_elastic_force(stop, x, w, p):
-    """Fstop of the Elastic End Stop (seed 004): Fs + Fd of the side(s) of `stop` engaged by position."""
+    """Fstop of the Elastic End Stop (its documentation): Fs + Fd of the side(s) of `stop` engaged by position."""
     f = 0.0
     if stop in (STOP1, BOTH) and x >= p.l1:
         f += p.k1 * (x - p.l1) + p.b1 * w

@@ -1,9 +1,9 @@
-"""EndStop FMU against the documented behaviours (SimulationX Mechanics.Translation.EndStop 4.1, seed 004,
+"""EndStop FMU against the documented behaviours (SimulationX Mechanics.Translation.EndStop 4.1,
 as read in the FMU's description, src/contactfmu/components/EndStop/slave.py), each checked through FMI against an
 independent value: an analytic solution, or scipy's solve_ivp of the documented equations written out
 here (nothing from contactfmu.physics or contactfmu.monolithic).
 
-Issue 19: one-line bugs ("restitution ignores kind", "rigid stop never separates", "ignores m2",
+One-line bugs ("restitution ignores kind", "rigid stop never separates", "ignores m2",
 "stick-slip holds only 0.85*Fst") passed the older tests; the tests below fail on each of them.
 
 Conventions (documented): dx = ctr1.x - ctr2.x, dv = ctr1.v - ctr2.v; stop 1 in contact for dx >= l1,
@@ -205,7 +205,7 @@ def two_bodies(fmu_dir, m1, m2, v1, v2, **params):
     ],
 )
 def test_rigid_impact_with_the_inertia_at_ctr2(fmu_dir, m1, m2, v1, v2, ci, side):
-    """Documented (seed 004 with its README's impact formulas): momentum conservation
+    """Documented (the component README's impact formulas): momentum conservation
     m1*v1 + m2*v2 = m1*v1' + m2*v2' and restitution v1' - v2' = -ci*(v1 - v2); m1, m2 are the masses at
     ctr1, ctr2 (0: fixed side). Analytic: impulse J = mu*(1 + ci)*(v1 - v2), mu = m1*m2/(m1 + m2) (mu = m2
     with ctr1 fixed), v1' = v1 - J/m1, v2' = v2 + J/m2. Stop 0.01 m away, no other force.

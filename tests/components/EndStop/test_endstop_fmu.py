@@ -377,7 +377,7 @@ def assert_dissipative_friction(o):
 
 @pytest.mark.parametrize("kind, steps", [(3, 1), (2, 20)])
 def test_endstop_stick_slip_friction_with_m2_never_generates_energy(fmu_dir, kind, steps):
-    """Issue 28 item 4, through FMI calls: the inputs of the issue held, 1 ms steps. The element
+    """Through FMI calls: the inputs of this case held, 1 ms steps. The element
     locates the impact on stop 1 at once (the bodies are beyond it) and slides back off it,
     dv = -ci*0.24285 m/s and less (kind 3), -0.24285 m/s (kind 2), with Ff = -Fsl. The outputs paired
     that Ff with the inputs' dv = +0.24285 m/s: Pl = -1.23 W after the first doStep, the friction
@@ -583,7 +583,7 @@ def test_endstop_fmu_rigid_rattle_step_is_bounded(fmu_dir):
 
 
 def test_endstop_fmu_undamped_rigid_rattle_over_long_steps_is_summed(fmu_dir):
-    """Issue 28 item 7b, through FMI calls: the rattle of the nightly profile (elastic impacts, kind 2,
+    """Through FMI calls: the rattle of the nightly profile (elastic impacts, kind 2,
     between stops 0.02 m apart at dv = -863 m/s), with the mass given as m2 and 1 s steps (86,300
     impacts in the 2 s the element plans over): summed in closed form (bounces.rattle_series), each
     doStep within a fraction of the 1 s bound, the element's motion between the stops and undamped

@@ -359,7 +359,7 @@ def test_band_is_the_line_through_its_end_nodes_and_is_left_at_them():
 )
 def test_band_at_a_node_is_the_one_the_acceleration_moves_into(i, mu, g, stop, x):
     """band_at docstring: at a node, the band the motion moves into by the sign of its acceleration
-    mu*x'' = mu*g - Fstop - Ff(node) there (Fstop of the elastic stop, seed 004)."""
+    mu*x'' = mu*g - Fstop - Ff(node) there (Fstop of the elastic stop, its documentation)."""
     p = band_params()
     bands = endstop_friction.friction_bands(p)
     nodes, values = bands

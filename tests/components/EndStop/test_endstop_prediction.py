@@ -50,7 +50,7 @@ def apply(event, stop, sf, x, w, p, mu=2.0):
 
 
 def documented_exit(stop, x, w, p):
-    """Elastic End Stop (seed 004, Results): the state a motion at (x, w) in state `stop` changes to
+    """Elastic End Stop (its documentation, Results): the state a motion at (x, w) in state `stop` changes to
     when it leaves that state's region (None: it stays)."""
     if stop == FREE:
         return STOP1 if x > p.l1 else STOP2 if x < -p.l2 else None
@@ -126,7 +126,7 @@ def check_prediction(pred, impacts, state, times, friction):
 
 
 def continuous_contact_reference(p, mu, g, x0, w0, t):
-    """Stop 1 of the elastic end stop engaged, the continuous friction law in parallel (seed 004 and
+    """Stop 1 of the elastic end stop engaged, the continuous friction law in parallel (its documentation and
     the module docstring): mu*dv' = mu*g - k1*(dx - l1) - b1*dv - Ff(dv), where for dv >= 0.49 >> dvL
     the law is Fsl + (Fst - Fsl)*exp(1 - dv/dvL) = Fsl to far below rounding: the linear
     spring-damper under a constant force (underdamped here), in closed form."""
@@ -269,7 +269,7 @@ def test_pressed_body_with_continuous_friction_comes_to_rest_quickly(ci, eps_dv)
 )
 @pytest.mark.parametrize("damp", [0.0, 0.7])
 def test_piece_follows_the_documented_equation_of_each_elastic_state(stop, x0, w0, c, d, xe, damp):
-    """mu*x'' = mu*g - Fstop - damp*x' (Fs = k*(dx -+ l), Fd = b*dv of the engaged stop, seed 004; damp:
+    """mu*x'' = mu*g - Fstop - damp*x' (Fs = k*(dx -+ l), Fd = b*dv of the engaged stop, its documentation; damp:
     the linearized continuous friction of the _piece docstring), against the matrix exponential."""
     p = endstop.Parameters(**ELASTIC)
     mu, g = 2.0, 3.0
@@ -286,7 +286,7 @@ def test_piece_follows_the_documented_equation_of_each_elastic_state(stop, x0, w
 @pytest.mark.parametrize("x0", [-0.05, -0.03, -0.02, -0.015, -0.01, 0.0])
 @pytest.mark.parametrize("k1, k2", [(100.0, 300.0), (0.3, 0.4)])
 def test_piece_of_a_preloaded_elastic_element_engages_the_sides_by_position(x0, k1, k2):
-    """l1 + l2 < 0 (seed 004, 'both sides at stop'): each side acts as its spring-damper with its
+    """l1 + l2 < 0 (its documentation, 'both sides at stop'): each side acts as its spring-damper with its
     preload while geometrically engaged (dx >= l1 resp. dx <= -l2), including the boundary; the
     motion is mu*x'' = mu*g - sum of the engaged Fs + Fd - damp*x' (matrix exponential)."""
     p = endstop.Parameters(mode=endstop.ELASTIC, l1=-0.02, l2=0.01, k1=k1, k2=k2, b1=2.0, b2=5.0)
@@ -336,7 +336,7 @@ def test_piece_of_a_preloaded_element_without_stiffness_is_a_damper():
     ],
 )
 def test_piece_of_a_held_state_does_not_move(mode, stop, sf):
-    """Rigid connection at a stop (dv = 0, seed 004) or stuck friction (sf = 0, dv = 0): the piece
+    """Rigid connection at a stop (dv = 0, its documentation) or stuck friction (sf = 0, dv = 0): the piece
     stays at x with zero velocity and zero acceleration, and no transition is located in it."""
     p = endstop.Parameters(
         mode=mode, l1=0.01, l2=0.02, friction=True, kindF=endstop.STICK_SLIP, Fst=10.0, Fsl=8.0
@@ -389,7 +389,7 @@ def test_piece_sliding_stick_slip_friction(sf, stop, x0, c, d, xe):
 @pytest.mark.parametrize("kindF", [endstop.CONTINUOUS, endstop.STICK_SLIP])
 @pytest.mark.parametrize("sf", [0, 1, -1])
 def test_piece_without_friction_ignores_the_friction_kind(kindF, sf):
-    """friction = false: kindF and sf are not used (seed 004: visible only if friction); free flight
+    """friction = false: kindF and sf are not used (its documentation: visible only if friction); free flight
     x = x0 + w0*t + g*t^2/2 and only the stops' transitions."""
     p = endstop.Parameters(**ELASTIC, friction=False, kindF=kindF)
     piece, guards = endstop_prediction._piece(FREE, sf, 0.0, 0.4, 2.0, 3.0, 0.0, p)
@@ -402,7 +402,7 @@ def test_piece_without_friction_ignores_the_friction_kind(kindF, sf):
 @pytest.mark.parametrize("stop", [FREE, STOP1, STOP2, DETACH1, DETACH2])
 def test_piece_guards_and_events_are_the_documented_transitions(stop):
     """For states (x, w) around each region: no guard fires inside the documented region; outside,
-    the fired guard's event applied by _event gives the documented next state (seed 004)."""
+    the fired guard's event applied by _event gives the documented next state (its documentation)."""
     p = endstop.Parameters(**ELASTIC)
     for x in XS:
         for w in WS:
@@ -460,7 +460,7 @@ def test_free_flight_reaches_stop_2_at_the_analytic_time(mode):
 
 @pytest.mark.parametrize("event, side", [("hit1", STOP1), ("hit2", STOP2)])
 def test_impact_follows_the_restitution_law_and_the_momentum_balance(event, side):
-    """Rigid impact (seed 004): dv' = -ci*dv at the stop's position, permanent contact (dv' = 0, state
+    """Rigid impact (its documentation): dv' = -ci*dv at the stop's position, permanent contact (dv' = 0, state
     1/2) when |dv'| <= eps_dv (equality included); impulse mu*(dv - dv') added to those before,
     counted, and the first one sets the onset."""
     p = endstop.Parameters(
