@@ -673,6 +673,9 @@ def test_a_read_of_the_recorded_outputs_records_the_value_delivered():
     assert s._delivered == 4.0
     s.get_real([VR["x"], VR["y"]])
     assert s._delivered == 6.0
+    assert s.do_step(0.0, 0.5) and s._delivered is None  # taken by the step after the read
+    s.get_real([VR["x"]])
+    assert s._delivered is None
 
 
 def test_an_output_derivative_that_comes_out_non_finite_fails_the_getter():

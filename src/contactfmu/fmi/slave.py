@@ -127,6 +127,7 @@ class Slave(Fmi2Slave):
     HAS_EVENTS = False  # True: step() reports events (see step); FMI 3.0: may return early at them
     RECORDED_READ = None  # (attribute, outputs): a get of one of the outputs (attribute names)
     #                            records the attribute's value as the importer read it (self._delivered)
+    #                            for the next doStep only: a read never outlives the step after it
 
     log_categories = {
         "logStatusWarning": "Messages with status fmi2Warning",
@@ -169,7 +170,7 @@ class Slave(Fmi2Slave):
         self._failed = ""  # the failure that put the instance in error state ("" = none)
         self._stale = True  # inputs changed since compute_outputs
         self._fresh = True  # inputs set since the last doStep (Gauss-Seidel); False: they are one step old (Jacobi)
-        # RECORDED_READ's value as the importer last read it, None before any read
+        # RECORDED_READ's value as the importer last read it since the last doStep, else None
         self._delivered = None
         self._initialized = False
 
@@ -476,6 +477,7 @@ class Slave(Fmi2Slave):
             )
             self.time = event if self.returned_early else end
             self._fresh = False  # the inputs held now describe the step's start
+            self._delivered = None  # the step has taken the value read before it
             self.compute_outputs()  # _finish, inlined on the hot path
             self._stale = False
             values = self._checked_values(self)

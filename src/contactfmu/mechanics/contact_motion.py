@@ -231,9 +231,11 @@ def _signed(piece, alpha, beta, level, inside):
 def _bracket(piece, f, alpha, beta, horizon):
     """(lo, hi, f(hi)): the part of (0, horizon] between two turning points of alpha*x + beta*w
     (monotone there) in which the motion first leaves the region (f(lo) >= 0, not f(hi) >= 0);
-    None if it stays."""
-    lo = 0.0
+    None if it stays. A fast oscillation over a long horizon has more turning points than
+    MAX_WORK: EventStorm after that many (the prediction's budget, see bound_work)."""
+    lo, start = 0.0, budget_start()
     for hi in itertools.chain(piece.turning_points(alpha, beta, horizon), (horizon,)):
+        bound_work(start, f"contact prediction over {horizon} s")
         fhi = f(hi)
         if not fhi >= 0.0:
             return lo, hi, fhi
@@ -744,8 +746,9 @@ class Coupler:
     motion(): the inputs if they were set since the last step, else its own model of the bodies
     over that step (their motion at its start, moved by the force they received and the other
     forces' acceleration, held). And it commits the force the bodies actually received, the one
-    the master last read, not one computed later for inputs set afterwards. Both masters then see
-    the same forces: exact where the held accelerations are.
+    the master read since the last step (else the one last computed), not one computed later for
+    inputs set afterwards. Both masters then see the same forces: exact where the held
+    accelerations are.
 
     predict(x, w, g, state, times) -> ([(x, w[, state])], onset, changes, ...); stiff(h) -> bool.
 
@@ -817,7 +820,7 @@ class Coupler:
     def commit(self, h, predict, x=None, w=None, delivered=None, plan_next=None):
         """The step [t, t + h] was taken: the bodies' relative motion at t was (x, w) (motion();
         default: the one the force was last computed for) and they received the force delivered
-        over it (the value the master last read; default: the force last computed).
+        over it (the value the master read since the last step; default: the force last computed).
 
         A step longer than the one planned with (the first step is planned with the
         DefaultExperiment step size, since the FMU learns a step's length only when it is taken)
