@@ -8,7 +8,8 @@ Layout of a built FMU (linux64):
     binaries/linux64/<Model>.so                contactfmu status shim (fmi/fmi2_status_shim.c)
     binaries/linux64/<Model>_pythonfmu.so      pythonfmu's export library, loaded by the shim
     binaries/linux64/<Model>_libpython.txt     the building Python (version, libpython, prefix):
-                                               where the shim looks for libpython (python_record)
+                                               where the shim looks for libpython (python_record),
+                                               and the FMU's GUID, which fmi2Instantiate checks
     resources/cfmu_<model>_<hash>_slave.py     entry script named in slavemodule.txt
     resources/cfmu_<model>_<hash>.zip          the Python packages, imported from this archive (archive()):
         cfmu_<model>_<hash>/                   conventions.py, fmi/*.py, mechanics/*.py, components/translational.py,
@@ -35,14 +36,17 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
+from xml.etree import ElementTree
 
 from . import components, pages, validation
 from .fmi import terminals
-from .fmi.shim import DEFINES, DEFINES3
+from .fmi.shim import DEFINES
 
 PACKAGE = Path(__file__).resolve().parent
 SHIM_SOURCE = PACKAGE / "fmi" / "fmi2_status_shim.c"
 SHIM3_SOURCE = PACKAGE / "fmi" / "fmi3_status_shim.c"
+# what both shims share, compiled into each
+SHIM_COMMON = (PACKAGE / "fmi" / "shim_common.c", PACKAGE / "fmi" / "shim_common.h")
 PLATFORM = "linux64"
 # the libraries and the Python archive are stored in the FMU, not deflated: an importer unzips
 # them without inflating (about 4 ms per FMU of the 2-core machine), for an FMU of about 0.9 MB
@@ -106,6 +110,12 @@ def python_record():
     )
 
 
+def shim_record(token):
+    """The text of <Model>_libpython.txt: the building Python (python_record) and the FMU's token
+    (its GUID or instantiationToken), which the shim's instantiation checks."""
+    return python_record() + f"token={token}\n"
+
+
 def fmu_hash(name):
     """Hash of everything bundled into FMU `name` (sources, shim, pythonfmu version) and of how
     this module packages it."""
@@ -116,7 +126,8 @@ def fmu_hash(name):
         h.update(rel.encode())
         if src is not None:
             h.update(src.read_bytes())
-    h.update(SHIM_SOURCE.read_bytes())
+    for source in (SHIM_SOURCE, *SHIM_COMMON):
+        h.update(source.read_bytes())
     h.update(python_record().encode())
     h.update(Path(__file__).read_bytes())  # how the FMU is packaged (its bytecode, ...)
     return h.hexdigest()[:10]
@@ -127,13 +138,10 @@ def package_name(name):
 
 
 def compile_shim(dest, source=SHIM_SOURCE):
-    """Compile the status shim (FMI 2.0, or `source` SHIM3_SOURCE: FMI 3.0) into `dest` (a shared
-    library) with the system C compiler."""
+    """Compile the status shim (FMI 2.0, or `source` SHIM3_SOURCE: FMI 3.0) with what both shims
+    share (shim_common.c) into `dest` (a shared library) with the system C compiler."""
     cc = os.environ.get("CC", "gcc")
-    defines = [
-        f"-D{key}={value}"
-        for key, value in (DEFINES if source == SHIM_SOURCE else DEFINES3).items()
-    ]
+    defines = [f"-D{key}={value}" for key, value in DEFINES.items()]
     cmd = [
         cc,
         "-std=c99",
@@ -145,6 +153,7 @@ def compile_shim(dest, source=SHIM_SOURCE):
         "-o",
         str(dest),
         str(source),
+        str(SHIM_COMMON[0]),
         "-ldl",
         "-lm",
         "-pthread",
@@ -307,7 +316,8 @@ def _install_shim(raw, dest, name, pkg, shim):
             elif item == lib:
                 zout.writestr(f"binaries/{PLATFORM}/{name}_pythonfmu.so", data, STORED)
                 zout.write(shim, lib, STORED)
-                zout.writestr(f"binaries/{PLATFORM}/{name}_libpython.txt", python_record())
+                guid = ElementTree.fromstring(zin.read("modelDescription.xml")).get("guid")
+                zout.writestr(f"binaries/{PLATFORM}/{name}_libpython.txt", shim_record(guid))
             elif item != terminals.PATH:
                 zout.writestr(item, data)
         zout.writestr(*archive(packaged, pkg), STORED)
@@ -354,7 +364,8 @@ def build_fmu3(name, out_dir, shim=None):
     same slave class as the FMI 2.0 one: the model description of fmi/model_description3.py,
     the FMI 3.0 status shim (fmi/fmi3_status_shim.c; `shim`: compiled already) as <name>.so in
     front of pythonfmu3's native library (the package must be installed) as
-    <name>_pythonfmu3.so, the bundled code under a package name of its own (cfmu3_...),
+    <name>_pythonfmu3.so, the record of the building Python and the token as
+    <name>_libpython.txt (as in FMI 2.0), the bundled code under a package name of its own (cfmu3_...),
     pythonfmu's Python side (the slave base derives from its Fmi2Slave), the documentation and
     the terminals."""
     import pythonfmu
@@ -383,6 +394,8 @@ def build_fmu3(name, out_dir, shim=None):
             z.writestr("modelDescription.xml", tostring(md, encoding="UTF-8", xml_declaration=True))
             z.write(shim, f"binaries/{PLATFORM3}/{name}.so", STORED)
             z.write(library, f"binaries/{PLATFORM3}/{name}_pythonfmu3.so", STORED)
+            token = md.get("instantiationToken")
+            z.writestr(f"binaries/{PLATFORM3}/{name}_libpython.txt", shim_record(token))
             z.writestr("resources/slavemodule.txt", f"{pkg}_slave")
             z.writestr(
                 f"resources/{pkg}_slave.py",

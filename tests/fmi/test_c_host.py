@@ -19,6 +19,7 @@ from fmpy import read_model_description
 
 from contactfmu import crosscheck, hostenv
 from contactfmu.components import NAMES
+from contactfmu.fmi.shim import CONTROL_VR, DERIVATIVE_VR
 
 HOST_SRC = Path(__file__).resolve().parents[1] / "host" / "fmi2_host.c"
 ENV = shutil.which("env") or "/usr/bin/env"
@@ -307,3 +308,81 @@ def test_c_host_gets_an_error_from_the_element_whose_force_is_not_finite(host, f
     assert run.returncode == 3, run.stdout + run.stderr
     assert "non-finite output" in run.stderr and "F = inf" in run.stderr
     assert "flange_b.v = 1e+300" in run.stderr and "Remedy: give m_a/m_b" in run.stderr
+
+
+# ---- fmi2Instantiate's arguments ----------------------------------------------------------------
+
+BAD_ARGUMENTS = {
+    "name-not-utf8": "contactfmu: the instance name is not valid UTF-8",
+    "name-null": "contactfmu: the instance name is NULL",
+    "guid-wrong": "contactfmu: the GUID {00000000-0000-0000-0000-000000000000} is not this FMU's",
+    "guid-null": "contactfmu: the GUID (NULL) is not this FMU's",
+    "resources-missing": "/fmu/nowhere does not exist",
+    "resources-null": "contactfmu: the fmuResourceLocation (NULL) is no local file URI",
+    "resources-relative": "contactfmu: the fmuResourceLocation resources is no local file URI",
+    "model-exchange": "contactfmu: this FMU is for co-simulation only",
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_ARGUMENTS))
+def test_instantiation_with_arguments_the_fmu_cannot_use_returns_null_and_says_why(
+    host, fmu_dir, tmp_path, case
+):
+    """pythonfmu's library alone crashed the host (SIGSEGV: a name that is not UTF-8, a resource
+    URI of a missing folder; an abort: NULL), or took any GUID and Model Exchange. A crash, a
+    hang (the 60 s timeout) or an instance fails here."""
+    args, _ = prepare(fmu_dir / "Spring.fmu", tmp_path)
+    run = subprocess.run(
+        clean([host, "-x", case, *args]),
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=60,
+    )
+    assert run.returncode == 3, run.stderr
+    logged, _, failed = run.stderr.partition("fmi2_host: ")
+    assert failed == "fmi2Instantiate failed\n", run.stderr
+    # one message, under the instance name the host gave
+    name = {"name-not-utf8": "spring \ufffd(", "name-null": ""}.get(case, "host")
+    assert logged.count("\n") == 1, logged
+    assert logged.startswith(f"[Error] {name} (logStatusError): contactfmu: "), logged
+    assert BAD_ARGUMENTS[case] in logged, logged
+
+
+@pytest.mark.parametrize("case", ["uri-localhost", "uri-one-slash", "uri-encoded"])
+def test_resource_uris_of_every_local_form_run_like_the_master(host, fmu_dir, tmp_path, case):
+    """file://localhost/<path>, file:/<path> and percent-encoded URIs of the resources folder:
+    pythonfmu's library alone took only file://<path> (file:/<path> crashed the host)."""
+    args, ref = prepare(fmu_dir / "Spring.fmu", tmp_path)
+    run = subprocess.run(
+        clean([host, "-x", case, *args]), capture_output=True, text=True, timeout=60
+    )
+    assert run.returncode == 0 and not run.stderr, run.stderr
+    check_like_the_master(tmp_path, ref, "Spring")
+
+
+def test_value_references_no_model_description_declares_are_refused(host, fmu_dir, tmp_path):
+    """The derivative slots (DERIVATIVE_VR + vr: the shim's own fmi2SetRealInputDerivatives and
+    fmi2GetRealOutputDerivatives) and any value reference beyond the variables: every getter and
+    setter returns fmi2Error with a message (fmi2SetReal of a derivative slot returned fmi2OK and
+    set the input's derivative). Afterwards the FMU runs like the master."""
+    md = read_model_description(str(fmu_dir / "Spring.fmu"))
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    probes = [DERIVATIVE_VR + vr["flange_b.s"], DERIVATIVE_VR + vr["flange_b.f"], CONTROL_VR, 99999]
+    args, ref = prepare(fmu_dir / "Spring.fmu", tmp_path)
+    run = subprocess.run(
+        clean([host, "-V", ",".join(map(str, probes)), *args]),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    statuses = [line.split() for line in run.stdout.splitlines() if line.startswith("probe ")]
+    assert len(statuses) == 5 * len(probes) + 1
+    assert all(status == "3" for *_, status in statuses), statuses
+    errors = [line for line in run.stderr.splitlines() if line.startswith("[Error] host")]
+    assert len(errors) == len(statuses), run.stderr
+    for probe in probes[:3]:
+        assert f"value reference {probe} is not a variable of this FMU" in run.stderr
+    assert "fmi2GetReal: the values array is NULL" in run.stderr
+    check_like_the_master(tmp_path, ref, "Spring")

@@ -24,6 +24,7 @@ from fmpy.util import read_csv
 
 from contactfmu.build import FMI3_NAMES, python_record
 from contactfmu.fmi import terminals
+from contactfmu.fmi.shim import CONTROL_VR, DERIVATIVE_VR
 from contactfmu.validation import problems3
 
 TYPES = {"Real": "Float64", "Integer": "Int32", "Boolean": "Boolean"}
@@ -284,6 +285,38 @@ def test_a_refused_fmi3_setter_returns_error_and_the_instance_goes_on(mass3):
     assert fmu.getFloat64([fmu.vr["m"], fmu.vr["v"]]) == [2.0, 1.0]  # m a = -f, kept m = 2
 
 
+def test_fmi3_getters_and_setters_refuse_a_wrong_nvalues_and_the_shims_value_references(mass3):
+    """nValues must equal nValueReferences (every variable is a scalar; pythonfmu3's library
+    alone returned fmi3OK and left a SystemError set); the shim's own value references (its
+    channel to the slave, the derivative slots) are declared in no model description and are
+    refused, so an importer cannot turn early return on through them."""
+    fmu, messages = mass3
+    fmu.enterInitializationMode(startTime=0.0)
+    fmu.setFloat64([fmu.vr["m"]], [2.0])
+    fmu.exitInitializationMode()
+    with pytest.raises(FMICallException) as failed:
+        fmu.getFloat64([fmu.vr["v"]], nValues=2)
+    assert (failed.value.function, failed.value.status) == ("fmi3GetFloat64", ERROR)
+    assert messages[-1] == (
+        ERROR,
+        "contactfmu: fmi3GetFloat64: nValues = 2, but the 1 value references name scalar "
+        "variables: nValues must be 1",
+    )
+    for vr, call in (
+        (CONTROL_VR, lambda: fmu.getFloat64([CONTROL_VR])),
+        (CONTROL_VR + 1, lambda: fmu.getBoolean([CONTROL_VR + 1])),
+        (CONTROL_VR, lambda: fmu.setBoolean([CONTROL_VR], [True])),
+        (DERIVATIVE_VR + fmu.vr["v"], lambda: fmu.getFloat64([DERIVATIVE_VR + fmu.vr["v"]])),
+    ):
+        with pytest.raises(FMICallException) as failed:
+            call()
+        assert failed.value.status == ERROR
+        assert f"value reference {vr} is not a variable of this FMU" in messages[-1][1]
+    fmu.setFloat64([fmu.vr["flange_a.f"]], [-4.0])
+    fmu.doStep(0.0, 0.5)
+    assert fmu.getFloat64([fmu.vr["m"], fmu.vr["v"]]) == [2.0, 1.0]
+
+
 def test_fmi3_functions_the_fmu_lacks_return_error_and_the_host_survives(mass3):
     fmu, messages = mass3
     fmu.enterInitializationMode(startTime=0.0)
@@ -332,10 +365,9 @@ def test_fmusim_runs_the_fmi3_mass_like_fmpy(fmu3_dir, tmp_path, flags):
     cmd += ["--output-interval", "1e-3", "--output-file", str(out), *flags]
     for name, value in starts.items():
         cmd += ["--start-value", name, repr(value)]
-    # pythonfmu3's library is not linked against libpython: the host must bring it
-    env = {"LD_PRELOAD": record["libpython"], "PYTHONHOME": record["prefix"]}
+    # an empty environment: the FMU loads libpython itself
     proc = subprocess.run(
-        [*cmd, str(fmu3_dir / "Mass.fmu")], env=env, capture_output=True, text=True, timeout=300
+        [*cmd, str(fmu3_dir / "Mass.fmu")], env={}, capture_output=True, text=True, timeout=300
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     result = read_csv(str(out))

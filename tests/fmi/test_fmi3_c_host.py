@@ -1,7 +1,7 @@
 """A non-Python FMI 3.0 host: tests/host/fmi3_host.c, compiled here with the system C compiler,
 loads the FMI 3.0 FMUs with dlopen (binaries/x86_64-linux/<Model>.so of the extracted FMU) and
-drives them through the plain FMI 3.0 C API, in an empty environment (`env -i`), libpython
-dlopened by the host with RTLD_GLOBAL first (the FMI 3.0 shim does not load it yet: docs/fmi3.md).
+drives them through the plain FMI 3.0 C API, in an empty environment (`env -i`): the FMU loads
+libpython itself (docs/importers.md "Non-Python hosts"), or uses the one the host loaded first.
 
 The host prints every call's status, every message its logger receives and every step's flags and
 outputs (%.17g); the tests here parse that. EndStop's rigid case has closed-form impacts
@@ -13,7 +13,10 @@ the early returns at the impacts, eventHandlingNeeded and event mode; the interm
 callback; errors returned as fmi3Error (an invalid parameter, a parameter set after
 initialization, the functions the FMU lacks); a NULL logger; fmi3Reset keeping the importer's
 permissions; fmi3GetFMUState / fmi3SetFMUState and their serialization at an early return, bit for
-bit, and the state functions misused; the FMI 2.0 and FMI 3.0 builds in one process."""
+bit, and the state functions misused; the FMI 2.0 and FMI 3.0 builds in one process; libpython
+found by the FMU, or its reason when none is found; instantiation arguments the FMU cannot use
+refused with NULL and a message (no crash, no hang); getters and setters misused (nValues, NULL
+arrays, value references of the shim's own) refused with fmi3Error."""
 
 import os
 import shutil
@@ -27,6 +30,8 @@ import pytest
 from fmpy import read_model_description, simulate_fmu
 
 from contactfmu import hostenv
+from contactfmu.build import python_record
+from contactfmu.fmi.shim import CONTROL_VR, DERIVATIVE_VR
 
 HOST_SRC = Path(__file__).resolve().parents[1] / "host" / "fmi3_host.c"
 ENV = shutil.which("env") or "/usr/bin/env"
@@ -46,7 +51,7 @@ def libpython():
 
 
 @pytest.fixture(scope="module")
-def host(tmp_path_factory, libpython):
+def host(tmp_path_factory):
     cc = os.environ.get("CC", "gcc")
     if not shutil.which(cc):
         pytest.skip(f"no C compiler ({cc}; set CC) to build the FMI 3.0 C host")
@@ -116,6 +121,7 @@ class Run:
     returncode: int
     records: list = field(default_factory=list)
     stderr: str = ""
+    stdout: str = ""  # as printed (a message of several lines continues its "log" line)
 
     def of(self, kind, phase=None):
         current, found = None, []
@@ -173,10 +179,10 @@ def parse(stdout):
 
 
 def run_host(host, fmu, scenario, *, starts=(), after=(), outputs=(), flags=(), stop, step,
-             libpython=None, extra=()):  # fmt: skip
+             libpython=None, extra=(), variables=(), timeout=300):  # fmt: skip
     """The host run in an empty environment (`env -i`): starts {name: value} set in
     initialization mode, after {name: value} set after it, outputs the names printed per step."""
-    cmd = [ENV, "-i", str(host)]
+    cmd = [ENV, "-i", *(f"{k}={v}" for k, v in dict(variables).items()), str(host)]
     if libpython:
         cmd += ["-l", libpython]
     for name, value in dict(starts).items():
@@ -186,13 +192,13 @@ def run_host(host, fmu, scenario, *, starts=(), after=(), outputs=(), flags=(), 
     if outputs:
         cmd += ["-o", ",".join(fmu.spec(n) for n in outputs)]
     cmd += [*flags, *extra, scenario, str(fmu.dir), fmu.model, fmu.token, repr(stop), repr(step)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    run = Run(proc.returncode, parse(proc.stdout), proc.stderr)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    run = Run(proc.returncode, parse(proc.stdout), proc.stderr, proc.stdout)
     assert proc.returncode in (0, 3), proc.stdout + proc.stderr
     return run
 
 
-def run_endstop(host, endstop3, libpython, scenario="run", flags=(), stop=3.5):
+def run_endstop(host, endstop3, scenario="run", flags=(), stop=3.5, libpython=None):
     run = run_host(
         host,
         endstop3,
@@ -202,7 +208,6 @@ def run_endstop(host, endstop3, libpython, scenario="run", flags=(), stop=3.5):
         flags=flags,
         stop=stop,
         step=0.1,
-        libpython=libpython,
     )
     assert run.returncode == 0 and not run.stderr, run.stderr
     assert run.records[-1] == ("end", "")  # the scenario ran to its end
@@ -228,8 +233,8 @@ def _assert_contiguous(steps):
 # ---- 1. no early return, no event flag without the permissions ---------------------------------
 
 
-def test_without_permissions_no_early_return_and_no_event_flag(host, endstop3, libpython, fmu3_dir):
-    run = run_endstop(host, endstop3, libpython)
+def test_without_permissions_no_early_return_and_no_event_flag(host, endstop3, fmu3_dir):
+    run = run_endstop(host, endstop3)
     steps = run.steps()
     assert len(steps) == 35 and not run.of("event")
     for s in steps:
@@ -259,13 +264,11 @@ def test_without_permissions_no_early_return_and_no_event_flag(host, endstop3, l
 @pytest.mark.parametrize(
     "early,event_mode", [(True, False), (True, True), (False, True)], ids=["ER", "ER+EM", "EM"]
 )
-def test_early_return_and_event_mode_at_the_impacts(
-    host, endstop3, libpython, fmu3_dir, early, event_mode
-):
+def test_early_return_and_event_mode_at_the_impacts(host, endstop3, fmu3_dir, early, event_mode):
     """The communication points and the final state as fmpy's run with the same permissions
     (bit for bit)."""
     flags = ("-E",) * early + ("-M",) * event_mode
-    run = run_endstop(host, endstop3, libpython, flags=flags)
+    run = run_endstop(host, endstop3, flags=flags)
     steps = run.steps()
     _assert_contiguous(steps)
     _assert_final_closed_form(steps)
@@ -308,13 +311,13 @@ def test_early_return_and_event_mode_at_the_impacts(
 
 
 @pytest.mark.parametrize("answer", ["decline", "accept"])
-def test_the_intermediate_update_callback_from_c(host, endstop3, libpython, answer):
+def test_the_intermediate_update_callback_from_c(host, endstop3, answer):
     """With early return allowed and an intermediate-update callback, the FMU offers each impact
     (intermediateStepFinished, canReturnEarly, getting allowed, the host's instance environment);
     the outputs read in the callback are those just after the impact. Declined, the steps go on
     to the grid (event mode flags them); accepted, they return at the impacts as without a
     callback, bit for bit."""
-    run = run_endstop(host, endstop3, libpython, flags=("-E", "-M", "-U", answer))
+    run = run_endstop(host, endstop3, flags=("-E", "-M", "-U", answer))
     offers = run.of("update")
     assert [t for t, *_ in offers] == pytest.approx(IMPACTS, abs=1e-12)
     for t, flags, env, (dx, dv, time) in offers:
@@ -330,7 +333,7 @@ def test_the_intermediate_update_callback_from_c(host, endstop3, libpython, answ
         assert not any(s.early for s in steps) and len(steps) == 35
         assert all(s.t < i < s.last for s, i in zip(flagged, IMPACTS))
     else:
-        plain = run_endstop(host, endstop3, libpython, flags=("-E", "-M")).steps()
+        plain = run_endstop(host, endstop3, flags=("-E", "-M")).steps()
         assert [(s.t, s.h, s.early, s.needed, s.last, s.text) for s in steps] == [
             (s.t, s.h, s.early, s.needed, s.last, s.text) for s in plain
         ]
@@ -339,8 +342,8 @@ def test_the_intermediate_update_callback_from_c(host, endstop3, libpython, answ
 # ---- 3. errors returned as errors ---------------------------------------------------------------
 
 
-def test_an_invalid_parameter_makes_exit_initialization_mode_return_error(host, mass3, libpython):
-    run = run_host(host, mass3, "run", starts={"m": 0.0}, stop=0.3, step=0.1, libpython=libpython)
+def test_an_invalid_parameter_makes_exit_initialization_mode_return_error(host, mass3):
+    run = run_host(host, mass3, "run", starts={"m": 0.0}, stop=0.3, step=0.1)
     assert run.returncode == 0, run.stderr
     assert run.calls("fmi3SetFloat64") == [0]
     assert run.calls("fmi3ExitInitializationMode") == [ERROR]
@@ -351,9 +354,7 @@ def test_an_invalid_parameter_makes_exit_initialization_mode_return_error(host, 
     assert not run.steps() and run.records[-1] == ("end", "")
 
 
-def test_a_parameter_set_after_initialization_is_an_error_and_the_instance_steps_on(
-    host, mass3, libpython
-):
+def test_a_parameter_set_after_initialization_is_an_error_and_the_instance_steps_on(host, mass3):
     run = run_host(
         host,
         mass3,
@@ -363,7 +364,6 @@ def test_a_parameter_set_after_initialization_is_an_error_and_the_instance_steps
         outputs=("m", "v"),
         stop=0.3,
         step=0.1,
-        libpython=libpython,
     )
     assert run.returncode == 0, run.stderr
     assert run.calls("fmi3ExitInitializationMode") == [0]
@@ -379,11 +379,11 @@ def test_a_parameter_set_after_initialization_is_an_error_and_the_instance_steps
     assert run.calls("fmi3Terminate") == [0]
 
 
-def test_a_host_ignoring_an_early_return_gets_an_error(host, endstop3, libpython):
+def test_a_host_ignoring_an_early_return_gets_an_error(host, endstop3):
     """A host that continues from its grid point after an early return (0.3 s, the FMU at the
     impact, 0.25 s): fmi3DoStep returns fmi3Error with the reason, lastSuccessfulTime the FMU's
     time, no early return flagged."""
-    run = run_endstop(host, endstop3, libpython, flags=("-E", "-I"), stop=0.6)
+    run = run_endstop(host, endstop3, flags=("-E", "-I"), stop=0.6)
     steps = run.steps()
     assert [s.status for s in steps] == [0, 0, 0, ERROR]
     assert steps[2].early and steps[2].last == pytest.approx(0.25, abs=1e-12)
@@ -409,10 +409,8 @@ UNSUPPORTED = [
 ]
 
 
-def test_unsupported_functions_return_error_and_the_host_survives(host, mass3, libpython):
-    run = run_host(
-        host, mass3, "unsupported", outputs=("v",), stop=0.1, step=0.1, libpython=libpython
-    )
+def test_unsupported_functions_return_error_and_the_host_survives(host, mass3):
+    run = run_host(host, mass3, "unsupported", outputs=("v",), stop=0.1, step=0.1)
     assert run.returncode == 0, run.stderr
     calls = dict(run.of("call"))
     for name in UNSUPPORTED:
@@ -433,12 +431,10 @@ def test_unsupported_functions_return_error_and_the_host_survives(host, mass3, l
 # ---- 5. a NULL logger ---------------------------------------------------------------------------
 
 
-def test_a_null_logger_works_and_errors_still_return_error(host, mass3, endstop3, libpython):
+def test_a_null_logger_works_and_errors_still_return_error(host, mass3, endstop3):
     """logMessage = NULL at instantiation: the same statuses, nothing logged, no crash."""
     null = ("-N",)
-    invalid = run_host(
-        host, mass3, "run", starts={"m": 0.0}, flags=null, stop=0.3, step=0.1, libpython=libpython
-    )
+    invalid = run_host(host, mass3, "run", starts={"m": 0.0}, flags=null, stop=0.3, step=0.1)
     assert invalid.returncode == 0, invalid.stderr
     assert invalid.calls("fmi3ExitInitializationMode") == [ERROR]
     after = run_host(
@@ -451,17 +447,15 @@ def test_a_null_logger_works_and_errors_still_return_error(host, mass3, endstop3
         flags=null,
         stop=0.3,
         step=0.1,
-        libpython=libpython,
     )
     assert after.calls("fmi3SetFloat64") == [0, ERROR, 0]
     assert [s.y for s in after.steps()][-1] == pytest.approx((2.0, 0.6), abs=1e-12)
     lacking = run_host(
         host, mass3, "unsupported", outputs=("v",), flags=null, stop=0.1, step=0.1,
-        libpython=libpython,
     )  # fmt: skip
     calls = dict(lacking.of("call"))
     assert [calls[name] for name in UNSUPPORTED] == [ERROR] * len(UNSUPPORTED)
-    events = run_endstop(host, endstop3, libpython, flags=("-E", "-M", *null))
+    events = run_endstop(host, endstop3, flags=("-E", "-M", *null))
     assert [s.last for s in events.steps() if s.early] == pytest.approx(IMPACTS, abs=1e-12)
     for r in (invalid, after, lacking, events):
         assert r.returncode == 0 and r.records[-1] == ("end", ""), r.stderr
@@ -471,10 +465,10 @@ def test_a_null_logger_works_and_errors_still_return_error(host, mass3, endstop3
 # ---- 6. fmi3Reset keeps the configuration -------------------------------------------------------
 
 
-def test_reset_keeps_the_early_return_permission(host, endstop3, libpython):
+def test_reset_keeps_the_early_return_permission(host, endstop3):
     """fmi3Reset in step mode and after fmi3Terminate: initialized again, the instance returns
     early at the same impacts (and flags them: event mode), bit for bit as before the reset."""
-    run = run_endstop(host, endstop3, libpython, "reset", flags=("-E", "-M"), stop=1.5)
+    run = run_endstop(host, endstop3, "reset", flags=("-E", "-M"), stop=1.5)
     assert run.calls("fmi3Reset") == [0, 0]
     assert run.calls("fmi3ExitInitializationMode") == [0, 0, 0]
     first = run.steps("first")
@@ -492,11 +486,11 @@ def test_reset_keeps_the_early_return_permission(host, endstop3, libpython):
 # ---- 7. FMU state at an early return ------------------------------------------------------------
 
 
-def test_state_saved_at_an_early_return_restores_bit_for_bit(host, endstop3, libpython):
+def test_state_saved_at_an_early_return_restores_bit_for_bit(host, endstop3):
     """fmi3GetFMUState at the first impact (an early return at 0.25 s), serialized and
     deserialized; the run on to 3.5 s, the runs from the restored and from the deserialized
     state, and a second instance's run from the bytes print the same outputs (%.17g)."""
-    run = run_endstop(host, endstop3, libpython, "state", flags=("-E", "-M"))
+    run = run_endstop(host, endstop3, "state", flags=("-E", "-M"))
     to_event = run.steps("to-first-event")
     assert to_event[-1].early and to_event[-1].last == pytest.approx(0.25, abs=1e-12)
     assert not any(s.early for s in to_event[:-1])
@@ -526,14 +520,14 @@ def test_state_saved_at_an_early_return_restores_bit_for_bit(host, endstop3, lib
     assert not run.of("log")
 
 
-def test_state_functions_misused_return_error_and_leak_nothing(host, endstop3, libpython):
+def test_state_functions_misused_return_error_and_leak_nothing(host, endstop3):
     """NULL state pointers are fmi3Error with a message (pythonfmu3's library alone dereferences
     them: the host crashes); altered or empty bytes make fmi3DeserializeFMUState return fmi3Error
     and no state, the reason logged; a state pointer handed back to fmi3GetFMUState holds the new
     state afterwards (restored, the step from there repeats bit for bit) and the state it held is
     freed: 3000 such calls grow the resident memory by less than 2 MB (pythonfmu3's library alone
     leaked each, about 4 MB for 3000 of Mass's smaller states)."""
-    run = run_endstop(host, endstop3, libpython, "state-misuse", flags=("-E",))
+    run = run_endstop(host, endstop3, "state-misuse", flags=("-E",))
     calls = dict(run.of("call"))
     for name in ("fmi3GetFMUState", "fmi3SetFMUState", "fmi3SerializedFMUStateSize"):
         assert calls[f"{name}(NULL)"] == ERROR, name
@@ -563,9 +557,7 @@ def test_state_functions_misused_return_error_and_leak_nothing(host, endstop3, l
 # ---- 8. the FMI 2.0 and FMI 3.0 builds in one process -------------------------------------------
 
 
-def test_fmi2_and_fmi3_builds_in_one_process_step_alike(
-    host, endstop3, fmu_dir, tmp_path, libpython
-):
+def test_fmi2_and_fmi3_builds_in_one_process_step_alike(host, endstop3, fmu_dir, tmp_path):
     fmu2 = extract(fmu_dir / "EndStop.fmu", tmp_path / "EndStop2")
     run = run_host(
         host,
@@ -575,7 +567,6 @@ def test_fmi2_and_fmi3_builds_in_one_process_step_alike(
         outputs=("dx", "dv"),
         stop=3.5,
         step=0.1,
-        libpython=libpython,
         extra=("-2", f"{fmu2.dir},{fmu2.token}"),
     )
     assert run.returncode == 0, run.stderr
@@ -594,16 +585,139 @@ def test_fmi2_and_fmi3_builds_in_one_process_step_alike(
     assert not run.of("log") and not run.of("log2")
 
 
-# ---- without libpython --------------------------------------------------------------------------
+# ---- libpython ----------------------------------------------------------------------------------
 
 
-def test_without_libpython_the_fmi3_fmu_refuses_to_instantiate_and_says_why(host, mass3):
-    """What docs/fmi3.md lists as missing: the FMI 3.0 shim does not load libpython itself. A
-    host that brings none gets NULL from fmi3InstantiateCoSimulation and a message through its
-    logger, not a crash."""
-    run = run_host(host, mass3, "run", stop=0.1, step=0.1)
+def test_a_libpython_the_host_loaded_first_is_used(host, endstop3, libpython):
+    """A host that dlopened libpython with RTLD_GLOBAL before the FMU (-l): the FMU uses that
+    one, and steps as when it loads libpython itself, bit for bit."""
+    own = run_endstop(host, endstop3, flags=("-E", "-M"))
+    preloaded = run_endstop(host, endstop3, flags=("-E", "-M"), libpython=libpython)
+    assert [s.text for s in preloaded.steps()] == [s.text for s in own.steps()]
+    assert not preloaded.of("log") and not preloaded.stderr
+
+
+def test_without_a_python_the_fmi3_fmu_refuses_to_instantiate_and_says_what_it_looked_for(
+    host, mass3, tmp_path
+):
+    """The build's record names a missing libpython of a Python 3.99 that no machine has, and
+    CONTACTFMU_LIBPYTHON a missing file: fmi3InstantiateCoSimulation returns NULL, and the host's
+    logger gets every place looked in and what to install."""
+    fmu = Fmu(tmp_path / "Mass", mass3.model, mass3.token, mass3.vr, mass3.type)
+    shutil.copytree(mass3.dir, fmu.dir)
+    gone = tmp_path / "gone" / "libpython3.99.so.1.0"
+    (fmu.dir / "binaries" / "x86_64-linux" / "Mass_libpython.txt").write_text(
+        f"version=3.99\nlibpython={gone}\nprefix={gone.parent}\nexecutable=python3.99\n"
+    )
+    missing = tmp_path / "missing" / "libpython3.so"
+    run = run_host(
+        host, fmu, "run", stop=0.1, step=0.1, variables={"CONTACTFMU_LIBPYTHON": missing}
+    )
     assert run.returncode == 3
     assert run.calls("fmi3InstantiateCoSimulation") == ["NULL"]
+    ((status, first),) = run.of("log")
+    assert status == ERROR
+    assert first.startswith("logStatusError: contactfmu: no Python runtime found"), first
+    message = run.stdout
+    for looked_for in (
+        "a libpython already in the process: none",
+        f"CONTACTFMU_LIBPYTHON = {missing}: cannot open",
+        f"the building Python's {gone}: cannot open",
+        "soname libpython3.99.so.1.0: cannot open",
+        "soname libpython3.99.so: cannot open",
+    ):
+        assert f"\n  - {looked_for}" in message, (looked_for, message)
+    assert "Install Python 3.99 with its shared library" in message
+
+
+def test_the_fmi3_fmu_records_the_python_that_built_it_and_its_token(mass3):
+    """The same record as the FMI 2.0 build's, plus the instantiation token."""
+    text = (mass3.dir / "binaries" / "x86_64-linux" / "Mass_libpython.txt").read_text()
+    record = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+    assert os.path.samefile(record["libpython"], hostenv.libpython())
+    assert record["token"] == mass3.token
+    assert text == python_record() + f"token={mass3.token}\n"
+
+
+# ---- instantiation arguments the FMU cannot use -------------------------------------------------
+
+BAD_ARGUMENTS = {
+    "name-not-utf8": "the instance name is not valid UTF-8",
+    "name-null": "the instance name is NULL",
+    "token-wrong": "the instantiationToken {00000000-0000-0000-0000-000000000000} is not this FMU's",
+    "token-null": "the instantiationToken (NULL) is not this FMU's",
+    "resources-missing": "/nowhere/ does not exist",
+    "resources-null": "no resources folder given (NULL)",
+    "resources-not-fmu": "no readable slavemodule.txt there",
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_ARGUMENTS))
+def test_instantiation_with_arguments_the_fmu_cannot_use_returns_null_and_says_why(
+    host, mass3, case
+):
+    """pythonfmu3's library alone crashed the host (a name that is not UTF-8), hung for more than
+    25 s (a resource path without the FMU's Python code) or took any token. A crash, a hang
+    (the 60 s timeout) or an instance fails here."""
+    run = run_host(host, mass3, "run", stop=0.1, step=0.1, extra=("-X", case), timeout=60)
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert run.calls("fmi3InstantiateCoSimulation") == ["NULL"]
     ((status, message),) = run.of("log")
-    assert status == ERROR and "contactfmu: cannot load" in message
-    assert "Mass_pythonfmu3.so" in message
+    assert status == ERROR and message.startswith("logStatusError: contactfmu: "), message
+    assert BAD_ARGUMENTS[case] in message, message
+    if case == "token-wrong":
+        assert mass3.token in message  # the token expected
+
+
+# ---- getters and setters misused ----------------------------------------------------------------
+
+
+def test_getters_and_setters_refuse_a_wrong_nvalues_null_arrays_and_the_shims_value_references(
+    host, endstop3
+):
+    """nValues must equal nValueReferences (every variable is a scalar): pythonfmu3's library
+    alone returned fmi3OK for fmi3GetFloat64 with nValues too large, leaving a Python exception
+    (SystemError) set. The value references of the shim's channel (CONTROL_VR ..) and derivative
+    slots (DERIVATIVE_VR + vr), declared in no model description, are refused: early return set
+    through them by an importer (CONTROL_VR, a Boolean) would have turned it on in an instance
+    created without it. After the refused calls EndStop runs as without them, bit for bit."""
+    undeclared = [CONTROL_VR + k for k in range(4)] + [DERIVATIVE_VR + endstop3.vr["dx"]]
+    run = run_host(
+        host,
+        endstop3,
+        "values",
+        starts=ENDSTOP,
+        outputs=("dx", "dv", "time"),
+        stop=3.5,
+        step=0.1,
+        extra=("-V", ",".join(map(str, undeclared))),
+    )
+    assert run.returncode == 0 and run.records[-1] == ("end", ""), run.stderr
+    calls = dict(run.of("call"))
+    misused = [
+        "fmi3GetFloat64(nValues+1)",
+        "fmi3GetFloat64(nValues-1)",
+        "fmi3SetFloat64(nValues+1)",
+        "fmi3GetInt32(nValues+1)",
+        "fmi3GetBoolean(nValues+1)",
+        "fmi3GetFloat64(values=NULL)",
+        "fmi3SetFloat64(vr=NULL)",
+    ]
+    probed = [f"{f}({vr})" for vr in undeclared for f in PROBES]
+    for name in misused + probed:
+        assert calls[name] == ERROR, name
+    logged = [m for st, m in run.of("log") if st == ERROR]
+    assert len(logged) == len(misused) + len(probed), logged
+    assert "contactfmu: fmi3GetFloat64: nValues = 2, but the 1 value references" in logged[0]
+    assert "nValues must be 1" in logged[0]
+    for vr in undeclared:
+        assert any(f"value reference {vr} is not a variable of this FMU" in m for m in logged)
+    steps = run.steps()
+    plain = run_endstop(host, endstop3).steps()
+    assert not any(s.early for s in steps)  # early return was not turned on
+    assert [(s.t, s.status, s.last, s.text) for s in steps] == [
+        (s.t, s.status, s.last, s.text) for s in plain
+    ]
+
+
+PROBES = ("fmi3GetFloat64", "fmi3GetBoolean", "fmi3SetBoolean", "fmi3SetFloat64")

@@ -18,6 +18,13 @@
  *   -e                after fmi2Instantiate, print PYTHONHOME as the host's environment has it
  *   -s                at the middle of the run, check fmi2GetFMUstate/fmi2SetFMUstate: a step
  *                     repeated from the saved state must give bit-identical outputs
+ *   -x CASE           fmi2Instantiate's arguments: the FMU cannot use name-not-utf8, name-null,
+ *                     guid-wrong, guid-null, resources-missing, resources-null, resources-relative,
+ *                     model-exchange; it can use the resources URIs uri-localhost
+ *                     (file://localhost/...), uri-one-slash (file:/...), uri-encoded (%-encoded)
+ *   -V VR,VR,...      after initialization, fmi2GetReal, fmi2SetReal, fmi2GetInteger and
+ *                     fmi2GetBoolean of each (value references no model description declares)
+ *                     and fmi2GetReal with a NULL values array: "probe NAME VR STATUS" on stdout
  * exit status: 0 success, 2 usage or file error, 3 an FMI call failed, 4 state check failed.
  *
  * The FMI 2.0 types are declared from the standard's ABI; only libc and libdl are used.
@@ -117,10 +124,11 @@ static int read_outputs(fmi2Component c, GetReal getReal, GetInt getInteger, Get
 
 int main(int argc, char** argv)
 {
-    unsigned in_vrs[MAXV], out_vrs[MAXV], par_vrs[MAXV];
+    unsigned in_vrs[MAXV], out_vrs[MAXV], par_vrs[MAXV], probe_vrs[MAXV];
     char out_kinds[MAXV];
     double par_vals[MAXV];
-    int n_in = 0, n_out = 0, n_par = 0, state_check = 0, show_home = 0;
+    int n_in = 0, n_out = 0, n_par = 0, n_probe = 0, state_check = 0, show_home = 0;
+    const char* bad = NULL;
     const char* libpython = NULL;
     const char* instance_name = "host";
     int a = 1;
@@ -134,16 +142,18 @@ int main(int argc, char** argv)
         else if (opt == 'o') n_out = parse_list(val, out_kinds, out_vrs);
         else if (opt == 'l') libpython = val;
         else if (opt == 'n') instance_name = val;
+        else if (opt == 'x') bad = val;
+        else if (opt == 'V') n_probe = parse_list(val, NULL, probe_vrs);
         else if (opt == 'p' && n_par < MAXV) {
             char* eq = strchr(val, '=');
             if (!eq) { fprintf(stderr, "fmi2_host: -p %s: expected VR=VALUE\n", val); return 2; }
             par_vrs[n_par] = (unsigned)strtoul(val, NULL, 10);
             par_vals[n_par++] = strtod(eq + 1, NULL);
         } else { fprintf(stderr, "fmi2_host: unknown option -%c\n", opt); return 2; }
-        if (n_in < 0 || n_out < 0) { fprintf(stderr, "fmi2_host: bad value list %s\n", val); return 2; }
+        if (n_in < 0 || n_out < 0 || n_probe < 0) { fprintf(stderr, "fmi2_host: bad value list %s\n", val); return 2; }
     }
     if (argc - a != 8) {
-        fprintf(stderr, "usage: fmi2_host [-i VRS] [-o SPECS] [-p VR=VALUE] [-l LIBPYTHON] [-n NAME] [-e] [-s] "
+        fprintf(stderr, "usage: fmi2_host [-i VRS] [-o SPECS] [-p VR=VALUE] [-l LIBPYTHON] [-n NAME] [-e] [-s] [-x CASE] [-V VRS] "
                         "UNZIPDIR MODEL_IDENTIFIER GUID START STOP STEP INPUTS OUTPUTS\n");
         return 2;
     }
@@ -161,6 +171,22 @@ int main(int argc, char** argv)
     lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!lib) { fprintf(stderr, "fmi2_host: cannot load %s: %s\n", path, dlerror()); return 3; }
     snprintf(uri, sizeof uri, "file://%s/resources", dir);
+    const char* location = uri;
+    int type = 1; /* fmi2CoSimulation */
+    if (bad) {
+        if (!strcmp(bad, "name-not-utf8")) instance_name = "spring \xc3\x28";
+        else if (!strcmp(bad, "name-null")) instance_name = NULL;
+        else if (!strcmp(bad, "guid-wrong")) guid = "{00000000-0000-0000-0000-000000000000}";
+        else if (!strcmp(bad, "guid-null")) guid = NULL;
+        else if (!strcmp(bad, "resources-missing")) snprintf(uri, sizeof uri, "file://%s/nowhere", dir);
+        else if (!strcmp(bad, "resources-null")) location = NULL;
+        else if (!strcmp(bad, "resources-relative")) location = "resources";
+        else if (!strcmp(bad, "model-exchange")) type = 0;
+        else if (!strcmp(bad, "uri-localhost")) snprintf(uri, sizeof uri, "file://localhost%s/resources", dir);
+        else if (!strcmp(bad, "uri-one-slash")) snprintf(uri, sizeof uri, "file:%s/resources", dir);
+        else if (!strcmp(bad, "uri-encoded")) snprintf(uri, sizeof uri, "file://%s/r%%65sources%%2F", dir);
+        else { fprintf(stderr, "fmi2_host: unknown -x %s\n", bad); return 2; }
+    }
 
     fmi2Component (*instantiate)(const char*, int, const char*, const char*, const fmi2CallbackFunctions*, int, int) =
         sym("fmi2Instantiate");
@@ -181,7 +207,7 @@ int main(int argc, char** argv)
     if (strcmp(version(), "2.0") != 0) { fprintf(stderr, "fmi2_host: FMI version %s\n", version()); return 3; }
 
     fmi2CallbackFunctions cb = {logger, calloc, free, NULL, NULL};
-    fmi2Component c = instantiate(instance_name, 1 /* fmi2CoSimulation */, guid, uri, &cb, 0, 0);
+    fmi2Component c = instantiate(instance_name, type, guid, location, &cb, 0, 0);
     if (!c) { fprintf(stderr, "fmi2_host: fmi2Instantiate failed\n"); return 3; }
     if (show_home) {
         const char* home = getenv("PYTHONHOME");
@@ -209,6 +235,22 @@ int main(int argc, char** argv)
 
     NEXT_INPUTS();
     CHECK(exitInit(c), "fmi2ExitInitializationMode");
+    fmi2Status (*setInteger)(fmi2Component, const fmi2ValueReference*, size_t, const int*) = sym("fmi2SetInteger");
+    for (int k = 0; k < n_probe; k++) {
+        const fmi2ValueReference vr = probe_vrs[k];
+        double x = 0.5;
+        int i = 1;
+        printf("probe fmi2GetReal %u %d\n", vr, getReal(c, &vr, 1, &x));
+        printf("probe fmi2SetReal %u %d\n", vr, setReal(c, &vr, 1, &x));
+        printf("probe fmi2GetInteger %u %d\n", vr, getInteger(c, &vr, 1, &i));
+        printf("probe fmi2SetInteger %u %d\n", vr, setInteger(c, &vr, 1, &i));
+        printf("probe fmi2GetBoolean %u %d\n", vr, getBoolean(c, &vr, 1, &i));
+    }
+    if (n_probe) {
+        const fmi2ValueReference vr = out_vrs[0];
+        printf("probe fmi2GetReal(NULL) %u %d\n", vr, getReal(c, &vr, 1, NULL));
+        fflush(stdout);
+    }
     if (read_outputs(c, getReal, getInteger, getBoolean, n_out, out_kinds, out_vrs, y)) return 3;
     fprintf(out, "time");
     for (int k = 0; k < n_out; k++) fprintf(out, ",%c%u", out_kinds[k], out_vrs[k]);

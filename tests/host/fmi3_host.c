@@ -42,8 +42,11 @@
  *   both         the FMI 2.0 build too (-2), in the same process: both step the same grid
  *   state-misuse the FMU state functions given NULL pointers and altered bytes, and a state
  *                pointer handed back to fmi3GetFMUState (restored afterwards; memory)
+ *   values       initialize, then the getters and setters misused: nValues other than the number
+ *                of value references, NULL arrays, and each value reference of -V read and set
+ *                (Float64, Boolean); then run as scenario run
  * options:
- *   -l LIBPYTHON      dlopen this library with RTLD_GLOBAL first (the FMI 3.0 FMU needs it)
+ *   -l LIBPYTHON      dlopen this library with RTLD_GLOBAL first (the FMU then uses it)
  *   -p SPEC=VALUE     set in initialization mode: rVR (Float64), iVR (Int32), bVR (Boolean)
  *   -a SPEC=VALUE     set after initialization, before the first step (scenario run)
  *   -o SPEC,SPEC,...  outputs printed after each step (rVR, iVR, bVR)
@@ -53,6 +56,10 @@
  *   -I                ignore early returns: the next step starts at the grid point regardless
  *   -U decline|accept an intermediate-update callback that declines or accepts each offer
  *   -2 UNZIPDIR,GUID  the FMI 2.0 build of MODEL (scenario both)
+ *   -X CASE           instantiate with one argument the FMU cannot use: name-not-utf8, name-null,
+ *                     token-wrong, token-null, resources-missing, resources-null, resources-not-fmu
+ *                     (a folder without slavemodule.txt)
+ *   -V VR,VR,...      value references the model description does not declare (scenario values)
  * exit status: 0 the scenario ran to its end (failed calls are printed, not fatal), 2 usage,
  * 3 the FMU could not be loaded or instantiated.
  *
@@ -161,6 +168,9 @@ static struct {
     int n_par, n_after, n_out;
     bool early, event_mode, no_logger, ignore_early;
     int update; /* -U: 0 no intermediate-update callback, 1 it declines each offer, 2 it accepts */
+    const char* bad; /* -X: the instantiation argument to spoil */
+    fmi3ValueReference undeclared[MAXV];
+    int n_undeclared;
 } opt;
 
 static int logger_marker; /* the instance environment the host passes: the logger checks it */
@@ -316,7 +326,22 @@ static fmi3Instance instantiate(const char* name)
 {
     char resources[4200];
     snprintf(resources, sizeof resources, "%s/resources/", opt.dir);
-    fmi3Instance c = F.InstantiateCoSimulation(name, opt.token, resources, false, false, opt.event_mode, opt.early,
+    const char *token = opt.token, *where = resources;
+    if (opt.bad) {
+        const char* b = opt.bad;
+        if (!strcmp(b, "name-not-utf8")) name = "mass \xff\xfe";
+        else if (!strcmp(b, "name-null")) name = NULL;
+        else if (!strcmp(b, "token-wrong")) token = "{00000000-0000-0000-0000-000000000000}";
+        else if (!strcmp(b, "token-null")) token = NULL;
+        else if (!strcmp(b, "resources-missing")) snprintf(resources, sizeof resources, "%s/nowhere/", opt.dir);
+        else if (!strcmp(b, "resources-null")) where = NULL;
+        else if (!strcmp(b, "resources-not-fmu")) snprintf(resources, sizeof resources, "%s/binaries/", opt.dir);
+        else {
+            fprintf(stderr, "fmi3_host: unknown -X %s\n", b);
+            exit(2);
+        }
+    }
+    fmi3Instance c = F.InstantiateCoSimulation(name, token, where, false, false, opt.event_mode, opt.early,
                                                NULL, 0, &logger_marker, opt.no_logger ? NULL : logger3,
                                                opt.update ? intermediate_update : NULL);
     printf("call fmi3InstantiateCoSimulation %s\n", c ? "instance" : "NULL");
@@ -591,6 +616,41 @@ static int scenario_state_misuse(fmi3Instance c)
     return 0;
 }
 
+/* The getters and setters misused, then a run as scenario run (its steps show whether a value set
+   here changed the instance). */
+static int scenario_values(fmi3Instance c)
+{
+    if (initialize(c) > 1) return 0;
+    const fmi3ValueReference vr = opt.n_out ? opt.out[0].vr : 0;
+    fmi3Float64 d[2] = {0.0, 0.0};
+    fmi3Boolean b[2] = {false, false};
+    fmi3Int32 i[2] = {0, 0};
+    call("fmi3GetFloat64(nValues+1)", F.GetFloat64(c, &vr, 1, d, 2));
+    call("fmi3GetFloat64(nValues-1)", F.GetFloat64(c, &vr, 1, d, 0));
+    call("fmi3SetFloat64(nValues+1)", F.SetFloat64(c, &vr, 1, d, 2));
+    call("fmi3GetInt32(nValues+1)", F.GetInt32(c, &vr, 1, i, 2));
+    call("fmi3GetBoolean(nValues+1)", F.GetBoolean(c, &vr, 1, b, 2));
+    call("fmi3GetFloat64(values=NULL)", F.GetFloat64(c, &vr, 1, NULL, 1));
+    call("fmi3SetFloat64(vr=NULL)", F.SetFloat64(c, NULL, 1, d, 1));
+    for (int k = 0; k < opt.n_undeclared; k++) {
+        const fmi3ValueReference u = opt.undeclared[k];
+        const fmi3Boolean on = true;
+        const fmi3Float64 start = 0.5;
+        char name[64];
+        snprintf(name, sizeof name, "fmi3GetFloat64(%u)", u);
+        call(name, F.GetFloat64(c, &u, 1, d, 1));
+        snprintf(name, sizeof name, "fmi3GetBoolean(%u)", u);
+        call(name, F.GetBoolean(c, &u, 1, b, 1));
+        snprintf(name, sizeof name, "fmi3SetBoolean(%u)", u);
+        call(name, F.SetBoolean(c, &u, 1, &on, 1));
+        snprintf(name, sizeof name, "fmi3SetFloat64(%u)", u);
+        call(name, F.SetFloat64(c, &u, 1, &start, 1));
+    }
+    Clock clk = {0.0, 0};
+    run_steps(c, &clk, TO_STOP);
+    return 0;
+}
+
 /* The FMI 2.0 build next to the FMI 3.0 one: both step the grid without permissions. */
 static int scenario_both(fmi3Instance c)
 {
@@ -700,7 +760,7 @@ static int parse_outputs(const char* text)
 static int usage(void)
 {
     fprintf(stderr, "usage: fmi3_host [-l LIBPYTHON] [-p SPEC=VALUE] [-a SPEC=VALUE] [-o SPECS] [-E] [-M] [-N] [-I] [-U MODE] "
-                    "[-2 UNZIPDIR,GUID] run|unsupported|reset|state|both|state-misuse UNZIPDIR MODEL TOKEN STOP STEP\n");
+                    "[-2 UNZIPDIR,GUID] [-X CASE] [-V VRS] run|unsupported|reset|state|both|state-misuse|values UNZIPDIR MODEL TOKEN STOP STEP\n");
     return 2;
 }
 
@@ -724,6 +784,16 @@ int main(int argc, char** argv)
         else if (o == 'U') {
             opt.update = !strcmp(val, "accept") ? 2 : !strcmp(val, "decline") ? 1 : 0;
             bad = !opt.update;
+        }
+        else if (o == 'X') opt.bad = val;
+        else if (o == 'V') {
+            const char* t = val;
+            while (*t && opt.n_undeclared < MAXV) {
+                char* end;
+                opt.undeclared[opt.n_undeclared++] = (fmi3ValueReference)strtoul(t, &end, 10);
+                if (end == t || (*end && *end != ',')) return usage();
+                t = *end ? end + 1 : end;
+            }
         }
         else if (o == '2') {
             static char copy[4096];
@@ -759,6 +829,7 @@ int main(int argc, char** argv)
     else if (!strcmp(opt.scenario, "state")) scenario = scenario_state;
     else if (!strcmp(opt.scenario, "both")) scenario = scenario_both;
     else if (!strcmp(opt.scenario, "state-misuse")) scenario = scenario_state_misuse;
+    else if (!strcmp(opt.scenario, "values")) scenario = scenario_values;
     else return usage();
     fmi3Instance c = instantiate(opt.model);
     int rc = scenario(c);

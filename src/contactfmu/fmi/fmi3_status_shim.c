@@ -18,8 +18,8 @@
  *    configuration mode) answers fmi3Error with a message, or NULL for the other instantiation
  *    functions, without reaching pythonfmu3's library.
  *
- *  - the FMU state functions hardened as in the FMI 2.0 shim: a NULL state pointer is fmi3Error
- *    (pythonfmu3's library dereferences it), bytes that are no state of this FMU make
+ *  - the FMU state functions hardened as in the FMI 2.0 shim (shim_common.c): a NULL state pointer
+ *    is fmi3Error (pythonfmu3's library dereferences it), bytes that are no state of this FMU make
  *    fmi3DeserializeFMUState return fmi3Error and no state, with the reason logged; a state
  *    pointer handed back to fmi3GetFMUState is freed and holds the new state (pythonfmu3's
  *    library leaked it); fmi3FreeFMUState returns NULL in its argument;
@@ -29,14 +29,24 @@
  *    value references of its own (CONTROL_VR), and after each step reads from the slave the time
  *    it reached and whether it ended at an event, to answer earlyReturn, lastSuccessfulTime and
  *    eventHandlingNeeded; with an intermediate-update callback it asks the importer at each
- *    event whether to return there, and goes on to the step's end if not;
+ *    event whether to return there, and goes on to the step's end if not. Those value references
+ *    are the shim's alone: the getters and setters refuse them from the importer with fmi3Error
+ *    (shim_check_values), as they refuse NULL arrays and an nValues other than nValueReferences
+ *    (every variable is a scalar; pythonfmu3's library read past its list and left a Python
+ *    exception set);
  *
  *  - the start time: pythonfmu3's fmi3EnterInitializationMode does not pass startTime to the
  *    slave, so an FMU started at any time but 0 refused its first step; the shim sets it first
- *    through the same channel.
+ *    through the same channel;
  *
- * Not done yet (docs/fmi3.md): finding libpython in a host that has none (the FMI 2.0 shim's
- * "finding libpython").
+ *  - the Python runtime (shim_common.c, "finding libpython"): before loading pythonfmu3's library
+ *    the shim makes a libpython 3 global in the process, as the FMI 2.0 shim does; a C host needs
+ *    no environment set-up;
+ *
+ *  - fmi3InstantiateCoSimulation refuses, with NULL and a message, what pythonfmu3's library
+ *    crashes or hangs on: a NULL or non-UTF-8 instance name, an instantiation token that is not
+ *    the model description's, a resource path that is no resources folder holding the FMU's
+ *    Python code (NULL, missing).
  *
  * The FMI 3.0 types are declared here from the standard's ABI (fmi3PlatformTypes: bool,
  * uint32_t value references, double, int32_t, void pointers); only the C standard library and
@@ -52,7 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXPORT __attribute__((visibility("default")))
+#include "shim_common.h"
 
 typedef void* fmi3Instance;
 typedef void* fmi3InstanceEnvironment;
@@ -93,12 +103,11 @@ typedef void (*fmi3UnlockPreemptionCallback)(void);
    Float64 read after a step: the time it reached. */
 #define CONTROL_VR ((fmi3ValueReference)CONTACTFMU_CONTROL_VR)
 
-/* One instance: the inner (pythonfmu3) instance, the host's logger and its permissions. */
+/* One instance: what both shims share, the host's logger and its permissions. */
 typedef struct {
-    fmi3Instance inner;
+    ShimBase base; /* first: a Shim* is a ShimBase* */
     fmi3LogMessageCallback log;
     fmi3InstanceEnvironment env;
-    unsigned long errors; /* messages of status fmi3Error or worse the slave logged so far */
     fmi3Boolean early_return_allowed, event_mode_used;
     fmi3IntermediateUpdateCallback update; /* NULL: the importer takes no intermediate update */
 } Shim;
@@ -109,13 +118,16 @@ typedef struct {
 #define VR const fmi3ValueReference* vr, size_t nvr
 #define FORWARDED(X) \
     X(fmi3SetDebugLogging, (fmi3Boolean on, size_t n, const fmi3String categories[]), (on, n, categories)) \
+    X(fmi3UpdateDiscreteStates, (fmi3Boolean* needUpdate, fmi3Boolean* terminate, fmi3Boolean* nominalsChanged, fmi3Boolean* valuesChanged, fmi3Boolean* nextDefined, fmi3Float64* next), (needUpdate, terminate, nominalsChanged, valuesChanged, nextDefined, next))
+
+/* the getters and setters */
+#define ACCESSED(X) \
     X(fmi3GetFloat64, (VR, fmi3Float64 values[], size_t n), (vr, nvr, values, n)) \
     X(fmi3SetFloat64, (VR, const fmi3Float64 values[], size_t n), (vr, nvr, values, n)) \
     X(fmi3GetInt32, (VR, fmi3Int32 values[], size_t n), (vr, nvr, values, n)) \
     X(fmi3SetInt32, (VR, const fmi3Int32 values[], size_t n), (vr, nvr, values, n)) \
     X(fmi3GetBoolean, (VR, fmi3Boolean values[], size_t n), (vr, nvr, values, n)) \
-    X(fmi3SetBoolean, (VR, const fmi3Boolean values[], size_t n), (vr, nvr, values, n)) \
-    X(fmi3UpdateDiscreteStates, (fmi3Boolean* needUpdate, fmi3Boolean* terminate, fmi3Boolean* nominalsChanged, fmi3Boolean* valuesChanged, fmi3Boolean* nextDefined, fmi3Float64* next), (needUpdate, terminate, nominalsChanged, valuesChanged, nextDefined, next))
+    X(fmi3SetBoolean, (VR, const fmi3Boolean values[], size_t n), (vr, nvr, values, n))
 
 /* those without a further parameter */
 #define FORWARDED0(X) X(fmi3ExitInitializationMode) X(fmi3EnterEventMode) X(fmi3EnterStepMode) \
@@ -186,52 +198,27 @@ static free_fn p_fmi3FreeInstance = NULL;
 
 #define DECLARE(name, ...) static void* p_##name = NULL;
 FORWARDED(DECLARE)
+ACCESSED(DECLARE)
 FORWARDED0(DECLARE)
 WRAPPED(DECLARE)
 
+static char resolve_error[512] = "";
+static pthread_once_t resolved = PTHREAD_ONCE_INIT;
 static void* inner_library = NULL;
-static char load_error[4096] = "";
-static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Load <modelIdentifier>_pythonfmu3.so from this library's folder (once); 0 with load_error. */
-static int load_inner(void)
+static void resolve(void)
 {
-    pthread_mutex_lock(&load_lock);
-    if (!inner_library && !load_error[0]) {
-        Dl_info info;
-        char path[4200] = "";
-        if (!dladdr((void*)load_inner, &info) || !info.dli_fname || strlen(info.dli_fname) > 4096) {
-            snprintf(load_error, sizeof load_error, "contactfmu: cannot locate the FMU's own library");
-        } else {
-            snprintf(path, sizeof path, "%s", info.dli_fname);
-            char* dot = strrchr(path, '.');
-            if (dot && !strcmp(dot, ".so")) *dot = '\0';
-            strncat(path, "_pythonfmu3.so", sizeof path - strlen(path) - 1);
-            inner_library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-            if (!inner_library) {
-                const char* err = dlerror();
-                snprintf(load_error, sizeof load_error, "contactfmu: cannot load %s: %s", path, err ? err : "?");
-            }
-        }
-        int missing = 0;
 #define RESOLVE(name, ...) \
-        if (inner_library && !(p_##name = dlsym(inner_library, #name))) missing = 1;
-        FORWARDED(RESOLVE)
-        FORWARDED0(RESOLVE)
-        WRAPPED(RESOLVE)
-        if (inner_library) {
-            p_fmi3InstantiateCoSimulation = (instantiate_fn)dlsym(inner_library, "fmi3InstantiateCoSimulation");
-            p_fmi3FreeInstance = (free_fn)dlsym(inner_library, "fmi3FreeInstance");
-            if (missing || !p_fmi3InstantiateCoSimulation || !p_fmi3FreeInstance) {
-                snprintf(load_error, sizeof load_error, "contactfmu: %s lacks FMI 3.0 functions", path);
-                dlclose(inner_library);
-                inner_library = NULL;
-            }
-        }
-    }
-    int ok = inner_library != NULL;
-    pthread_mutex_unlock(&load_lock);
-    return ok;
+    if (!(p_##name = dlsym(inner_library, #name)) && !resolve_error[0]) \
+        snprintf(resolve_error, sizeof resolve_error, "contactfmu: pythonfmu3's library misses %s", #name);
+    FORWARDED(RESOLVE)
+    ACCESSED(RESOLVE)
+    FORWARDED0(RESOLVE)
+    WRAPPED(RESOLVE)
+    p_fmi3InstantiateCoSimulation = (instantiate_fn)dlsym(inner_library, "fmi3InstantiateCoSimulation");
+    p_fmi3FreeInstance = (free_fn)dlsym(inner_library, "fmi3FreeInstance");
+    if ((!p_fmi3InstantiateCoSimulation || !p_fmi3FreeInstance) && !resolve_error[0])
+        snprintf(resolve_error, sizeof resolve_error, "contactfmu: pythonfmu3's library lacks FMI 3.0 functions");
 }
 
 /* The logger handed to pythonfmu3: count the errors, pass every message on to the host's. */
@@ -239,13 +226,27 @@ static void shim_log(fmi3InstanceEnvironment env, fmi3Status status, fmi3String 
 {
     Shim* s = (Shim*)env;
     if (!s) return;
-    if (status >= fmi3Error) s->errors++;
+    if (status >= fmi3Error) s->base.errors++;
     if (s->log) s->log(s->env, status, category, message);
 }
 
-static void say(Shim* s, fmi3Status status, const char* text)
+/* The shim's own messages (ShimBase.say). */
+static void say(ShimBase* b, int status, const char* text)
 {
-    if (s && s->log) s->log(s->env, status, status >= fmi3Error ? "logStatusError" : "logAll", text);
+    Shim* s = (Shim*)b;
+    if (s && s->log) s->log(s->env, (fmi3Status)status, status >= fmi3Error ? "logStatusError" : "logAll", text);
+}
+
+/* pythonfmu3's library with its functions resolved; 0 with the reason logged. */
+static int load_inner(Shim* s)
+{
+    if (!(inner_library = shim_load_inner("_pythonfmu3.so", 0))) {
+        say(&s->base, fmi3Error, shim_load_error());
+        return 0;
+    }
+    pthread_once(&resolved, resolve);
+    if (resolve_error[0]) say(&s->base, fmi3Error, resolve_error);
+    return !resolve_error[0];
 }
 
 typedef fmi3Status (*set_boolean_fn)(fmi3Instance, const fmi3ValueReference*, size_t, const fmi3Boolean*, size_t);
@@ -259,7 +260,7 @@ static fmi3Status tell_permissions(Shim* s)
 {
     const fmi3ValueReference vr[2] = {CONTROL_VR, CONTROL_VR + 1};
     const fmi3Boolean allowed[2] = {s->early_return_allowed, s->event_mode_used};
-    return ((set_boolean_fn)p_fmi3SetBoolean)(s->inner, vr, 2, allowed, 2);
+    return ((set_boolean_fn)p_fmi3SetBoolean)(s->base.inner, vr, 2, allowed, 2);
 }
 
 /* ---- the FMI 3.0 functions ----------------------------------------------------------------- */
@@ -275,21 +276,24 @@ EXPORT fmi3Instance fmi3InstantiateCoSimulation(
 {
     Shim* s = (Shim*)calloc(1, sizeof(Shim));
     if (!s) return NULL;
+    s->base.say = say;
     s->log = logMessage;
     s->env = instanceEnvironment;
     s->early_return_allowed = earlyReturnAllowed;
     s->event_mode_used = eventModeUsed;
     s->update = intermediateUpdate;
-    if (!load_inner()) {
-        say(s, fmi3Error, load_error);
+    if (!load_inner(s) ||
+        !shim_check_instantiation(&s->base, instanceName, "instantiationToken", instantiationToken, resourcePath)) {
         free(s);
         return NULL;
     }
-    s->inner = p_fmi3InstantiateCoSimulation(instanceName, instantiationToken, resourcePath, visible, loggingOn,
-                                             eventModeUsed, earlyReturnAllowed, requiredIntermediateVariables,
-                                             nRequiredIntermediateVariables, s, shim_log, NULL);
-    if (!s->inner || tell_permissions(s) >= fmi3Error) {
-        if (s->inner) p_fmi3FreeInstance(s->inner);
+    shim_take_warning(&s->base);
+    s->base.inner = p_fmi3InstantiateCoSimulation(instanceName, instantiationToken, resourcePath, visible, loggingOn,
+                                                  eventModeUsed, earlyReturnAllowed, requiredIntermediateVariables,
+                                                  nRequiredIntermediateVariables, s, shim_log, NULL);
+    shim_python_started();
+    if (!s->base.inner || tell_permissions(s) >= fmi3Error) {
+        if (s->base.inner) p_fmi3FreeInstance(s->base.inner);
         free(s);
         return NULL;
     }
@@ -325,7 +329,7 @@ EXPORT void fmi3FreeInstance(fmi3Instance instance)
 {
     Shim* s = (Shim*)instance;
     if (!s) return;
-    if (s->inner) p_fmi3FreeInstance(s->inner);
+    if (s->base.inner) p_fmi3FreeInstance(s->base.inner);
     free(s);
 }
 
@@ -335,20 +339,32 @@ EXPORT void fmi3FreeInstance(fmi3Instance instance)
     { \
         Shim* s = (Shim*)instance; \
         if (!s) return fmi3Error; \
-        unsigned long before = s->errors; \
-        fmi3Status status = ((fmi3Status (*)(fmi3Instance, UNPAREN params))p_##name)(s->inner, UNPAREN args); \
-        return status < fmi3Error && s->errors > before ? fmi3Error : status; \
+        unsigned long before = s->base.errors; \
+        fmi3Status status = ((fmi3Status (*)(fmi3Instance, UNPAREN params))p_##name)(s->base.inner, UNPAREN args); \
+        return (fmi3Status)shim_ruled(&s->base, before, status); \
     }
 #define FORWARD0(name) \
     EXPORT fmi3Status name(fmi3Instance instance) \
     { \
         Shim* s = (Shim*)instance; \
         if (!s) return fmi3Error; \
-        unsigned long before = s->errors; \
-        fmi3Status status = ((fmi3Status (*)(fmi3Instance))p_##name)(s->inner); \
-        return status < fmi3Error && s->errors > before ? fmi3Error : status; \
+        unsigned long before = s->base.errors; \
+        fmi3Status status = ((fmi3Status (*)(fmi3Instance))p_##name)(s->base.inner); \
+        return (fmi3Status)shim_ruled(&s->base, before, status); \
+    }
+/* a getter or setter: its arrays checked first (shim_check_values) */
+#define ACCESS(name, params, args) \
+    EXPORT fmi3Status name(fmi3Instance instance, UNPAREN params) \
+    { \
+        Shim* s = (Shim*)instance; \
+        if (!s) return fmi3Error; \
+        if (!shim_check_values(&s->base, #name, vr, nvr, values, n)) return fmi3Error; \
+        unsigned long before = s->base.errors; \
+        fmi3Status status = ((fmi3Status (*)(fmi3Instance, UNPAREN params))p_##name)(s->base.inner, UNPAREN args); \
+        return (fmi3Status)shim_ruled(&s->base, before, status); \
     }
 FORWARDED(FORWARD)
+ACCESSED(ACCESS)
 FORWARDED0(FORWARD0)
 
 /* pythonfmu3's library (0.3.4) does not pass startTime to the slave: an FMU started at any time
@@ -363,153 +379,68 @@ EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean
 {
     Shim* s = (Shim*)instance;
     if (!s) return fmi3Error;
-    unsigned long before = s->errors;
+    unsigned long before = s->base.errors;
     const fmi3ValueReference vr = CONTROL_VR;
-    fmi3Status status = ((set_float64_fn)p_fmi3SetFloat64)(s->inner, &vr, 1, &start, 1);
-    if (status < fmi3Error && s->errors == before) {
-        fmi3Status entered = ((enter_initialization_fn)p_fmi3EnterInitializationMode)(s->inner, tolDefined, tol,
+    fmi3Status status = ((set_float64_fn)p_fmi3SetFloat64)(s->base.inner, &vr, 1, &start, 1);
+    if (status < fmi3Error && s->base.errors == before) {
+        fmi3Status entered = ((enter_initialization_fn)p_fmi3EnterInitializationMode)(s->base.inner, tolDefined, tol,
                                                                                         start, stopDefined, stop);
         if (entered > status) status = entered;
     }
-    return status < fmi3Error && s->errors > before ? fmi3Error : status;
+    return status < fmi3Error && s->base.errors > before ? fmi3Error : status;
 }
 
 EXPORT fmi3Status fmi3Reset(fmi3Instance instance)
 {
     Shim* s = (Shim*)instance;
     if (!s) return fmi3Error;
-    unsigned long before = s->errors;
-    fmi3Status status = ((fmi3Status (*)(fmi3Instance))p_fmi3Reset)(s->inner);
+    unsigned long before = s->base.errors;
+    fmi3Status status = ((fmi3Status (*)(fmi3Instance))p_fmi3Reset)(s->base.inner);
     if (status < fmi3Error) { /* pythonfmu3 made a new slave: it has the permissions again */
         fmi3Status told = tell_permissions(s);
         if (told > status) status = told;
     }
-    return status < fmi3Error && s->errors > before ? fmi3Error : status;
+    return status < fmi3Error && s->base.errors > before ? fmi3Error : status;
 }
 
-/* ---- FMU state (as the FMI 2.0 shim): pythonfmu3's library dereferences a NULL state pointer
-   (the host crashes), takes no state pointer handed back to fmi3GetFMUState (it leaked the state
-   it held), leaves a freed pointer in fmi3FreeFMUState's argument, and accepts bytes that are no
-   state of this FMU (the slave decodes them into a state marked invalid, which serializes as a
-   NUL byte followed by the reason). ---------------------------------------------------------- */
+/* ---- FMU state (shim_common.c) ---------------------------------------------------------- */
 
-typedef fmi3Status (*state_ptr_fn)(fmi3Instance, fmi3FMUState*);
-typedef fmi3Status (*state_fn)(fmi3Instance, fmi3FMUState);
-typedef fmi3Status (*state_size_fn)(fmi3Instance, fmi3FMUState, size_t*);
-typedef fmi3Status (*serialize_fn)(fmi3Instance, fmi3FMUState, fmi3Byte*, size_t);
-typedef fmi3Status (*deserialize_fn)(fmi3Instance, const fmi3Byte*, size_t, fmi3FMUState*);
-
-static fmi3Status no_state(Shim* s, const char* function)
+static const ShimStateCalls* state_calls(void)
 {
-    char text[160];
-    snprintf(text, sizeof text, "contactfmu: %s: the FMU state is NULL", function);
-    say(s, fmi3Error, text);
-    return fmi3Error;
+    static ShimStateCalls f;
+    f.get = (int (*)(void*, void**))p_fmi3GetFMUState;
+    f.set = (int (*)(void*, void*))p_fmi3SetFMUState;
+    f.free = (int (*)(void*, void**))p_fmi3FreeFMUState;
+    f.size = (int (*)(void*, void*, size_t*))p_fmi3SerializedFMUStateSize;
+    f.serialize = (int (*)(void*, void*, void*, size_t))p_fmi3SerializeFMUState;
+    f.deserialize = (int (*)(void*, const void*, size_t, void**))p_fmi3DeserializeFMUState;
+    return &f;
 }
 
-/* The status rule for the inner call that returned `status`. */
-static fmi3Status ruled(Shim* s, unsigned long before, fmi3Status status)
-{
-    return status < fmi3Error && s->errors > before ? fmi3Error : status;
-}
+#define SHIM(instance) Shim* s = (Shim*)(instance); if (!s) return fmi3Error;
 
-/* If the slave marked `state` invalid (it serializes as a NUL byte and the reason), log the
-   reason and return 1. Costs two serializations of a valid state: only after a deserialization. */
-static int invalid_state(Shim* s, fmi3FMUState state)
-{
-    size_t size = 0;
-    fmi3Byte first = 1;
-    if (((state_size_fn)p_fmi3SerializedFMUStateSize)(s->inner, state, &size) >= fmi3Discard || size == 0) return 0;
-    if (((serialize_fn)p_fmi3SerializeFMUState)(s->inner, state, &first, 1) >= fmi3Discard || first != 0) return 0;
-    fmi3Byte* text = (fmi3Byte*)malloc(size + 1);
-    if (text && ((serialize_fn)p_fmi3SerializeFMUState)(s->inner, state, text, size) < fmi3Discard) {
-        text[size] = 0;
-        say(s, fmi3Error, (const char*)text + 1);
-    } else {
-        say(s, fmi3Error, "contactfmu: invalid FMU state");
-    }
-    free(text);
-    return 1;
-}
-
-/* A state pointer handed back (not NULL) holds a state taken before: it is freed and the pointer
-   holds the new state (the standard lets the FMU reuse it). After an error *state is unchanged. */
 EXPORT fmi3Status fmi3GetFMUState(fmi3Instance instance, fmi3FMUState* state)
-{
-    Shim* s = (Shim*)instance;
-    if (!s) return fmi3Error;
-    if (!state) return no_state(s, "fmi3GetFMUState");
-    unsigned long before = s->errors;
-    fmi3FMUState taken = NULL;
-    fmi3Status status = ruled(s, before, ((state_ptr_fn)p_fmi3GetFMUState)(s->inner, &taken));
-    if (status >= fmi3Error) {
-        if (taken) ((state_ptr_fn)p_fmi3FreeFMUState)(s->inner, &taken);
-        return status;
-    }
-    if (*state) ((state_ptr_fn)p_fmi3FreeFMUState)(s->inner, state);
-    *state = taken;
-    return status;
-}
-
+{ SHIM(instance); return (fmi3Status)shim_get_state(&s->base, state_calls(), "fmi3GetFMUState", state); }
 EXPORT fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState state)
-{
-    Shim* s = (Shim*)instance;
-    if (!s) return fmi3Error;
-    if (!state) return no_state(s, "fmi3SetFMUState");
-    unsigned long before = s->errors;
-    return ruled(s, before, ((state_fn)p_fmi3SetFMUState)(s->inner, state));
-}
-
-/* The standard returns NULL in the argument; a NULL state is ignored. */
+{ SHIM(instance); return (fmi3Status)shim_set_state(&s->base, state_calls(), "fmi3SetFMUState", state); }
 EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState* state)
-{
-    Shim* s = (Shim*)instance;
-    if (!s) return fmi3Error;
-    if (!state || !*state) return fmi3OK;
-    unsigned long before = s->errors;
-    fmi3Status status = ruled(s, before, ((state_ptr_fn)p_fmi3FreeFMUState)(s->inner, state));
-    if (status < fmi3Error) *state = NULL;
-    return status;
-}
-
+{ SHIM(instance); return (fmi3Status)shim_free_state(&s->base, state_calls(), state); }
 EXPORT fmi3Status fmi3SerializedFMUStateSize(fmi3Instance instance, fmi3FMUState state, size_t* size)
 {
-    Shim* s = (Shim*)instance;
-    if (!s) return fmi3Error;
-    if (!state || !size) return no_state(s, "fmi3SerializedFMUStateSize");
-    unsigned long before = s->errors;
-    return ruled(s, before, ((state_size_fn)p_fmi3SerializedFMUStateSize)(s->inner, state, size));
+    SHIM(instance);
+    return (fmi3Status)shim_state_size(&s->base, state_calls(), "fmi3SerializedFMUStateSize", state, size);
 }
-
 EXPORT fmi3Status fmi3SerializeFMUState(fmi3Instance instance, fmi3FMUState state, fmi3Byte bytes[], size_t size)
 {
-    Shim* s = (Shim*)instance;
-    if (!s) return fmi3Error;
-    if (!state || (!bytes && size)) return no_state(s, "fmi3SerializeFMUState");
-    unsigned long before = s->errors;
-    fmi3Status status = ruled(s, before, ((serialize_fn)p_fmi3SerializeFMUState)(s->inner, state, bytes, size));
-    if (status < fmi3Discard && size > 0 && bytes[0] == 0 && invalid_state(s, state)) return fmi3Error;
-    return status;
+    SHIM(instance);
+    return (fmi3Status)shim_serialize_state(&s->base, state_calls(), "fmi3SerializeFMUState", state, bytes, size);
 }
-
-/* Bytes that are no state of this FMU (altered, truncated, of another FMU): fmi3Error, the
-   reason logged, *state NULL. */
 EXPORT fmi3Status fmi3DeserializeFMUState(fmi3Instance instance, const fmi3Byte bytes[], size_t size,
                                           fmi3FMUState* state)
 {
-    Shim* s = (Shim*)instance;
-    if (!s) return fmi3Error;
-    if (!state || (!bytes && size)) return no_state(s, "fmi3DeserializeFMUState");
-    unsigned long before = s->errors;
-    fmi3FMUState made = NULL;
-    fmi3Status status = ruled(s, before, ((deserialize_fn)p_fmi3DeserializeFMUState)(s->inner, bytes, size, &made));
-    if (status < fmi3Discard && made && !invalid_state(s, made)) {
-        *state = made;
-        return status;
-    }
-    if (made) ((state_ptr_fn)p_fmi3FreeFMUState)(s->inner, &made);
-    *state = NULL;
-    return status < fmi3Error ? fmi3Error : status;
+    SHIM(instance);
+    return (fmi3Status)shim_deserialize_state(&s->base, state_calls(), "fmi3DeserializeFMUState", bytes, size,
+                                              state);
 }
 
 /* fmi3DoStep: the slave steps to the end, or, allowed to, to the first event in the step (the
@@ -528,12 +459,12 @@ EXPORT fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunica
     fmi3Float64 now = currentCommunicationPoint, target = end, h = communicationStepSize;
     fmi3Status status = fmi3OK;
     for (;;) {
-        unsigned long before = s->errors;
+        unsigned long before = s->base.errors;
         fmi3Boolean inner_event = false, inner_terminate = false, inner_early = false;
         fmi3Float64 inner_last = now;
-        fmi3Status st = ((do_step_fn)p_fmi3DoStep)(s->inner, now, h, noSetFMUStatePriorToCurrentPoint,
+        fmi3Status st = ((do_step_fn)p_fmi3DoStep)(s->base.inner, now, h, noSetFMUStatePriorToCurrentPoint,
                                                    &inner_event, &inner_terminate, &inner_early, &inner_last);
-        if (st < fmi3Error && s->errors > before) st = fmi3Error;
+        if (st < fmi3Error && s->base.errors > before) st = fmi3Error;
         if (st > status) status = st;
         terminate = terminate || inner_terminate;
         /* the time the slave reached and whether it stopped at an event */
@@ -541,8 +472,8 @@ EXPORT fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunica
         const fmi3ValueReference fvr[2] = {CONTROL_VR + 2, CONTROL_VR + 3};
         fmi3Float64 reached = now;
         fmi3Boolean flags[2] = {false, false};
-        if (((get_float64_fn)p_fmi3GetFloat64)(s->inner, &tvr, 1, &reached, 1) >= fmi3Error ||
-            ((get_boolean_fn)p_fmi3GetBoolean)(s->inner, fvr, 2, flags, 2) >= fmi3Error) {
+        if (((get_float64_fn)p_fmi3GetFloat64)(s->base.inner, &tvr, 1, &reached, 1) >= fmi3Error ||
+            ((get_boolean_fn)p_fmi3GetBoolean)(s->base.inner, fvr, 2, flags, 2) >= fmi3Error) {
             if (status < fmi3Error) status = fmi3Error;
         }
         now = reached;
@@ -581,13 +512,13 @@ EXPORT fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunica
 #define REFUSE(name, params) \
     EXPORT fmi3Status name(fmi3Instance instance, UNPAREN params) \
     { \
-        say((Shim*)instance, fmi3Error, "contactfmu: " #name " is not supported by this FMU"); \
+        say((ShimBase*)instance, fmi3Error, "contactfmu: " #name " is not supported by this FMU"); \
         return fmi3Error; \
     }
 #define REFUSE0(name) \
     EXPORT fmi3Status name(fmi3Instance instance) \
     { \
-        say((Shim*)instance, fmi3Error, "contactfmu: " #name " is not supported by this FMU"); \
+        say((ShimBase*)instance, fmi3Error, "contactfmu: " #name " is not supported by this FMU"); \
         return fmi3Error; \
     }
 REFUSED(REFUSE)

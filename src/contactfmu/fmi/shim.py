@@ -1,5 +1,5 @@
-"""What the slaves share with the C status shims (fmi2_status_shim.c, fmi3_status_shim.c, compiled
-by contactfmu.build with these values as -D definitions): defined here once.
+"""What the slaves share with the C status shims (fmi2_status_shim.c, fmi3_status_shim.c and
+shim_common.c, compiled by contactfmu.build with these values as -D definitions): defined here once.
 
 Generic: names no component and no physical domain. Only the standard library is imported."""
 
@@ -16,6 +16,14 @@ DERIVATIVE_VR = 536870912
 CONTROL_VR = 1610612736
 EARLY_RETURN_ALLOWED, EVENT_MODE_USED, RETURNED_EARLY, EVENT_IN_STEP = range(4)
 
+# Value references from FIRST_PRIVATE_VR up (the derivative slots and the FMI 3.0 channel) are the
+# shims' own, declared in no model description: the shims refuse them from an importer's getter or
+# setter with fmi2Error / fmi3Error, and use them themselves.
+FIRST_PRIVATE_VR = min(DERIVATIVE_VR, CONTROL_VR)
+
 # the -D definitions the shims are compiled with (they refuse to compile without them)
-DEFINES = {"CONTACTFMU_DERIVATIVE_VR": f"{DERIVATIVE_VR}u"}
-DEFINES3 = {"CONTACTFMU_CONTROL_VR": f"{CONTROL_VR}u"}
+DEFINES = {
+    "CONTACTFMU_DERIVATIVE_VR": f"{DERIVATIVE_VR}u",
+    "CONTACTFMU_CONTROL_VR": f"{CONTROL_VR}u",
+    "CONTACTFMU_FIRST_PRIVATE_VR": f"{FIRST_PRIVATE_VR}u",
+}
