@@ -12,7 +12,7 @@ goal does not hold. Every coupling is run in the same process, one after the oth
   implicit  scheme="implicit": backward Euler on the interface, from the compliant elements'
             interface stiffness and damping outputs (cosim.coupling.ImplicitCoupling)
   inertia   the contact element integrates the contact itself, given the attached inertia
-            (ElastoGap/TranslationalHardstop parameters m_a, m_b; contact_motion.couple), in the
+            (ElastoGap/TranslationalHardstop parameters m_a, m_b; coupler.couple), in the
             plain master
   inertia-jacobi  the same element in libcosim's Jacobi scheme (scheme="jacobi": every FMU steps,
             then outputs are copied; the element holds inputs one step old when it is read)

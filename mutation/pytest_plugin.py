@@ -11,7 +11,7 @@
   those tests check are unchanged, and a mutant that makes a bounded loop run away is still
   caught by mutmut's own CPU-time limit (reported as a timeout).
 * Deselects the few slow rattle tests listed in SLOW (each 1-10 s under mutmut's
-  instrumentation, together 35 s of the 40 s the selection takes per mutant of contact_motion's
+  instrumentation, together 35 s of the 40 s the selection takes per mutant of the mechanics modules'
   Piece/first_crossing): with them a full run takes hours on two cores. The behaviours they
   check (rattle envelopes) are covered by faster tests of the same functions; drop an entry to
   run it anyway.

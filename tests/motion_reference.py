@@ -1,7 +1,7 @@
 """Reference motions of a body of mass mu, independent of contactfmu: a linear piece
 mu*x'' = mu*g - c*(x - xe) - d*x' by the matrix exponential (reference_state), and a body on a
 contact law, mu*x'' = mu*g - law(x, x'), by scipy's solve_ivp (simulate). The references the
-laws' predictions and contact_motion's pieces are checked against.
+laws' predictions and mechanics.motion's pieces are checked against.
 """
 
 import numpy as np

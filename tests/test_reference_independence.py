@@ -56,7 +56,7 @@ def test_checker_catches_every_import_form():
     """The import check itself can fail: each way of reaching the FMUs' physics is caught, the
     legitimate imports are not."""
     for text in (
-        "from .mechanics import contact_motion",
+        "from .mechanics import motion",
         "from . import components",
         "from . import mechanics",
         "from .components.ElastoGap.law import force",

@@ -20,7 +20,7 @@ from ..conventions import (
 from ..fmi.slave import Slave
 from ..fmi.terminals import SIGNAL, Member, Terminal, flow_kind
 from ..fmi.variables import inp, out
-from ..mechanics.contact_motion import first_change
+from ..mechanics.motion import first_change
 
 # The connector types of the documentation, as terminalKind of a flange's terminal (FMI 3.0 names
 # the first as its example of a terminalKind)
@@ -267,7 +267,7 @@ class TranslationalSlave(Slave):
 
     def coupled_event(self, coupler, t, h, count=None):
         """The time of the first event after t + event_resolution(t) in the step [t, t + h] of
-        an element with the inertia-aware coupling (contact_motion.Coupler.first_event; count(x,
+        an element with the inertia-aware coupling (coupler.Coupler.first_event; count(x,
         w, g, state, t): the law's number of events from a motion up to a time, default the
         number of changes _predict reports), None if none."""
         start = self.event_resolution(t)

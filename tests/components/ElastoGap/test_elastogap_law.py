@@ -16,7 +16,7 @@ from motion_reference import simulate
 from scipy.integrate import solve_ivp
 
 from contactfmu.components.ElastoGap import law as elastogap
-from contactfmu.mechanics import contact_motion
+from contactfmu.mechanics import motion
 
 
 def documented_force(*args, **kwargs):
@@ -257,15 +257,15 @@ def test_elastogap_predict_onset_and_changes_follow_the_contact_definition():
 
 
 def test_elastogap_predict_of_a_motion_that_overflows_gives_nan_states_at_once():
-    """contact_motion.follow: a penetration near the largest float, x = -1.8e308
+    """segments.follow: a penetration near the largest float, x = -1.8e308
     m, w = -999 m/s, k = d = 1, mu = 0.26 kg, under g = -7.6e4 m/s2: the motion overflows in the
     linear region, and the prediction gives non-finite states from there on, at once. It used to go
     on through nan segments of 5e-324 s until the EventStorm bound (1e6 motion evaluations, 1.45 s
     of CPU in an FMU step of 1e-5 s)."""
-    start = contact_motion.work()
+    start = motion.work()
     out, onset, changes = elastogap.predict(
         -1.7976931348623157e308, -999.0, 0.2594469473972287, -75717.8, (1e-5, 2e-5), 1.0, 1.0
     )
-    assert contact_motion.work() - start < 1000  # measured 126
+    assert motion.work() - start < 1000  # measured 126
     assert len(out) == 2 and all(math.isnan(x) and math.isnan(w) for x, w in out)
     assert onset == 0.0

@@ -1,4 +1,4 @@
-"""The EndStop FMU (components/EndStop/slave.py with the shared contact_motion.Coupler): documented
+"""The EndStop FMU (components/EndStop/slave.py with the shared coupler.Coupler): documented
 behaviour in co-simulation, states and outputs, errors, bounded step times."""
 
 import math
@@ -697,7 +697,7 @@ def test_endstop_negligible_continuous_friction_on_an_elastic_stop_steps_quickly
 def test_endstop_overflowing_elastic_contact_fails_in_bounded_time(fmu_dir):
     """hypothesis nightly (seed 1): elastic stop (k1 = 2.3e8), stick-slip friction, dv = 1e300 m/s
     and dx = 1.8e308 m pressed at 1e300 m/s2: the event location needed 6 million motion evaluations
-    (2.8 s of CPU for a 0.45 s step). Every prediction now stops after contact_motion.MAX_WORK
+    (2.8 s of CPU for a 0.45 s step). Every prediction now stops after motion.MAX_WORK
     evaluations: fmi2Error (EventStorm, naming the inputs) within the 1 s + h bound."""
     r = run(
         fmu_dir,

@@ -21,8 +21,8 @@ from scipy.optimize import brentq
 from contactfmu.components.EndStop import friction as endstop_friction
 from contactfmu.components.EndStop import law as endstop
 from contactfmu.components.EndStop import prediction as endstop_prediction
-from contactfmu.mechanics import contact_motion
-from contactfmu.mechanics.contact_motion import EventStorm
+from contactfmu.mechanics import motion
+from contactfmu.mechanics.motion import EventStorm
 
 
 def _linear_bounces(sigma, ci, m):
@@ -927,8 +927,8 @@ def test_negligible_continuous_friction_is_not_followed_through_its_bands():
     assert len(endstop_friction.friction_bands(p)[0]) > 200
     args = (-0.0014015458882014917, 0.05705984190980495, endstop.FREE, 0, 7.713184031817284)
     g, times = -1.777777777777778e300, (0.22877901833482753, 0.45755803666965505)
-    start = contact_motion.work()
+    start = motion.work()
     pred = endstop_prediction.predict(*args, g, times, p)
-    assert contact_motion.work() - start < 10000
+    assert motion.work() - start < 10000
     free = endstop_prediction.predict(*args, g, times, endstop.Parameters(**kw))
     assert pred.states == free.states and pred.changes == free.changes

@@ -23,10 +23,10 @@ def test_continuous_friction_law():
 
 
 def test_damper_piece_displacement_has_no_cancellation():
-    """contact_motion.Piece of a weak damper (the friction band of slope 1e-3 N.s/m, winf = 1e5
+    """motion.Piece of a weak damper (the friction band of slope 1e-3 N.s/m, winf = 1e5
     m/s): x = x0 + w0*t + (g - k*w0)*t^2/2 - k*(g - k*w0)*t^3/6 to O((k t)^2); the form
     winf*t - (w0 - winf)*expm1(-k t)/k lost 1e-4 of the displacement here."""
-    from contactfmu.mechanics.contact_motion import Piece
+    from contactfmu.mechanics.motion import Piece
 
     k, g, w0, t = 1e-3, 110.0, -1e-3, 1e-6
     x, w = Piece(0.0, w0, 1.0, g, 0.0, k).state(t)

@@ -27,8 +27,8 @@ from scipy.optimize import brentq
 
 from contactfmu.components.EndStop import law as endstop
 from contactfmu.components.EndStop import prediction as endstop_prediction
-from contactfmu.mechanics import contact_motion as cm
-from contactfmu.mechanics.contact_motion import EventStorm
+from contactfmu.mechanics import motion
+from contactfmu.mechanics.motion import EventStorm
 
 
 def linear_motion(x0, w0, mu, g, c, d, xe, t):
@@ -187,7 +187,7 @@ def test_a_motion_that_overflows_is_non_finite_at_once_not_an_event_storm():
     overflows), the case test_properties' random inputs found: the prediction returns non-finite
     states, which the FMU reports as fmi2Error naming them, after a few motion evaluations (was:
     every crossing counted as one, 1e6 evaluations, then an EventStorm)."""
-    from contactfmu.mechanics.contact_motion import work
+    from contactfmu.mechanics.motion import work
 
     p = endstop.Parameters(mode=endstop.ELASTIC, k1=34322457.16591906, b1=0.0)
     start = work()
@@ -219,7 +219,7 @@ def test_friction_bounces_summed_agree_with_bounce_by_bounce(monkeypatch):
     """A body dropped on a rigid stop with continuous friction (ci = 0.8, eps_dv = 1e-4: 34
     impacts): the summed bounces give the states and the impulse of the same motion followed
     event by event (bands crossed and impacts located one by one: more state changes than a
-    prediction follows, MAX_SEGMENTS and contact_motion.MAX_WORK raised for this reference), to
+    prediction follows, MAX_SEGMENTS and motion.MAX_WORK raised for this reference), to
     1e-8."""
     p = _pressed(0.8, 1e-4)
     times = [0.02, 0.05, 0.1, 1.0]
@@ -227,7 +227,7 @@ def test_friction_bounces_summed_agree_with_bounce_by_bounce(monkeypatch):
     with monkeypatch.context() as patch:
         patch.setattr(endstop_prediction, "_bounce_series", lambda *args: None)
         patch.setattr(endstop_prediction, "MAX_SEGMENTS", 10**5)
-        patch.setattr(cm, "MAX_WORK", 10**6)
+        patch.setattr(motion, "MAX_WORK", 10**6)
         each = endstop_prediction.predict(0.0, 1.0, endstop.FREE, 0, 1.0, 100.0, times, p)
     assert summed.impacts == each.impacts == 34
     assert summed.impulse == pytest.approx(each.impulse, rel=1e-8)
@@ -429,7 +429,7 @@ def test_stop_2_release_is_located_at_the_documented_force_zero():
     p = endstop.Parameters(mode=endstop.ELASTIC, l1=0.01, l2=0.02, k2=400.0, b2=0.0)
     mu = 1.0
     piece, guards = endstop_prediction._piece(STOP2, 0, -0.02, -1.0, mu, 0.0, 0.0, p)
-    times = [(cm.first_crossing(piece, *gd[:4], 1.0), gd[4]) for gd in guards]
+    times = [(motion.first_crossing(piece, *gd[:4], 1.0), gd[4]) for gd in guards]
     ((tc, name),) = times
     assert tc == pytest.approx(math.pi * math.sqrt(mu / 400.0), rel=1e-9)
     x, w = piece.state(tc)
@@ -443,7 +443,7 @@ def test_free_flight_reaches_stop_2_at_the_analytic_time(mode):
     located event is the impact (rigid) or the contact (elastic) with stop 2."""
     p = endstop.Parameters(mode=mode, l1=0.01, l2=0.02, k2=300.0)
     piece, guards = endstop_prediction._piece(FREE, 0, 0.0, -0.5, 2.0, -2.0, 0.0, p)
-    best = min((cm.first_crossing(piece, *gd[:4], 1.0) or math.inf, gd[4]) for gd in guards)
+    best = min((motion.first_crossing(piece, *gd[:4], 1.0) or math.inf, gd[4]) for gd in guards)
     t = (-0.5 + math.sqrt(0.25 + 4 * 0.02)) / 2.0
     assert best[0] == pytest.approx(t, rel=1e-9)
     x, w = piece.state(best[0])
@@ -813,9 +813,9 @@ def test_predict_more_state_changes_than_its_limit_is_an_event_storm_naming_the_
 
 
 def test_predict_more_work_than_its_limit_is_an_event_storm_naming_the_span(monkeypatch):
-    from contactfmu.mechanics import contact_motion as cm
+    from contactfmu.mechanics import motion
 
-    monkeypatch.setattr(cm, "MAX_WORK", 200)
+    monkeypatch.setattr(motion, "MAX_WORK", 200)
     with pytest.raises(EventStorm) as info:
         endstop_prediction.predict(0.0, 1.0, endstop.FREE, 0, 1.0, 0.0, [100.0], rattling_elastic())
     assert "EndStop prediction over 100.0 s" in str(info.value)

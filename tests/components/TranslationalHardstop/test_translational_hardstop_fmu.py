@@ -20,7 +20,7 @@ from contactfmu.monolithic import hardstop_mass
 
 def test_hardstop_stiff_underdamped_rattle_in_bounded_time(fmu_dir):
     """A rattle between the two stops, ~43000 contact changes within the 2 s look-ahead (used to
-    end in 'contact prediction did not finish' after 10000): cycles summed (contact_motion.follow)."""
+    end in 'contact prediction did not finish' after 10000): cycles summed (segments.follow)."""
     r = run_in_subprocess(
         fmu_dir,
         """

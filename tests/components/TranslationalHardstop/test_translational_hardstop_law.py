@@ -16,7 +16,7 @@ from motion_reference import reference_state, simulate
 from scipy.linalg import expm
 
 from contactfmu.components.TranslationalHardstop import law as hardstop
-from contactfmu.mechanics import contact_motion
+from contactfmu.mechanics import motion, segments
 
 # ---- the law, its rate and its prediction against solve_ivp ---------------------------------------
 
@@ -138,26 +138,26 @@ RATTLE = dict(w0=1.0, mu=1.0, b=1e-4, c=1e10, d=0.02)  # 30382 contact changes i
 
 def test_hardstop_long_rattle_is_summed_by_default_and_matches_the_closed_form():
     """predict's default (exact=False) sums the cycles of a g = 0 rattle of 30000 changes (more than
-    contact_motion.MAX_SEGMENTS) and gives the closed-form Kelvin-Voigt bounce sequence."""
+    segments.MAX_SEGMENTS) and gives the closed-form Kelvin-Voigt bounce sequence."""
     r = RATTLE
     states, onset, changes = hardstop.predict(
         0.0, r["w0"], r["mu"], 0.0, (2.0,), r["b"], r["c"], r["d"]
     )
     x, w, n = kelvin_voigt_rattle(r["w0"], r["mu"], r["b"], r["c"], r["d"], 2.0)
-    assert n > contact_motion.MAX_SEGMENTS and changes == n
+    assert n > segments.MAX_SEGMENTS and changes == n
     assert onset == pytest.approx(r["b"] / 2 / r["w0"], rel=1e-12)
     assert states[0][0] == pytest.approx(x, abs=3e-9) and states[0][1] == pytest.approx(w, rel=1e-9)
 
 
 def test_hardstop_exact_prediction_is_event_by_event_and_refuses_an_event_storm():
-    """exact=True: every change simulated (contact_motion.follow docstring), so a rattle of more than
+    """exact=True: every change simulated (segments.follow docstring), so a rattle of more than
     MAX_SEGMENTS changes raises EventStorm instead of being summed."""
     r = RATTLE
-    with pytest.raises(contact_motion.EventStorm):
+    with pytest.raises(motion.EventStorm):
         hardstop.predict(0.0, r["w0"], r["mu"], 0.0, (2.0,), r["b"], r["c"], r["d"], exact=True)
 
 
-# ---- rattles: cycle skipping in contact_motion.follow (every fmi2DoStep returns within a bounded time)
+# ---- rattles: cycle skipping in segments.follow (every fmi2DoStep returns within a bounded time)
 
 RATTLES = [  # (x0, w0, mu, times, b, c, d): underdamped stiff stops, no other force (g = 0)
     (-0.1, 0.0, 0.5, (0.01, 0.02), 0.0853, 2.8e9, 1.81),  # ~640 contact changes
@@ -208,7 +208,7 @@ def test_rattle_under_held_acceleration_follows_the_envelope(g, monkeypatch):
     """g != 0: after EXACT_CHANGES exact changes the rattle is followed by its envelope; the energy
     (kinetic + spring - work of g) at the outputs agrees with the event-by-event reference to 1e-3
     and the number of contact changes to 0.1% (the phase of a storm of 12000 contacts is not kept)."""
-    from contactfmu.mechanics import contact_motion
+    from contactfmu.mechanics import segments
 
     b, c, d, mu = 0.0853, 2.8e9, 1.81, 0.5
 
@@ -218,7 +218,7 @@ def test_rattle_under_held_acceleration_follows_the_envelope(g, monkeypatch):
 
     times = (0.05, 0.1, 0.2, 0.4)
     summed = hardstop.predict(-0.1, 0.0, mu, g, times, b, c, d)
-    monkeypatch.setattr(contact_motion, "MAX_SEGMENTS", 10**6)
+    monkeypatch.setattr(segments, "MAX_SEGMENTS", 10**6)
     reference = hardstop.predict(-0.1, 0.0, mu, g, times, b, c, d, exact=True)
     assert summed[2] == pytest.approx(reference[2], rel=1e-3)
     for s, r in zip(summed[0], reference[0]):

@@ -17,10 +17,10 @@ For n = 1 the law is piecewise linear in x = s_rel - s_rel0 and w = v_rel (k = f
     APPROACH  x < 0, d*w < k*x              f = 2*k*x      (f_d bounded to f_c)
     SEPARATE  x < 0, d*w > -k*x             f = 0          (f_d bounded to -f_c)
 
-so :func:`predict` solves the motion of two bodies joined by it in closed form (contact_motion).
+so :func:`predict` solves the motion of two bodies joined by it in closed form (mechanics.segments.follow).
 """
 
-from ...mechanics.contact_motion import follow
+from ...mechanics.segments import follow
 
 FREE, LINEAR, APPROACH, SEPARATE = 0, 1, 2, 3
 
@@ -96,7 +96,7 @@ def clipped_force(s_rel, v_rel, c, d, s_rel0=0.0, n=1.0):
 
 def predict(x, w, mu, g, times, k, d):
     """Motion of x = s_rel - s_rel0, w = v_rel under the law with n = 1 (k = f_ref/s_ref) for
-    the reduced mass mu and the other relative acceleration g (held): contact_motion.follow."""
+    the reduced mass mu and the other relative acceleration g (held): segments.follow."""
 
     def classify(x, w):
         if x >= 0.0:

@@ -3,7 +3,7 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ...fmi.variables import inp, out, parameter
-from ...mechanics.contact_motion import Coupler, reduced_mass, stiffness_number
+from ...mechanics.coupler import Coupler, reduced_mass, stiffness_number
 from ..translational import (
     MSL_FLANGE_A,
     MSL_FLANGE_B,

@@ -18,7 +18,7 @@ import bisect
 import functools
 import math
 
-from ...mechanics.contact_motion import EventStorm, phi1, phi2
+from ...mechanics.motion import EventStorm, phi1, phi2
 from .bounces import geometric_bounces
 from .law import CONTINUOUS, Parameters, Prediction, continuous_friction, stop_force
 

@@ -1,14 +1,14 @@
 """EndStop: the element's relative motion under its law (law.py), in closed form.
 
 From (dx, dv) in state (stop, sf) under the held relative acceleration g (everything but the
-element) and the reduced mass mu, each state is a linear motion (contact_motion.Piece)
+element) and the reduced mass mu, each state is a linear motion (motion.Piece)
 
     mu*dv' = mu*g - c*(dx - xe) - d*dv - F0
 
 (free: c = d = 0; at an elastic stop c = k1, d = b1, xe = l1 (stop 2: k2, b2, -l2); a rigid
 connection or stuck friction: dv = 0; sliding stick-slip friction F0 = Fsl*sf; continuous friction
 F0 + d_f*dv within one of its velocity bands, friction.py), which ends where one of the state's
-guards alpha*dx + beta*dv - level changes sign (contact_motion.earliest_crossing): a stop reached
+guards alpha*dx + beta*dv - level changes sign (motion.earliest_crossing): a stop reached
 (dx = l1, dx = -l2), an elastic stop's force Fstop = k1*(dx - l1) + b1*dv reaching 0 (release),
 the stop point passed or dv turning into the stop again (detaching), dv = 0 (sticking), a friction
 band's end. The event then applies the documented transition (rigid impact dv' = -ci*dv, permanent
@@ -18,14 +18,8 @@ bounces on one stop or the rattle between both are summed in closed form (bounce
 
 import math
 
-from ...mechanics.contact_motion import (
-    EventStorm,
-    Piece,
-    bound_work,
-    budget_start,
-    earliest_crossing,
-    stiffness_number,
-)
+from ...mechanics.coupler import stiffness_number
+from ...mechanics.motion import EventStorm, Piece, bound_work, budget_start, earliest_crossing
 from .bounces import geometric_bounces, rattle_series
 from .friction import band_at, friction_bands, friction_bounces
 from .law import (
@@ -52,7 +46,7 @@ from .law import (
 MAX_SEGMENTS = 5000
 
 
-# One segment loop for the contact laws would be contact_motion.follow; predict() keeps its own
+# One segment loop for the contact laws would be segments.follow; predict() keeps its own
 # because follow cannot express this law without changing its results:
 # - follow's next region is classify(x, w) of the state just past a crossing (memoryless); here the
 #   state depends on the history and on which guard fired (detaching 11/21 vs free at the same (dx,
@@ -71,7 +65,7 @@ MAX_SEGMENTS = 5000
 def predict(dx, dv, stop, sf, mu, g, times, p):
     """The element's relative motion from (dx, dv) in state (stop, sf) under the held relative
     acceleration g, for the reduced mass mu, at the ascending times. Closed form per state
-    (contact_motion.Piece), transitions located (contact_motion.earliest_crossing). Continuous
+    (motion.Piece), transitions located (motion.earliest_crossing). Continuous
     friction (kindF = 1) enters as its continuous piecewise linear interpolant (friction_bands):
     within each velocity band a linear damper, solved exactly however stiff (a 1 g mass on the
     friction's slope of 2e4 N.s/m near dv = 0 has a time constant of 5e-8 s), the crossing of a
@@ -276,13 +270,13 @@ def _event(event, stop, sf, x, w, mu, p, pred, t):
 
 
 def motion(x, w, g, state, times, mu, p):
-    """predict() in the form contact_motion.Coupler asks for: ([(dx, dv, (stop, sf)) at the times],
+    """predict() in the form coupler.Coupler asks for: ([(dx, dv, (stop, sf)) at the times],
     onset, changes, the Prediction)."""
     pred = predict(x, w, state[0], state[1], mu, g, times, p)
     return [(xs, ws, (st, sf)) for xs, ws, st, sf in pred.states], pred.onset, pred.changes, pred
 
 
 def stiff(mu, h, p):
-    """Is the stop too stiff for the step h (contact_motion.couple plans deadbeat then)? A rigid stop
+    """Is the stop too stiff for the step h (coupler.couple plans deadbeat then)? A rigid stop
     always; an elastic one whose faster side the step does not resolve (stiffness_number > 1)."""
     return p.mode == RIGID or stiffness_number(mu, h, max(p.k1, p.k2), max(p.b1, p.b2)) > 1.0

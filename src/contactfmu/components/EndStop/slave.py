@@ -3,7 +3,7 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ...fmi.variables import inp, out, parameter
-from ...mechanics.contact_motion import Coupler, reduced_mass
+from ...mechanics.coupler import Coupler, reduced_mass
 from ..translational import TranslationalSlave, integrates_output, sampled_law_remedy
 from . import law, prediction
 
@@ -278,7 +278,7 @@ class EndStop(TranslationalSlave):
             self._sampled(p)
             return
         mu = coupler.mu
-        # the bodies' motion now: the inputs, or one step old in a Jacobi master (contact_motion.Coupler)
+        # the bodies' motion now: the inputs, or one step old in a Jacobi master (coupler.Coupler)
         x, w = coupler.motion(self.dx, self.dv, self._fresh)
         force = coupler.force(x, w, self._predict, lambda h: prediction.stiff(mu, h, p))
         self.impulse = coupler.moved[3].impulse if coupler.moved is not None else 0.0

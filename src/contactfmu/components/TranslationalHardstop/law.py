@@ -17,12 +17,13 @@ documented defaults c = d = 1e10 against 1 kg the contact is overdamped with tim
 m/d = 1e-10 s and d/c = 1 s: an impact is plastic, and a body pulled away from a stop stays
 "glued" to it while the spring relaxes.
 
-:func:`predict` solves the relative motion under this law in closed form (contact_motion) for
-given reduced mass and other accelerations; the FMU's contact_motion.Coupler turns that
+:func:`predict` solves the relative motion under this law in closed form (mechanics.segments.follow) for
+given reduced mass and other accelerations; the FMU's coupler.Coupler turns that
 prediction into the force it holds over a communication step when it knows the attached inertia.
 """
 
-from ...mechanics.contact_motion import Piece, follow
+from ...mechanics.motion import Piece
+from ...mechanics.segments import follow
 
 GAP_MIN = 2e-10  # b <= GAP_MIN: plain spring-damper (documentation)
 FREE, UPPER, LOWER = 0, 1, -1

@@ -1,8 +1,9 @@
-"""contact_motion's coupling of a contact law to the bodies of a co-simulation,
-src/contactfmu/mechanics/contact_motion.py: couple (the force of a step), advance_shadow (the law's
-own motion carried across steps) and the Coupler (planning of the step, commit, the shadow across
-steps), against their documented rules (docstrings), laws given by their motion, and closed forms
-of a body on a Hardstop (elastic bounce, static deflection, plastic stiff stop). No FMU is built.
+"""The coupling of a contact law to the bodies of a co-simulation,
+src/contactfmu/mechanics/coupler.py: reduced_mass, stiffness_number, planning_step, held_motion,
+couple (the force of a step), advance_shadow (the law's own motion carried across steps) and the
+Coupler (planning of the step, commit, the shadow across steps), against their documented rules
+(docstrings), laws given by their motion, and closed forms of a body on a Hardstop (elastic
+bounce, static deflection, plastic stiff stop). No FMU is built.
 """
 
 import math
@@ -12,7 +13,7 @@ import pytest
 from contactfmu.components.EndStop import law as endstop
 from contactfmu.components.EndStop import prediction as endstop_prediction
 from contactfmu.components.TranslationalHardstop import law as hardstop
-from contactfmu.mechanics import contact_motion as cm
+from contactfmu.mechanics import coupler as coupling
 
 # ---- couple and advance_shadow against their documented rules, with a law given by its motion ----
 
@@ -39,7 +40,7 @@ def test_couple_transmits_nothing_without_a_force_within_one_and_a_half_steps():
     h = 1e-3
     for onset in (None, 1.6e-3, 2e-3):
         law = Law(-50.0, onset)
-        assert cm.couple(0.01, 1.0, 2.0, 3.0, h, None, law, False, state="s") == (0.0, None)
+        assert coupling.couple(0.01, 1.0, 2.0, 3.0, h, None, law, False, state="s") == (0.0, None)
         assert law.calls == [(0.01, 1.0, "s", (h, 2 * h))]
 
 
@@ -50,7 +51,7 @@ def test_couple_starts_the_shadow_and_brings_the_bodies_to_the_law_two_steps_ahe
     deadbeat to the law's state at 2h (x'' = g - F/mu, here F = mu*(g - gl))."""
     h, mu, g, gl = 1e-3, 2.0, 3.0, -50.0
     law = Law(gl, onset)
-    f, shadow = cm.couple(0.01, 1.0, mu, g, h, None, law, stiff, state="s")
+    f, shadow = coupling.couple(0.01, 1.0, mu, g, h, None, law, stiff, state="s")
     assert shadow == (0.01, 1.0, 0, "s")
     assert law.calls == [(0.01, 1.0, "s", (h, 2 * h))]
     assert f == pytest.approx(mu * (g - gl), rel=1e-9)
@@ -85,7 +86,7 @@ def test_couple_with_a_shadow_follows_its_rule(onset, stiff, rule):
     x, w, xs, ws = 0.0101, 0.98, 0.01, 1.0
     law = Law(gl, onset, with_state=True)
     shadow = (xs, ws, 1, "st")
-    f, s = cm.couple(x, w, mu, g, h, shadow, law, stiff, state="ignored")
+    f, s = coupling.couple(x, w, mu, g, h, shadow, law, stiff, state="ignored")
     assert s == shadow
     assert law.calls == [(xs, ws, "st", (h, 2 * h))]
     a = shadow_rules(x, w, xs, ws, gl, h)[rule]
@@ -110,9 +111,9 @@ def test_couple_free_shadow_transmits_exactly_nothing(x, w, g, h, stiff):
     correcting force (velocity: mu dv/h; deadbeat: mu*1.5 dv/h)."""
     mu = 0.7
     law = Law(g, None)
-    assert cm.couple(x, w, mu, g, h, (x, w, 1, None), law, stiff) == (0.0, (x, w, 1, None))
+    assert coupling.couple(x, w, mu, g, h, (x, w, 1, None), law, stiff) == (0.0, (x, w, 1, None))
     dv = 1e-7
-    f, _ = cm.couple(x, w + dv, mu, g, h, (x, w, 1, None), law, stiff)
+    f, _ = coupling.couple(x, w + dv, mu, g, h, (x, w, 1, None), law, stiff)
     assert f == pytest.approx(mu * dv / h * (1.5 if stiff else 1.0), rel=1e-6)
 
 
@@ -121,17 +122,17 @@ def test_advance_shadow_counts_free_steps_and_lets_go_after_two():
     transmits), None once free for two steps; the law's state carried on; None stays None."""
     h = 1e-3
     law = Law(-2.0, None, with_state=True)
-    shadow, pred = cm.advance_shadow((0.5, 1.0, 0, "st"), h, law)
+    shadow, pred = coupling.advance_shadow((0.5, 1.0, 0, "st"), h, law)
     assert law.calls == [(0.5, 1.0, "st", (h,))]
     assert shadow == (pytest.approx(0.5 + h - h * h), pytest.approx(1.0 - 2 * h), 1, ("st", h))
     assert pred == law(0.5, 1.0, "st", (h,))
-    assert cm.advance_shadow((0.5, 1.0, 1, "st"), h, law) == (None, law(0.5, 1.0, "st", (h,)))
+    assert coupling.advance_shadow((0.5, 1.0, 1, "st"), h, law) == (None, law(0.5, 1.0, "st", (h,)))
     law = Law(-2.0, 0.0)
-    shadow, _ = cm.advance_shadow((0.5, 1.0, 1, "st"), h, law)
+    shadow, _ = coupling.advance_shadow((0.5, 1.0, 1, "st"), h, law)
     assert shadow == (pytest.approx(0.5 + h - h * h), pytest.approx(1.0 - 2 * h), 0, None)
-    shadow, _ = cm.advance_shadow((0.5, 1.0, 5, None), h, Law(-2.0, 0.5 * h))
+    shadow, _ = coupling.advance_shadow((0.5, 1.0, 5, None), h, Law(-2.0, 0.5 * h))
     assert shadow[2] == 0
-    assert cm.advance_shadow(None, h, law) == (None, None)
+    assert coupling.advance_shadow(None, h, law) == (None, None)
 
 
 # ---- Coupler: the planning of the step and the shadow across steps -------------------------------
@@ -154,7 +155,7 @@ def test_coupler_plans_with_the_default_step_and_then_the_last_one():
     """Coupler/planning_step docstrings: before any step, default_h and g = 0; after a step of h,
     that h and g = (v - last_v)/h + last_F/mu (the mean acceleration without this element's force)."""
     mu, dh = 2.0, 1e-3
-    coupler = cm.Coupler(mu, dh)
+    coupler = coupling.Coupler(mu, dh)
     law = CouplerLaw(0.0, None)
     steps = []
     f = coupler.force(0.1, 1.0, law, lambda h: steps.append(h) or False)
@@ -174,7 +175,7 @@ def test_coupler_starts_a_shadow_and_carries_it_across_steps():
     step advances the shadow by the step taken (advance_shadow) and couples to it; the held force
     enters the next step's g (x'' = g - F/mu)."""
     mu, h = 2.0, 1e-3
-    coupler = cm.Coupler(mu, h)
+    coupler = coupling.Coupler(mu, h)
     law = CouplerLaw(-40.0, 0.5e-3)
     f1 = coupler.force(0.1, 1.0, law, lambda step: False)
     assert f1 == pytest.approx(mu * 40.0, rel=1e-9)  # deadbeat onto the law: F = -mu*ga
@@ -197,7 +198,7 @@ def test_coupler_commit_starts_the_shadow_of_a_contact_within_a_longer_step():
     (no force, no shadow) starts the shadow at the step's start; a contact beyond the step does not."""
     mu, dh = 1.0, 1e-3
     for onset, started in [(5e-3, True), (1e-2, True), (1.5e-2, False), (None, False)]:
-        coupler = cm.Coupler(mu, dh)
+        coupler = coupling.Coupler(mu, dh)
         law = CouplerLaw(-40.0, onset)
         f = coupler.force(0.2, -1.0, law, lambda step: False)
         assert f == 0.0  # no force within 1.5 planned steps
@@ -218,7 +219,7 @@ def test_couple_transmits_a_small_force_well_above_the_rounding(stiff):
     correcting force (velocity: mu dv/h; deadbeat: mu*1.5 dv/h)."""
     mu, h, dv = 0.7, 1e-3, 1e-12
     for x, w in [(0.0, 1e-6), (1e-9, -1e-6), (0.0, 0.0)]:
-        f, _ = cm.couple(x, w + dv, mu, 0.0, h, (x, w, 1, None), Law(0.0, None), stiff)
+        f, _ = coupling.couple(x, w + dv, mu, 0.0, h, (x, w, 1, None), Law(0.0, None), stiff)
         assert f == pytest.approx(mu * dv / h * (1.5 if stiff else 1.0), rel=1e-3)
 
 
@@ -232,7 +233,7 @@ def test_couple_free_shadow_gives_exactly_zero_with_a_large_rounding_residue():
         0.015308319244762149,
     )
     for stiff in (False, True):
-        assert cm.couple(x, w, 0.7, g, h, (x, w, 1, None), Law(g, None), stiff)[0] == 0.0
+        assert coupling.couple(x, w, 0.7, g, h, (x, w, 1, None), Law(g, None), stiff)[0] == 0.0
 
 
 class ScriptedLaw:
@@ -255,7 +256,7 @@ def test_coupler_shadow_started_at_commit_carries_the_law_state():
     couples to it, the law's state carried on; the bodies' own (different) position is not used."""
     h = 1e-3
     law = ScriptedLaw([None, 0.5 * h])
-    coupler = cm.Coupler(1.0, h)
+    coupler = coupling.Coupler(1.0, h)
     assert coupler.force(0.1, 1.0, law, lambda step: False) == 0.0
     coupler.commit(h, law)  # onset 0.5 h within the step: shadow
     coupler.force(0.1012, 1.0, law, lambda step: False)
@@ -268,7 +269,7 @@ def test_coupler_keeps_a_free_shadow_across_commit():
     after two free steps it is let go (advance_shadow), the law's state carried until then."""
     h = 1e-3
     law = ScriptedLaw([None, 0.5 * h, None, None, 0.5 * h])
-    coupler = cm.Coupler(1.0, h)
+    coupler = coupling.Coupler(1.0, h)
     coupler.force(0.1, 1.0, law, lambda step: False)
     coupler.commit(h, law)
     x1 = 0.1 + 1.0 * h + 0.0  # the bodies on the shadow
@@ -287,32 +288,32 @@ def test_couple_free_and_contact():
     def predict(x, w, state, times):
         return hardstop.predict(x, w, 1.0, 0.0, times, 0.2, 1e4, 10.0)
 
-    f, shadow = cm.couple(0.0, 0.5, 1.0, 0.0, 1e-3, None, predict, False)
+    f, shadow = coupling.couple(0.0, 0.5, 1.0, 0.0, 1e-3, None, predict, False)
     assert (f, shadow) == (0.0, None)
     x, w, h = 0.0995, 1.0, 1e-3
-    f, shadow = cm.couple(x, w, 1.0, 0.0, h, None, predict, False)
+    f, shadow = coupling.couple(x, w, 1.0, 0.0, h, None, predict, False)
     assert shadow == (x, w, 0, None)
     (x1, w1), (x2, w2) = predict(x, w, None, (h, 2 * h))[0]
     a = (x2 - x - 1.5 * h * w - 0.5 * h * w2) / (h * h)
     assert f == pytest.approx(-a, rel=1e-9)
-    shadow2, pred = cm.advance_shadow(shadow, h, predict)
+    shadow2, pred = coupling.advance_shadow(shadow, h, predict)
     assert shadow2[:2] == pytest.approx(predict(x, w, None, (h,))[0][0])
-    assert cm.advance_shadow(None, h, predict) == (None, None)
+    assert coupling.advance_shadow(None, h, predict) == (None, None)
 
 
-# ---- contact_motion: the Coupler in a co-simulation ------------------------------------------------
+# ---- the Coupler in a co-simulation -----------------------------------------------------------
 
 
 def cosimulate(x0, v0, b, c, d, force, h, n, default_h=None, mu=1.0):
     """A body (mass mu) on a Hardstop at a fixed frame, driven by a constant force, each step with
     the force the Coupler holds (integrated exactly: constant acceleration)."""
-    coupler = cm.Coupler(mu, default_h or h)
+    coupler = coupling.Coupler(mu, default_h or h)
 
     def predict(x, w, g, state, times):
         return hardstop.predict(x, w, mu, g, times, b, c, d)
 
     def stiff(step):
-        return cm.stiffness_number(mu, step, c, d) > 1.0
+        return coupling.stiffness_number(mu, step, c, d) > 1.0
 
     x, v, out = x0, v0, []
     for _ in range(n):
@@ -365,7 +366,7 @@ def test_coupler_stiff_stop_is_plastic():
     assert sum(f for _, _, f in out) * h == pytest.approx(1.0, rel=1e-6)
 
 
-# ---- contact_motion: couple and advance_shadow against the documented rules ------------------------
+# ---- couple and advance_shadow against the documented rules -----------------------------------
 
 
 def hardstop_predictor(b=0.2, c=1e4, d=10.0, mu=1.0):
@@ -393,26 +394,28 @@ def endstop_law(p, mu, g):
 def test_advance_shadow_with_the_hardstop_and_endstop_laws():
     h, predict = 1e-3, hardstop_predictor()
     # free (far from both stops at x = +-0.1): the free count grows; after two free steps no shadow
-    shadow, pred = cm.advance_shadow((0.0, 1.0, 0, None), h, predict)
+    shadow, pred = coupling.advance_shadow((0.0, 1.0, 0, None), h, predict)
     assert shadow == (pytest.approx(h), 1.0, 1, None) and pred[1] is None
-    assert cm.advance_shadow((0.0, 1.0, 1, None), h, predict)[0] is None
+    assert coupling.advance_shadow((0.0, 1.0, 1, None), h, predict)[0] is None
     # in contact (x beyond 0.1, moving in): the count restarts at 0
-    shadow, pred = cm.advance_shadow((0.105, 1.0, 1, None), h, predict)
+    shadow, pred = coupling.advance_shadow((0.105, 1.0, 1, None), h, predict)
     assert shadow[2] == 0 and pred[1] == 0.0
     assert shadow[1] < 1.0  # decelerated by the stop
     # the law's discrete state is passed in and carried on: a rigid stop holding the body
     p = endstop.Parameters(mode=endstop.RIGID, l1=0.0, l2=1.0)
-    shadow, pred = cm.advance_shadow((0.0, 0.0, 1, (endstop.STOP1, 0)), h, endstop_law(p, 2.0, 3.0))
+    shadow, pred = coupling.advance_shadow(
+        (0.0, 0.0, 1, (endstop.STOP1, 0)), h, endstop_law(p, 2.0, 3.0)
+    )
     assert shadow == (0.0, 0.0, 0, (endstop.STOP1, 0))
 
 
 def test_couple_starts_the_shadow_only_for_a_force_within_one_and_a_half_steps():
     h, predict = 1e-3, hardstop_predictor()
     # hits at 1.8 h (after 2 h in the stop): no force yet, no shadow
-    assert cm.couple(0.1 - 1.8e-3, 1.0, 1.0, 0.0, h, None, predict, False) == (0.0, None)
+    assert coupling.couple(0.1 - 1.8e-3, 1.0, 1.0, 0.0, h, None, predict, False) == (0.0, None)
     # hits at 1.2 h: the shadow starts, F from the law's state two steps ahead (deadbeat)
     x, w = 0.1 - 1.2e-3, 1.0
-    f, shadow = cm.couple(x, w, 1.0, 0.0, h, None, predict, False)
+    f, shadow = coupling.couple(x, w, 1.0, 0.0, h, None, predict, False)
     assert shadow == (x, w, 0, None)
     (_, _), (x2, w2) = predict(x, w, None, (h, 2 * h))[0]
     assert f == pytest.approx(-(x2 - x - 1.5 * h * w - 0.5 * h * w2) / h**2, rel=1e-9)
@@ -424,18 +427,18 @@ def test_couple_with_a_shadow_in_contact_matches_the_velocity_and_about_to_hit_t
     # after one step (impulse-consistent), whatever the bodies' own (slightly different) state
     shadow = (0.103, -0.4, 0, None)
     (x1, w1), _ = predict(0.103, -0.4, None, (h, 2 * h))[0]
-    f, s = cm.couple(0.1031, -0.41, mu, 0.0, h, shadow, predict, False)
+    f, s = coupling.couple(0.1031, -0.41, mu, 0.0, h, shadow, predict, False)
     assert s == shadow
     assert f == pytest.approx(mu * (0.0 - (w1 - -0.41) / h), rel=1e-9)
     # the shadow is free and hits within the two steps: deadbeat to its state at 2 h
     shadow = (0.0995, 1.0, 1, None)
     _, (x2, w2) = predict(0.0995, 1.0, None, (h, 2 * h))[0]
     x, w = 0.0996, 0.98
-    f, _ = cm.couple(x, w, mu, 0.0, h, shadow, predict, False)
+    f, _ = coupling.couple(x, w, mu, 0.0, h, shadow, predict, False)
     assert f == pytest.approx(-mu * (x2 - x - 1.5 * h * w - 0.5 * h * w2) / h**2, rel=1e-9)
     # the EndStop's state: a rigid stop at stop 1 holding the body against g > 0 transmits mu*g
     p = endstop.Parameters(mode=endstop.RIGID, l1=0.0, l2=1.0)
-    f, s = cm.couple(
+    f, s = coupling.couple(
         0.0, 0.0, mu, 3.0, h, (0.0, 0.0, 0, (endstop.STOP1, 0)), endstop_law(p, mu, 3.0), True
     )
     assert f == pytest.approx(mu * 3.0, rel=1e-12)
@@ -452,11 +455,11 @@ def test_couple_free_hardstop_shadow_transmits_exactly_nothing(stiff):
         return hardstop.predict(x, w, mu, g, times, b, 1e4, 10.0)
 
     for x, w in [(0.0123456, 0.987654), (-0.031, -0.77), (0.05, 1e-3), (0.0, 0.0)]:
-        f, s = cm.couple(x, w, mu, g, h, (x, w, 1, None), predict, stiff)
+        f, s = coupling.couple(x, w, mu, g, h, (x, w, 1, None), predict, stiff)
         assert f == 0.0
     # a bodies' motion off the shadow's by 1e-9 m/s gets the force that corrects it
     x, w = 0.0123456, 0.987654
-    f, _ = cm.couple(x, w + 1e-9, mu, g, h, (x, w, 1, None), predict, stiff)
+    f, _ = coupling.couple(x, w + 1e-9, mu, g, h, (x, w, 1, None), predict, stiff)
     # (velocity matching: mu*dv/h; deadbeat: the extra 1.5*h*dv of travel to take back over h^2)
     assert f == pytest.approx(mu * 1e-9 / h * (1.5 if stiff else 1.0), rel=1e-4)
 
@@ -482,7 +485,7 @@ class Recorder:
 
 def test_coupler_force_passes_the_shadow_state_to_the_law():
     """couple/advance_shadow docstrings: the law is predicted from the shadow's own discrete state."""
-    c = cm.Coupler(1.0, 1e-3)
+    c = coupling.Coupler(1.0, 1e-3)
     c.shadow = [0.0, 1.0, 0, "held"]
     law = Recorder(0.0, 0.0)
     c.force(0.0, 1.0, law, lambda h: False)
@@ -492,12 +495,12 @@ def test_coupler_force_passes_the_shadow_state_to_the_law():
 def test_coupler_commit_starts_a_shadow_only_without_one():
     """commit docstring: a step longer than planned that holds a contact starts the shadow at the
     step's start (as couple does: (x, w, 0 free steps, state)); an existing shadow is kept."""
-    c = cm.Coupler(1.0, 1e-3)
+    c = coupling.Coupler(1.0, 1e-3)
     c.force_now, c.x_now, c.v_now, c.g_now, c.pending = 0.0, 0.2, -1.0, 0.5, None
     c.commit(0.01, Recorder(0.0, 0.004))
     assert c.shadow == [0.2, -1.0, 0, None]
     assert (c.last_h, c.last_v, c.last_f) == (0.01, -1.0, 0.0)
-    c = cm.Coupler(1.0, 1e-3)
+    c = coupling.Coupler(1.0, 1e-3)
     c.force_now, c.x_now, c.v_now, c.g_now, c.pending = 0.0, 0.2, -1.0, 0.5, [0.3, -0.5, 1, "state"]
     law = Recorder(0.0, 0.0)
     c.commit(0.01, law)
@@ -507,7 +510,7 @@ def test_coupler_commit_starts_a_shadow_only_without_one():
 def test_coupler_motion_uses_the_inputs_when_they_are_fresh_or_there_is_no_model_yet():
     """Coupler docstring: the inputs if they were set since the last step, else the element's model
     of the bodies at the end of the last step (none before the first step: the inputs)."""
-    c = cm.Coupler(2.0, 1e-3)
+    c = coupling.Coupler(2.0, 1e-3)
     assert c.motion(0.1, -1.0, False) == (0.1, -1.0)  # no model yet
     c.expected = (0.3, 0.5)
     assert c.motion(0.1, -1.0, True) == (0.1, -1.0)  # fresh inputs (Gauss-Seidel)
@@ -519,7 +522,7 @@ def test_coupler_commit_models_the_bodies_with_the_delivered_force():
     planning_step (the last step's velocity change plus its force's share); the delivered force and
     the start velocity become the next step's last_f and last_v."""
     mu, h = 2.0, 0.5
-    c = cm.Coupler(mu, 1e-3)
+    c = coupling.Coupler(mu, 1e-3)
     c.last_h, c.last_v, c.last_f = 0.25, 1.0, 3.0
     c.force_now, c.x_now, c.v_now, c.g_now, c.pending = 7.0, 9.0, 9.0, 9.0, [1.0, 2.0, 0, None]
     c.commit(h, Recorder(0.0, None), x=0.5, w=2.0, delivered=4.0)
@@ -533,29 +536,29 @@ def test_coupler_commit_models_the_bodies_with_the_delivered_force():
 def test_coupler_commit_defaults_to_the_force_and_motion_last_computed():
     """Without x, w, delivered (a master that sets inputs and reads the force before every step):
     the motion and force of the last force() call."""
-    c = cm.Coupler(1.0, 1e-3)
+    c = coupling.Coupler(1.0, 1e-3)
     c.force_now, c.x_now, c.v_now, c.g_now, c.pending = 2.0, 0.25, -1.0, 0.0, [0.0, 0.0, 0, None]
     c.commit(0.5, Recorder(0.0, None))
     assert (c.last_v, c.last_f) == (-1.0, 2.0)
-    assert c.expected == cm.held_motion(0.25, -1.0, 0.0 - 2.0, 0.5)
+    assert c.expected == coupling.held_motion(0.25, -1.0, 0.0 - 2.0, 0.5)
 
 
 def test_coupler_commit_with_no_step_before_plans_without_other_forces():
     """First step (last_h = 0): planning_step gives g = 0, so the model moves under -delivered/mu only."""
-    c = cm.Coupler(4.0, 1e-3)
+    c = coupling.Coupler(4.0, 1e-3)
     c.force_now, c.x_now, c.v_now, c.g_now, c.pending = 1.0, 0.0, 0.0, 0.0, [0.0, 0.0, 0, None]
     c.commit(0.5, Recorder(0.0, None), x=1.0, w=-2.0, delivered=8.0)
-    assert c.expected == cm.held_motion(1.0, -2.0, -2.0, 0.5)
+    assert c.expected == coupling.held_motion(1.0, -2.0, -2.0, 0.5)
 
 
 # ---- couple: a free law motion -------------------------------------------------------------------
 
 
 def test_couple_free_motion_holds_exactly_zero():
-    """contact_motion.couple: a free law motion (no force within the step) gives exactly 0, not the
+    """coupling.couple: a free law motion (no force within the step) gives exactly 0, not the
     rounding of (w1 - w)/h (ElastoGap held f = +1.74e-13 N, a pull, on 4 steps)."""
     from contactfmu.components.ElastoGap import law as elastogap
-    from contactfmu.mechanics.contact_motion import couple
+    from contactfmu.mechanics.coupler import couple
 
     mu, h = 0.5, 1e-4
     for w in (0.3, -0.7, 1.234567, 1e-3):
@@ -566,3 +569,82 @@ def test_couple_free_motion_holds_exactly_zero():
 
             force, shadow = couple(0.5, w, mu, g, h, (0.5, w, 0, None), predict, False)
             assert force == 0.0, (w, g, force)
+
+
+# ---- the small helpers and held_motion --------------------------------------------------------
+
+
+# ---- small helpers -------------------------------------------------------------------------------
+
+
+def test_reduced_mass():
+    """reduced_mass docstring: m_a m_b/(m_a + m_b); 0 is a fixed body; None if both are fixed."""
+    assert coupling.reduced_mass(2.0, 3.0) == pytest.approx(1.2, rel=1e-15)
+    assert coupling.reduced_mass(0.0, 3.0) == pytest.approx(3.0, rel=1e-15)
+    assert coupling.reduced_mass(2.0, 0.0) == pytest.approx(2.0, rel=1e-15)
+    assert coupling.reduced_mass(0.0, 0.0) is None
+    assert coupling.reduced_mass(0.5, 0.5) == pytest.approx(0.25, rel=1e-15)
+    assert coupling.reduced_mass(1e-3, 0.0) == pytest.approx(1e-3, rel=1e-15)
+    assert coupling.reduced_mass(0.0, 1e-3) == pytest.approx(1e-3, rel=1e-15)
+    assert coupling.reduced_mass(-1.0, -2.0) is None  # no positive mass: both fixed
+
+
+def test_stiffness_number():
+    """stiffness_number docstring: h times the fastest rate max(d/mu, sqrt(c/mu))."""
+    assert coupling.stiffness_number(2.0, 0.1, 800.0, 30.0) == pytest.approx(0.1 * 20.0, rel=1e-15)
+    assert coupling.stiffness_number(2.0, 0.1, 800.0, 50.0) == pytest.approx(0.1 * 25.0, rel=1e-15)
+    assert coupling.stiffness_number(4.0, 0.5, 4.0, 1.0) == pytest.approx(0.5 * 1.0, rel=1e-15)
+
+
+def test_planning_step():
+    """planning_step docstring: (last_h, (v - last_v)/last_h + last_F/mu), or (default_h, 0) before any step."""
+    assert coupling.planning_step(3.0, 1.0, 4.0, 2.0, 0.5, 0.1) == pytest.approx(
+        (0.5, 2.0 / 0.5 + 2.0), rel=1e-15
+    )
+    assert coupling.planning_step(3.0, 1.0, 4.0, 2.0, 0.0, 0.1) == (0.1, 0.0)
+    assert coupling.planning_step(3.0, 1.0, 4.0, 2.0, -1.0, 0.1) == (0.1, 0.0)
+
+
+def test_deadbeat_acceleration():
+    """deadbeat_acceleration docstring: a1 over [0, h], then a2 over [h, 2h], reach (x2, w2) at 2h."""
+    x0, w0, x2, w2, h = 0.2, -1.0, 0.05, 0.4, 0.01
+    a1 = coupling.deadbeat_acceleration(x0, w0, x2, w2, h)
+    a2 = (w2 - w0) / h - a1
+    assert x0 + 2 * h * w0 + 1.5 * h * h * a1 + 0.5 * h * h * a2 == pytest.approx(x2, rel=1e-12)
+    assert coupling.deadbeat_acceleration(1.0, 0.0, 1.0, 0.0, 0.5) == 0.0
+    assert coupling.deadbeat_acceleration(0.0, 0.0, 1.0, 0.0, 1.0) == pytest.approx(1.0)
+
+
+def test_reduced_mass_stiffness_and_planning():
+    assert coupling.reduced_mass(2.0, 3.0) == pytest.approx(6.0 / 5.0)
+    assert coupling.reduced_mass(0.0, 3.0) == 3.0
+    assert coupling.reduced_mass(2.0, 0.0) == 2.0
+    assert coupling.reduced_mass(0.0, 0.0) is None
+    assert coupling.stiffness_number(2.0, 0.1, 800.0, 30.0) == pytest.approx(0.1 * 20.0)
+    assert coupling.stiffness_number(2.0, 0.1, 800.0, 50.0) == pytest.approx(0.1 * 25.0)
+    assert coupling.planning_step(3.0, 1.0, 4.0, 2.0, 0.5, 0.1) == pytest.approx(
+        (0.5, (3.0 - 1.0) / 0.5 + 4.0 / 2.0)
+    )
+    assert coupling.planning_step(3.0, 1.0, 4.0, 2.0, 0.0, 0.1) == (0.1, 0.0)
+
+
+def test_deadbeat_acceleration_reaches_the_target_two_steps_ahead():
+    x0, w0, x2, w2, h = 0.2, -1.0, 0.05, 0.4, 0.01
+    a1 = coupling.deadbeat_acceleration(x0, w0, x2, w2, h)
+    x1, w1 = x0 + w0 * h + 0.5 * a1 * h * h, w0 + a1 * h
+    a2 = (w2 - w1) / h  # the acceleration that gives w2 at 2h
+    assert x1 + w1 * h + 0.5 * a2 * h * h == pytest.approx(x2, rel=1e-9)
+
+
+def test_reduced_mass_of_light_bodies():
+    assert coupling.reduced_mass(0.5, 0.25) == pytest.approx(1.0 / 6.0)
+    assert coupling.reduced_mass(0.5, 0.0) == 0.5 and coupling.reduced_mass(0.0, 0.25) == 0.25
+
+
+# ---- held_motion --------------------------------------------------------------------------------
+
+
+def test_held_motion_is_the_uniformly_accelerated_motion():
+    """x + h*w + a*h^2/2, w + a*h: written out with values whose products are exact in binary."""
+    assert coupling.held_motion(0.5, -2.0, 4.0, 0.25) == (0.5 - 0.5 + 0.125, -2.0 + 1.0)
+    assert coupling.held_motion(1.0, 0.0, -8.0, 0.5) == (0.0, -4.0)
