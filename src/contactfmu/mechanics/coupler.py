@@ -184,26 +184,29 @@ class Coupler:
 
     predict(x, w, g, state, times) -> ([(x, w[, state])], onset, changes, ...); stiff(h) -> bool.
 
-    A law with a discrete state that outlives its shadow (a friction's stick or slip, a stop's
-    detaching phase) sets `state` to its initial state: force() then settles it at the present
-    motion (its state at time 0 of a prediction) or takes the shadow's, plans with it and holds
-    the result until commit(). After force(), `moved` is the prediction that moved the shadow to
-    the present point (None: no shadow) and `pending_state` the law's state there. starts_late =
-    False: commit() never starts a shadow for a contact the plan did not see (a law that decides
-    the onset of contact by its state alone). pushes_only = True: a law whose force is never > 0
-    (it only pushes the bodies apart); the held force is then never > 0 either (couple)."""
+    Configured by its constructor: mu, the bodies' reduced mass; default_h, the step the first
+    step is planned with (the DefaultExperiment step: an FMU learns a step's length only when it
+    is taken); state, the initial discrete state of a law whose state outlives its shadow (a
+    friction's stick or slip, a stop's detaching phase; None: a law without one): force() then
+    settles it at the present motion (its state at time 0 of a prediction) or takes the shadow's,
+    plans with it and holds the result until commit(); starts_late = False: commit() never starts a
+    shadow for a contact the plan did not see (a law that decides the onset of contact by its
+    state alone); pushes_only = True: a law whose force is never > 0 (it only pushes the bodies
+    apart), so the held force is never > 0 either (couple). After force(), `moved` is the
+    prediction that moved the shadow to the present point (None: no shadow) and `pending_state`
+    the law's state there."""
 
-    pushes_only = False  # (also for a state saved before the attribute existed)
     plan_next = resume_h = 0.0
 
-    def __init__(self, mu, default_h):
+    def __init__(self, mu, default_h, state=None, starts_late=True, pushes_only=False):
         self.mu, self.default_h = mu, default_h
         self.last_h = self.last_v = self.last_f = 0.0
         self.shadow = self.pending = None
         self.force_now = self.x_now = self.v_now = self.g_now = 0.0
         self.expected = None
-        self.state = self.pending_state = self.moved = None
-        self.starts_late = True
+        self.state = self.pending_state = state
+        self.moved = None
+        self.starts_late, self.pushes_only = starts_late, pushes_only
         self.plan_next = 0.0  # see commit()
         self.resume_h = 0.0  # the step an importer asked for before it returned early (events)
 

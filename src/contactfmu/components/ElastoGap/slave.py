@@ -163,13 +163,13 @@ class ElastoGap(TranslationalSlave):
 
     def initialize(self, t0):
         mu = reduced_mass(self.m_a, self.m_b)
-        self._coupler = Coupler(mu, self.default_experiment.step_size) if mu else None
+        # the law never pulls (f <= 0), nor does the held force
+        self._coupler = (
+            Coupler(mu, self.default_experiment.step_size, pushes_only=True) if mu else None
+        )
         # without the coupler step() reads the inputs alone: doStep computes no outputs before it
         # (the coupler is advanced by the outputs' computation; Slave.STEP_USES_OUTPUTS)
         self._step_uses_outputs = self._coupler is not None
-        if self._coupler is not None:
-            # the law never pulls (f <= 0), nor does the held force
-            self._coupler.pushes_only = True
 
     def _f_ref(self):
         return law.reference_force(self.c, self.s_ref, self.f_ref)

@@ -260,11 +260,13 @@ class EndStop(TranslationalSlave):
 
     def initialize(self, t0):
         mu = reduced_mass(self.m1, self.m2)
-        self._coupler = Coupler(mu, self.default_experiment.step_size) if mu else None
-        if self._coupler is not None:
-            # the stop and friction states
-            self._coupler.state = self._coupler.pending_state = (law.FREE, 0)
-            self._coupler.starts_late = False
+        # the stop and friction states (law.FREE, 0) outlive the shadow; a contact starts by the
+        # stop state alone
+        self._coupler = (
+            Coupler(mu, self.default_experiment.step_size, state=(law.FREE, 0), starts_late=False)
+            if mu
+            else None
+        )
         # the stop state of the sampled law (no inertia given)
         self._stop = self._pending_stop = law.FREE
 
