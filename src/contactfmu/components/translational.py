@@ -20,6 +20,7 @@ from ..conventions import (
 from ..fmi.slave import Slave
 from ..fmi.terminals import SIGNAL, Member, Terminal, flow_kind
 from ..fmi.variables import inp, out
+from ..mechanics.coupler import Coupler, reduced_mass
 from ..mechanics.motion import first_change
 
 # The connector types of the documentation, as terminalKind of a flange's terminal (FMI 3.0 names
@@ -263,20 +264,94 @@ class TranslationalSlave(Slave):
         self.f, self.flange_b_f, self.flange_a_f = f, f, -f
         self.der_f, self.der_flange_b_f, self.der_flange_a_f = rate, rate, -rate
 
-    # ---- events of a contact element (fmi.slave.Slave.step) ----------------------------------
+
+class CoupledContact(TranslationalSlave):
+    """A two-flange contact element: its law at the inputs, or, given the inertias at its flanges
+    (the parameters INERTIAS), the inertia-aware coupling (mechanics.coupler.Coupler) that runs
+    the bodies' contact motion in the element and holds the force that keeps them on it. The
+    protocol is written here once (initialization, outputs, step with its events and early
+    return, remedy); a contact supplies its variable table, its law and these hooks:
+
+    - relative_motion() -> (x, w, a): the law's coordinate, its rate and acceleration from the
+      inputs (origin(): the point of x the coupler's coordinate starts from, default 0);
+    - sampled_outputs(x, w, a): without inertias, every output of the law at the inputs, the
+      force published with its rate (publish_force);
+    - coupled_outputs(held, x, w): with them, every output beside the held force, which it
+      publishes ((x, w): the relative motion the coupler planned from);
+    - predict(x, w, g, state, times): the law's motion for the coupler; stiff(h): a step too long
+      for the contact (the coupler plans deadbeat then); count_events: the law's number of events
+      from a motion up to a time (None: the changes predict reports);
+    - region(x, w): the law's state at a relative motion, whose changes are the plain law's events;
+    - sampled_remedy(step_size): the hint when the law at the inputs came out non-finite;
+    - coupler_options(): the Coupler's constructor keywords (state, starts_late, pushes_only);
+    - after_step(): what the law keeps after a step (default nothing)."""
+
+    INERTIAS = ("m_a", "m_b")
+    count_events = None
+
+    def coupler_options(self):
+        return {}
+
+    def origin(self):
+        return 0.0
+
+    def after_step(self):
+        pass
+
+    def inertia(self):
+        """The reduced mass of the bodies at the flanges, None if no inertia is given."""
+        first, second = self.INERTIAS
+        return reduced_mass(getattr(self, first), getattr(self, second))
+
+    def initialize(self, t0):
+        mu = self.inertia()
+        self._coupler = (
+            Coupler(mu, self.default_experiment.step_size, **self.coupler_options()) if mu else None
+        )
+        # without the coupler step() reads the inputs alone: doStep computes no outputs before it
+        # (the coupler is advanced by the outputs' computation; Slave.STEP_USES_OUTPUTS)
+        self._step_uses_outputs = self._coupler is not None
+
+    def compute_outputs(self):
+        self.interface_integrates = bool(self.inertia())
+        x, w, a = self.relative_motion()
+        coupler = self._coupler
+        if coupler is None:
+            self.sampled_outputs(x, w, a)
+            return
+        # the bodies' motion now: the inputs, or one step old in a Jacobi master (Coupler.motion)
+        x, w = coupler.motion(x - self.origin(), w, self._fresh)
+        self.coupled_outputs(coupler.force(x, w, self.predict, self.stiff), x, w)
+
+    def step(self, t, h):
+        x, w, a = self.relative_motion()
+        coupler = self._coupler
+        event = None
+        if coupler is not None:
+            x, w = coupler.motion(x - self.origin(), w, self._fresh)
+            if self.report_events:
+                event = self.coupled_event(coupler, t, h, self.count_events)
+            self.commit_coupled(coupler, t, h, event, x, w)
+        elif self.report_events:
+            event = self.extrapolated_event(self.region, x, w, a, t, h)
+        self.after_step()
+        return event
+
+    def remedy(self, step_size):
+        return "" if self._coupler is not None else self.sampled_remedy(step_size)
 
     def coupled_event(self, coupler, t, h, count=None):
         """The time of the first event after t + event_resolution(t) in the step [t, t + h] of
         an element with the inertia-aware coupling (coupler.Coupler.first_event; count(x,
         w, g, state, t): the law's number of events from a motion up to a time, default the
-        number of changes _predict reports), None if none."""
+        number of changes predict reports), None if none."""
         start = self.event_resolution(t)
         if not start < h:
             return None
         if count is None:
 
             def count(x, w, g, state, tau):
-                return self._predict(x, w, g, state, (tau,))[2]
+                return self.predict(x, w, g, state, (tau,))[2]
 
         offset = coupler.first_event(count, start, h)
         if offset is None:
@@ -294,10 +369,10 @@ class TranslationalSlave(Slave):
         the step asked for before the early returns again."""
         if self.stops_at(t, h, event):
             coupler.resume_h = coupler.resume_h or h
-            coupler.commit(event - t, self._predict, x, w, self._delivered, t + h - event)
+            coupler.commit(event - t, self.predict, x, w, self._delivered, t + h - event)
         else:
             resume, coupler.resume_h = coupler.resume_h, 0.0
-            coupler.commit(h, self._predict, x, w, self._delivered, resume)
+            coupler.commit(h, self.predict, x, w, self._delivered, resume)
 
     def extrapolated_event(self, region, x, w, a, t, h):
         """The time of the first change of region(x, w), the element's law state at the relative

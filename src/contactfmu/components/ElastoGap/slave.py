@@ -3,11 +3,11 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ...fmi.variables import inp, out, parameter
-from ...mechanics.coupler import Coupler, reduced_mass, stiffness_number
+from ...mechanics.coupler import reduced_mass, stiffness_number
 from ..translational import (
     MSL_FLANGE_A,
     MSL_FLANGE_B,
-    TranslationalSlave,
+    CoupledContact,
     integrates_output,
     interface_outputs,
     motion_in_flange,
@@ -20,7 +20,7 @@ POSITIONS = ("flange_a.s", "flange_b.s")
 VELOCITIES = ("flange_a.v", "flange_b.v")
 
 
-class ElastoGap(TranslationalSlave):
+class ElastoGap(CoupledContact):
     description = (
         "1D translational spring damper combination with gap "
         "(Modelica.Mechanics.Translational.Components.ElastoGap, MSL 4.1): motion in, contact force out, "
@@ -161,83 +161,54 @@ class ElastoGap(TranslationalSlave):
             ]
         return []
 
-    def initialize(self, t0):
-        mu = reduced_mass(self.m_a, self.m_b)
-        # the law never pulls (f <= 0), nor does the held force
-        self._coupler = (
-            Coupler(mu, self.default_experiment.step_size, pushes_only=True) if mu else None
-        )
-        # without the coupler step() reads the inputs alone: doStep computes no outputs before it
-        # (the coupler is advanced by the outputs' computation; Slave.STEP_USES_OUTPUTS)
-        self._step_uses_outputs = self._coupler is not None
+    def coupler_options(self):
+        return {"pushes_only": True}  # the law never pulls (f <= 0), nor does the held force
+
+    def origin(self):
+        return self.s_rel0  # the coupler's coordinate: x = s_rel - s_rel0 (law.predict)
 
     def _f_ref(self):
         return law.reference_force(self.c, self.s_ref, self.f_ref)
 
-    def compute_outputs(self):
-        self.interface_integrates = bool(reduced_mass(self.m_a, self.m_b))
-        self.s_rel = self.flange_b_s - self.flange_a_s
-        self.v_rel = self.flange_b_v - self.flange_a_v
-        f_ref = self._f_ref()
+    def relative_motion(self):
+        return (
+            self.flange_b_s - self.flange_a_s,
+            self.flange_b_v - self.flange_a_v,
+            self.flange_b_a - self.flange_a_a,
+        )
+
+    def _law_at_inputs(self, s_rel, v_rel):
+        """The law's outputs at the inputs; its force."""
+        self.s_rel, self.v_rel = s_rel, v_rel
         f, self.f_c, self.f_d, self.contact = law.force(
-            self.s_rel, self.v_rel, self.c, self.d, self.s_rel0, self.n, self.s_ref, f_ref
+            s_rel, v_rel, self.c, self.d, self.s_rel0, self.n, self.s_ref, self._f_ref()
         )
-        self.lossPower = self.f_d * self.v_rel
+        self.lossPower = self.f_d * v_rel
         self.heatPort_Q_flow = -self.lossPower if self.useHeatPort else 0.0
-        coupler = self._coupler
-        if coupler is None:
-            rate = law.force_rate(
-                self.s_rel,
-                self.v_rel,
-                self.flange_b_a - self.flange_a_a,
-                self.c,
-                self.d,
-                self.s_rel0,
-                self.n,
-                self.s_ref,
-                f_ref,
-            )
-            self.interface_c, self.interface_d = law.interface(
-                self.s_rel, self.v_rel, self.c, self.d, self.s_rel0, self.n, self.s_ref, f_ref
-            )
-            self.publish_force(f, rate)
-            return
-        mu, k = coupler.mu, f_ref / self.s_ref
-        x, w = coupler.motion(self.s_rel - self.s_rel0, self.v_rel, self._fresh)
-        held = coupler.force(
-            x, w, self._predict, lambda h: stiffness_number(mu, h, 2.0 * k, self.d) > 1.0
-        )
+        return f
+
+    def sampled_outputs(self, s_rel, v_rel, a_rel):
+        f = self._law_at_inputs(s_rel, v_rel)
+        args = (self.c, self.d, self.s_rel0, self.n, self.s_ref, self._f_ref())
+        rate = law.force_rate(s_rel, v_rel, a_rel, *args)
+        self.interface_c, self.interface_d = law.interface(s_rel, v_rel, *args)
+        self.publish_force(f, rate)
+
+    def coupled_outputs(self, held, x, w):
+        self._law_at_inputs(*self.relative_motion()[:2])
         self.interface_c = self.interface_d = 0.0  # the held force is the element's own
         self.publish_force(held, 0.0)
 
-    def _predict(self, x, w, g, _, times):
+    def stiff(self, h):
+        return stiffness_number(self._coupler.mu, h, 2.0 * self._f_ref() / self.s_ref, self.d) > 1.0
+
+    def predict(self, x, w, g, _, times):
         """The law's motion of x = s_rel - s_rel0 (n = 1) for the coupler."""
         return law.predict(x, w, self._coupler.mu, g, times, self._f_ref() / self.s_ref, self.d)
 
-    def step(self, t, h):
-        coupler = self._coupler
-        if coupler is None:
-            if not self.report_events:
-                return None
-            return self.extrapolated_event(
-                lambda x, w: x < self.s_rel0,
-                self.flange_b_s - self.flange_a_s,
-                self.flange_b_v - self.flange_a_v,
-                self.flange_b_a - self.flange_a_a,
-                t,
-                h,
-            )
-        x, w = coupler.motion(
-            self.flange_b_s - self.flange_a_s - self.s_rel0,
-            self.flange_b_v - self.flange_a_v,
-            self._fresh,
-        )
-        event = self.coupled_event(coupler, t, h) if self.report_events else None
-        self.commit_coupled(coupler, t, h, event, x, w)
-        return event
+    def region(self, s_rel, v_rel):
+        return s_rel < self.s_rel0  # in contact
 
-    def remedy(self, step_size):
-        if self._coupler is not None:
-            return ""
+    def sampled_remedy(self, step_size):
         inertia = ("m_a/m_b", "the masses at the flanges; n = 1") if self.n == 1.0 else None
         return sampled_law_remedy(self._f_ref() / self.s_ref, self.d, step_size, inertia)

@@ -3,8 +3,7 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ...fmi.variables import inp, out, parameter
-from ...mechanics.coupler import Coupler, reduced_mass
-from ..translational import TranslationalSlave, integrates_output, sampled_law_remedy
+from ..translational import CoupledContact, integrates_output, sampled_law_remedy
 from . import law, prediction
 
 # the documented connector type of ctr1 and ctr2: "Mechanical Connector (linear) connectable to
@@ -33,7 +32,7 @@ def connector(name):
     ]
 
 
-class EndStop(TranslationalSlave):
+class EndStop(CoupledContact):
     description = (
         "Linear mechanical end stop, rigid or elastic, with friction in the backlash (SimulationX "
         "Mechanics.Translation.EndStop): motion in, forces out, exact impacts and stick-slip when given the "
@@ -258,31 +257,33 @@ class EndStop(TranslationalSlave):
             **adv,
         )
 
-    def initialize(self, t0):
-        mu = reduced_mass(self.m1, self.m2)
-        # the stop and friction states (law.FREE, 0) outlive the shadow; a contact starts by the
-        # stop state alone
-        self._coupler = (
-            Coupler(mu, self.default_experiment.step_size, state=(law.FREE, 0), starts_late=False)
-            if mu
-            else None
-        )
-        # the stop state of the sampled law (no inertia given)
-        self._stop = self._pending_stop = law.FREE
+    INERTIAS = ("m1", "m2")
 
-    def compute_outputs(self):
-        self.interface_integrates = bool(reduced_mass(self.m1, self.m2))
+    def coupler_options(self):
+        # the stop and friction states outlive the shadow; a contact starts by the stop state alone
+        return {"state": (law.FREE, 0), "starts_late": False}
+
+    def initialize(self, t0):
+        super().initialize(t0)
+        # the stop state of the sampled law (no inertia given), updated by the outputs'
+        # computation: doStep brings the outputs up to date before the step in both cases
+        self._stop = self._pending_stop = law.FREE
+        self._step_uses_outputs = True
+
+    def relative_motion(self):
+        return self.ctr1_x - self.ctr2_x, self.ctr1_v - self.ctr2_v, self.ctr1_a - self.ctr2_a
+
+    def sampled_outputs(self, dx, dv, da):
+        """No inertia given (elastic only): the law at the inputs, states updated at the points."""
         p = self.parameters()
-        self.dx = self.ctr1_x - self.ctr2_x
-        self.dv = self.ctr1_v - self.ctr2_v
+        self.dx, self.dv = dx, dv
+        self.impulse = 0.0
+        self._pending_stop = law.elastic_transition(self._stop, dx, dv, p)
+        self._results(p, (self._pending_stop, 0), dx, dv, 0.0)
+        self._publish(self.Fi, law.force_rate(self._pending_stop, dx, dv, da, p))
+
+    def coupled_outputs(self, held, x, w):
         coupler = self._coupler
-        if coupler is None:
-            self._sampled(p)
-            return
-        mu = coupler.mu
-        # the bodies' motion now: the inputs, or one step old in a Jacobi master (coupler.Coupler)
-        x, w = coupler.motion(self.dx, self.dv, self._fresh)
-        force = coupler.force(x, w, self._predict, lambda h: prediction.stiff(mu, h, p))
         self.impulse = coupler.moved[3].impulse if coupler.moved is not None else 0.0
         if coupler.pending is not None:
             x, w = coupler.pending[0], coupler.pending[1]
@@ -291,12 +292,26 @@ class EndStop(TranslationalSlave):
         # dv, which lag it by up to the steps an impact is spread over, the friction of a motion that
         # already rebounded or stuck appeared to drive the bodies: Pl < 0)
         self.dx, self.dv = x, w
-        self._results(p, coupler.pending_state, x, w, mu * coupler.g_now)
-        self._publish(force, 0.0)
+        self._results(self.parameters(), coupler.pending_state, x, w, coupler.mu * coupler.g_now)
+        self._publish(held, 0.0)
 
-    def _predict(self, x, w, g, state, times):
+    def stiff(self, h):
+        return prediction.stiff(self._coupler.mu, h, self.parameters())
+
+    def predict(self, x, w, g, state, times):
         """The law's motion of (dx, dv) for the coupler."""
         return prediction.motion(x, w, g, state, times, self._coupler.mu, self.parameters())
+
+    def count_events(self, x, w, g, state, t):
+        """The documented state changes and impacts from (dx, dv) = (x, w) up to t."""
+        p = self.parameters()
+        return prediction.predict(x, w, state[0], state[1], self._coupler.mu, g, (t,), p).events
+
+    def region(self, dx, dv):
+        return law.elastic_transition(self._pending_stop, dx, dv, self.parameters())
+
+    def after_step(self):
+        self._stop = self._pending_stop
 
     def _results(self, p, state, x, w, need):
         """Documented results for the element's motion (x, w) in state (stop, sf); need = mu*g."""
@@ -306,47 +321,11 @@ class EndStop(TranslationalSlave):
         # documented Pl = Ff*dv, with the motion the outputs describe (dv = w)
         self.Pl = self.Ff * w
 
-    def _sampled(self, p):
-        """No inertia given (elastic only): the law at the inputs, states updated at the points."""
-        self.impulse = 0.0
-        self._pending_stop = law.elastic_transition(self._stop, self.dx, self.dv, p)
-        self._results(p, (self._pending_stop, 0), self.dx, self.dv, 0.0)
-        rate = law.force_rate(self._pending_stop, self.dx, self.dv, self.ctr1_a - self.ctr2_a, p)
-        self._publish(self.Fi, rate)
-
     def _publish(self, force, rate):
         self.ctr1_F, self.ctr2_F = force, -force
         self.der_ctr1_F, self.der_ctr2_F = rate, -rate
 
-    def step(self, t, h):
-        coupler = self._coupler
-        event = None
-        if coupler is not None:
-            x, w = coupler.motion(self.ctr1_x - self.ctr2_x, self.ctr1_v - self.ctr2_v, self._fresh)
-            if self.report_events:
-                event = self.coupled_event(coupler, t, h, self._events)
-            self.commit_coupled(coupler, t, h, event, x, w)
-        elif self.report_events:
-            p, stop = self.parameters(), self._pending_stop
-            event = self.extrapolated_event(
-                lambda x, w: law.elastic_transition(stop, x, w, p),
-                self.ctr1_x - self.ctr2_x,
-                self.ctr1_v - self.ctr2_v,
-                self.ctr1_a - self.ctr2_a,
-                t,
-                h,
-            )
-        self._stop = self._pending_stop
-        return event
-
-    def _events(self, x, w, g, state, t):
-        """The documented state changes and impacts from (dx, dv) = (x, w) up to t."""
-        p = self.parameters()
-        return prediction.predict(x, w, state[0], state[1], self._coupler.mu, g, (t,), p).events
-
-    def remedy(self, step_size):
-        if self._coupler is not None:
-            return ""
+    def sampled_remedy(self, step_size):
         return sampled_law_remedy(
             max(self.k1, self.k2),
             max(self.b1, self.b2),

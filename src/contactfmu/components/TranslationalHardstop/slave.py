@@ -3,11 +3,11 @@
 from pythonfmu.default_experiment import DefaultExperiment
 
 from ...fmi.variables import out, parameter
-from ...mechanics.coupler import Coupler, reduced_mass, stiffness_number
+from ...mechanics.coupler import stiffness_number
 from ..translational import (
     MSL_FLANGE_A,
     MSL_FLANGE_B,
-    TranslationalSlave,
+    CoupledContact,
     integrates_output,
     interface_outputs,
     motion_in_flange,
@@ -20,7 +20,7 @@ POSITIONS = ("flange_a.s", "flange_b.s")
 VELOCITIES = ("flange_a.v", "flange_b.v")
 
 
-class TranslationalHardstop(TranslationalSlave):
+class TranslationalHardstop(CoupledContact):
     description = (
         "Double-sided translational hard stop (MapleSim Translational Hardstop): motion in, stop force out, "
         "exact stiff impacts at any step when given the masses m_a/m_b. Equations, co-simulation notes and "
@@ -116,65 +116,45 @@ class TranslationalHardstop(TranslationalSlave):
         super().__init__(**kwargs)
         self.initialize(0.0)
 
-    def initialize(self, t0):
-        mu = reduced_mass(self.m_a, self.m_b)  # None: no inertia given, plain law
-        self._coupler = Coupler(mu, self.default_experiment.step_size) if mu else None
-        # without the coupler step() reads the inputs alone: doStep computes no outputs before it
-        # (the coupler is advanced by the outputs' computation; Slave.STEP_USES_OUTPUTS)
-        self._step_uses_outputs = self._coupler is not None
-
-    def compute_outputs(self):
-        self.interface_integrates = bool(reduced_mass(self.m_a, self.m_b))
-        self.s_rel = self.flange_b_s - self.flange_a_s
-        self.v_rel = self.flange_b_v - self.flange_a_v
-        f_law, self.contact = law.force(self.s_rel, self.v_rel, self.b, self.c, self.d)
-        if self._coupler is None:
-            rate = law.force_rate(
-                self.s_rel, self.v_rel, self.flange_b_a - self.flange_a_a, self.b, self.c, self.d
-            )
-            self.interface_c, self.interface_d = law.interface(self.s_rel, self.b, self.c, self.d)
-            self._publish(f_law, rate)
-            return
-        coupler = self._coupler
-        mu = coupler.mu
-        x, w = coupler.motion(self.s_rel, self.v_rel, self._fresh)
-        force = coupler.force(
-            x, w, self._predict, lambda h: stiffness_number(mu, h, self.c, self.d) > 1.0
+    def relative_motion(self):
+        return (
+            self.flange_b_s - self.flange_a_s,
+            self.flange_b_v - self.flange_a_v,
+            self.flange_b_a - self.flange_a_a,
         )
+
+    def _law_at_inputs(self, s_rel, v_rel):
+        """The law's outputs at the inputs; its force."""
+        self.s_rel, self.v_rel = s_rel, v_rel
+        f, self.contact = law.force(s_rel, v_rel, self.b, self.c, self.d)
+        return f
+
+    def sampled_outputs(self, s_rel, v_rel, a_rel):
+        f = self._law_at_inputs(s_rel, v_rel)
+        rate = law.force_rate(s_rel, v_rel, a_rel, self.b, self.c, self.d)
+        self.interface_c, self.interface_d = law.interface(s_rel, self.b, self.c, self.d)
+        self._publish(f, rate)
+
+    def coupled_outputs(self, held, x, w):
+        self._law_at_inputs(*self.relative_motion()[:2])
         self.interface_c = self.interface_d = 0.0  # the held force is the element's own
-        self._publish(force, 0.0)
+        self._publish(held, 0.0)
 
     def _publish(self, force, rate):
         self.publish_force(force, rate)
         self.F, self.der_F = self.f, self.der_f
 
-    def _predict(self, x, w, g, _, times):
+    def stiff(self, h):
+        return stiffness_number(self._coupler.mu, h, self.c, self.d) > 1.0
+
+    def predict(self, x, w, g, _, times):
         """The law's motion of s_rel for the coupler."""
         return law.predict(x, w, self._coupler.mu, g, times, self.b, self.c, self.d)
 
-    def step(self, t, h):
-        coupler = self._coupler
-        if coupler is None:
-            if not self.report_events:
-                return None
-            return self.extrapolated_event(
-                lambda x, w: law.force(x, w, self.b, self.c, self.d)[1],
-                self.flange_b_s - self.flange_a_s,
-                self.flange_b_v - self.flange_a_v,
-                self.flange_b_a - self.flange_a_a,
-                t,
-                h,
-            )
-        x, w = coupler.motion(
-            self.flange_b_s - self.flange_a_s, self.flange_b_v - self.flange_a_v, self._fresh
-        )
-        event = self.coupled_event(coupler, t, h) if self.report_events else None
-        self.commit_coupled(coupler, t, h, event, x, w)
-        return event
+    def region(self, s_rel, v_rel):
+        return law.force(s_rel, v_rel, self.b, self.c, self.d)[1]  # the contact indicator
 
-    def remedy(self, step_size):
-        if self._coupler is not None:
-            return ""
+    def sampled_remedy(self, step_size):
         return sampled_law_remedy(
             self.c, self.d, step_size, ("m_a/m_b", "the masses at the flanges")
         )
