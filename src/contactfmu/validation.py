@@ -7,14 +7,13 @@ import zipfile
 
 from . import components
 from .fmi import terminals
+from .fmi.shim import PLATFORM, PLATFORM3
 
 
 def problems(path):
     """Problems of an FMU: fmpy's validate_fmu plus the project's own checks."""
     from fmpy import read_model_description
     from fmpy.validation import validate_fmu
-
-    from .build import PLATFORM
 
     found = list(validate_fmu(str(path)))
     if found:
@@ -49,8 +48,6 @@ def problems3(path):
     terminalsAndIcons.xml."""
     from fmpy import read_model_description
     from fmpy.validation import validate_fmu
-
-    from .build import PLATFORM3
 
     found = list(validate_fmu(str(path)))
     if found:

@@ -5,7 +5,6 @@ whose steps do not end on them); :class:`ProgressBar` and :class:`ProgressFuncti
 progress."""
 
 import sys
-import time
 from collections import defaultdict
 
 import numpy as np
@@ -208,25 +207,27 @@ class ProgressFunction(Observer):
 
 
 class ProgressBar(Observer):
-    """A text progress bar on stderr, shown once a run has taken more than 2 s."""
+    """A progress bar over the simulated time on stderr (tqdm), shown once a run has taken more
+    than DELAY seconds: the fraction done, the time simulated, and the estimated time to the end."""
+
+    DELAY = 2.0
+    FORMAT = "  {percentage:5.1f}%|{bar:30}| {n:.4g} of {total:.4g} s simulated  ETA {remaining}"
 
     def __init__(self, t0, t1):
-        self.t0, self.t1 = t0, t1
-        self.start = time.monotonic()
-        self.last = 0.0
-        self.shown = False
+        from tqdm import tqdm
+
+        self.t0 = t0
+        self.bar = tqdm(
+            total=t1 - t0,
+            delay=self.DELAY,
+            mininterval=0.5,
+            file=sys.stderr,
+            bar_format=self.FORMAT,
+            leave=True,
+        )
 
     def step_complete(self, t, record):
-        now = time.monotonic()
-        if now - self.start < 2.0 or now - self.last < 0.5:
-            return
-        self.last, self.shown = now, True
-        frac = (t - self.t0) / (self.t1 - self.t0)
-        eta = (now - self.start) * (1 - frac) / max(frac, 1e-9)
-        bar = "#" * int(30 * frac)
-        sys.stderr.write(f"\r  [{bar:<30}] {100 * frac:5.1f}%  t = {t:.4g} s  ETA {eta:5.1f} s")
-        sys.stderr.flush()
+        self.bar.update(t - self.t0 - self.bar.n)
 
     def finished(self):
-        if self.shown:
-            sys.stderr.write("\n")
+        self.bar.close()

@@ -21,6 +21,10 @@ EARLY_RETURN_ALLOWED, EVENT_MODE_USED, RETURNED_EARLY, EVENT_IN_STEP = range(4)
 # setter with fmi2Error / fmi3Error, and use them themselves.
 FIRST_PRIVATE_VR = min(DERIVATIVE_VR, CONTROL_VR)
 
+# the folder of the binaries (the shim and pythonfmu's library) inside an FMU, per standard
+PLATFORM = "linux64"  # FMI 2.0
+PLATFORM3 = "x86_64-linux"  # FMI 3.0
+
 # the -D definitions the shims are compiled with (they refuse to compile without them)
 DEFINES = {
     "CONTACTFMU_DERIVATIVE_VR": f"{DERIVATIVE_VR}u",

@@ -88,7 +88,7 @@ def test_settle_rigid_and_stick_slip_states():
     """Rigid preloaded element: both sides (3); rigid at a stop with stick-slip friction: dv = 0, so the
     friction is stuck (sf 0); otherwise sf follows the sign of dv, and at dv = 0 sticks while the force
     friction must hold, mu*g - Fstop, is within Fst (equality included), else slides along it."""
-    S = endstop._settle
+    S = endstop.settle
     rigid_pre = endstop.Parameters(mode=endstop.RIGID, l1=-0.02, l2=0.01)
     assert S(FREE, 0, 0.0, 0.0, 2.0, 1.0, rigid_pre) == (BOTH, 0)
     ss = dict(friction=True, kindF=endstop.STICK_SLIP, Fst=10.0, Fsl=8.0)

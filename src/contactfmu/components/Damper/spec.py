@@ -1,7 +1,7 @@
 """Damper: what its documentation specifies and how the project checks it (master side, not
 bundled into the FMU)."""
 
-from ...crosscheck import sine_flange
+from ..experiment_inputs import sine_flange
 
 # the parameters of the documentation, each an FMU parameter of the same name (contactfmu validate)
 DOCUMENTED_PARAMETERS = ("d",)

@@ -213,7 +213,7 @@ def holding_force(p):
     return max(p.Fst, p.Fsl)
 
 
-def _settle(stop, sf, x, w, mu, g, p):
+def settle(stop, sf, x, w, mu, g, p):
     """Instantaneous transitions at the present state (no time passes)."""
     if p.mode == RIGID:
         if p.preloaded:

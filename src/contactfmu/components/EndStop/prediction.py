@@ -12,7 +12,7 @@ guards alpha*dx + beta*dv - level changes sign (motion.earliest_crossing): a sto
 (dx = l1, dx = -l2), an elastic stop's force Fstop = k1*(dx - l1) + b1*dv reaching 0 (release),
 the stop point passed or dv turning into the stop again (detaching), dv = 0 (sticking), a friction
 band's end. The event then applies the documented transition (rigid impact dv' = -ci*dv, permanent
-contact if |dv'| <= eps_dv; law._settle for the instantaneous ones). After a rigid impact the
+contact if |dv'| <= eps_dv; law.settle for the instantaneous ones). After a rigid impact the
 bounces on one stop or the rattle between both are summed in closed form (bounces.py, friction.py).
 """
 
@@ -32,9 +32,9 @@ from .law import (
     STOP1,
     STOP2,
     Prediction,
-    _settle,
     absent,
     holding_force,
+    settle,
     stop_force,
     transmits,
 )
@@ -86,7 +86,7 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
     # million motion evaluations in 2 s of CPU before its EventStorm)
     continuous = p.friction and p.kindF == CONTINUOUS and not _negligible_friction(mu, g, p)
     bands = friction_bands(p) if continuous else None
-    stop, sf = _settle(stop, sf, x, w, mu, g, p)
+    stop, sf = settle(stop, sf, x, w, mu, g, p)
     start = budget_start()
     for _ in range(MAX_SEGMENTS):
         bound_work(start, f"EndStop prediction over {times[-1]} s")
@@ -138,7 +138,7 @@ def predict(dx, dv, stop, sf, mu, g, times, p):
                 pred.events += impacts
                 if permanent:
                     stop, w = side, 0.0
-        settled = _settle(stop, sf, x, w, mu, g, p)
+        settled = settle(stop, sf, x, w, mu, g, p)
         pred.events += settled != (stop, sf)  # a breakaway
         stop, sf = settled
     raise EventStorm(
@@ -266,7 +266,7 @@ def _event(event, stop, sf, x, w, mu, p, pred, t):
         return FREE, sf, x, w
     if event == "again":
         return (STOP1 if stop == DETACH1 else STOP2), sf, x, w
-    return stop, sf, x, w  # "region" of a preloaded element: _settle recomputes the engaged sides
+    return stop, sf, x, w  # "region" of a preloaded element: settle recomputes the engaged sides
 
 
 def motion(x, w, g, state, times, mu, p):

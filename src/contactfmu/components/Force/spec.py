@@ -3,7 +3,7 @@ bundled into the FMU)."""
 
 import math
 
-from ...crosscheck import TWO_PI, sine_flange
+from ..experiment_inputs import TWO_PI, sine_flange
 
 # the parameters of the documentation, each an FMU parameter of the same name (contactfmu validate)
 DOCUMENTED_PARAMETERS = ()
