@@ -16,15 +16,15 @@
   check (rattle envelopes) are covered by faster tests of the same functions; drop an entry to
   run it anyway.
 * Runs only the module's own unit tests against the mutants named in UNIT_TESTS (a study's
-  metrics: tests/test_study_metrics.py, not the studies of tests/test_study.py that also call them;
+  metrics: tests/study/test_study_metrics.py, not the studies of tests/study/test_study.py that also call them;
   the adaptive master's tuning, defaults and error estimate: tests/cosim/test_adaptive_control.py,
   not every adaptive run of the FMU tests; Result and its CSV, the driven inputs, a study's runs and
-  its table: tests/cosim/test_results.py, test_manipulators.py, tests/test_study_runs.py,
+  its table: tests/cosim/test_results.py, test_manipulators.py, tests/study/test_study_runs.py,
   test_study_table.py, not every run or study that records, drives or writes them; likewise the
   observers, the system, the fixed-step algorithms, a study's plot, the execution of one run and
   the cluster: tests/cosim/test_observers.py, test_system.py, test_algorithms.py,
-  tests/test_study_plot.py, test_study_execute.py, test_study_cluster.py; the Study class of
-  study/__init__.py: tests/test_study_core.py).
+  tests/study/test_study_plot.py, test_study_execute.py, test_study_cluster.py; the Study class of
+  study/__init__.py: tests/study/test_study_core.py).
 * Drops the variable table every slave class caches (fmi.slave.Slave.variable_table: the table,
   the value reference maps, the getters' and setters' plans) before each test: mutmut runs a
   mutant's tests in a process forked from its own, which has run the selection once already, so
@@ -84,8 +84,8 @@ PREBUILT = os.environ.get("CONTACTFMU_MUTATION_FMUS")
 # examples/), which mutmut's copy (mutants/) does not hold; they check those, not the mutated code
 REPOSITORY = (
     "tests/cosim/test_system.py::test_readme_master_snippet_runs_and_writes_into_an_ignored_folder",
-    "tests/test_study.py::test_docs_study_snippet_runs_and_writes_into_an_ignored_folder",
-    "tests/test_study.py::test_command_line_study_writes_table_and_heat_map",  # examples/
+    "tests/study/test_study.py::test_docs_study_snippet_runs_and_writes_into_an_ignored_folder",
+    "tests/study/test_study.py::test_command_line_study_writes_table_and_heat_map",  # examples/
 )
 
 
@@ -124,34 +124,34 @@ def pytest_configure(config):
 
 # mutants (by name prefix) checked by their module's own fast unit tests only: mutmut would also
 # run every test that calls the mutated function, for a study's metric the serial and cluster
-# studies of tests/test_study.py (about a minute per mutant); the unit tests check each metric
+# studies of tests/study/test_study.py (about a minute per mutant); the unit tests check each metric
 # against hand-computed values
 # the adaptive master's tuning, its defaults and its error estimate are formulas of its documentation,
 # checked by hand-computed values in tests/cosim/test_adaptive_control.py; every adaptive run of the
 # FMU tests also calls them (several seconds to a minute per mutant)
 ADAPTIVE = "contactfmu.cosim.algorithms.adaptive.x\u01c1"
 UNIT_TESTS = {
-    "contactfmu.study.metrics.": ("tests/test_study_metrics.py",),
+    "contactfmu.study.metrics.": ("tests/study/test_study_metrics.py",),
     # Result and its CSV: every run of the FMU tests records one (and many write and read CSV files)
     "contactfmu.cosim.results.": ("tests/cosim/test_results.py",),
     # the driven inputs: every run with inputs=... (tests/cosim/test_execution.py) also calls them
     "contactfmu.cosim.manipulators.": ("tests/cosim/test_manipulators.py",),
-    # the runs and the table of a study: every study of tests/test_study.py also makes and writes them
-    "contactfmu.study.runs.": ("tests/test_study_runs.py",),
-    "contactfmu.study.table.": ("tests/test_study_table.py",),
-    # the plot, one run's execution and the cluster: every study of tests/test_study.py plots,
+    # the runs and the table of a study: every study of tests/study/test_study.py also makes and writes them
+    "contactfmu.study.runs.": ("tests/study/test_study_runs.py",),
+    "contactfmu.study.table.": ("tests/study/test_study_table.py",),
+    # the plot, one run's execution and the cluster: every study of tests/study/test_study.py plots,
     # executes its runs and (the cluster tests) starts a LocalCluster; their unit tests check them
     # with stand-ins (a figure inspected before it is written, a stand-in System, a stand-in client)
-    "contactfmu.study.plot.": ("tests/test_study_plot.py",),
-    "contactfmu.study.execute.": ("tests/test_study_execute.py",),
-    "contactfmu.study.cluster.": ("tests/test_study_cluster.py",),
+    "contactfmu.study.plot.": ("tests/study/test_study_plot.py",),
+    "contactfmu.study.execute.": ("tests/study/test_study_execute.py",),
+    "contactfmu.study.cluster.": ("tests/study/test_study_cluster.py",),
     # the Study class and the rest of study/__init__.py (mutmut names its mutants
     # contactfmu.study.x_<function>__mutmut_N and contactfmu.study.x\u01c1<Class>\u01c1<method>__mutmut_N,
-    # which no submodule's name starts with): every study of tests/test_study.py makes a Study and
-    # runs it; tests/test_study_core.py drives it with a stand-in System, FMU files of a few bytes,
+    # which no submodule's name starts with): every study of tests/study/test_study.py makes a Study and
+    # runs it; tests/study/test_study_core.py drives it with a stand-in System, FMU files of a few bytes,
     # a stand-in run_all and a stand-in clock
-    "contactfmu.study.x_": ("tests/test_study_core.py",),
-    "contactfmu.study.x\u01c1": ("tests/test_study_core.py",),
+    "contactfmu.study.x_": ("tests/study/test_study_core.py",),
+    "contactfmu.study.x\u01c1": ("tests/study/test_study_core.py",),
     # the observers: every run records its outputs and reports its progress through them
     "contactfmu.cosim.observers.": ("tests/cosim/test_observers.py",),
     # the fixed-step algorithms, the FMUs' step calls and the choice of the algorithm: every run

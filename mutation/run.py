@@ -76,14 +76,14 @@ COSIM_TESTS = [  # the master's tests by unit, the tube comparison, the masters'
 # (and the runs', the table's, the plot's, a run's execution's, the cluster's and the Study class's
 # unit tests alone against theirs)
 STUDY_TESTS = [
-    "tests/test_study_metrics.py",
-    "tests/test_study_runs.py",
-    "tests/test_study_table.py",
-    "tests/test_study_plot.py",
-    "tests/test_study_execute.py",
-    "tests/test_study_cluster.py",
-    "tests/test_study_core.py",
-    "tests/test_study.py",
+    "tests/study/test_study_metrics.py",
+    "tests/study/test_study_runs.py",
+    "tests/study/test_study_table.py",
+    "tests/study/test_study_plot.py",
+    "tests/study/test_study_execute.py",
+    "tests/study/test_study_cluster.py",
+    "tests/study/test_study_core.py",
+    "tests/study/test_study.py",
 ]
 # the FMI base class and its state codec, driven in-process (the codec also directly; the base
 # class by probe slaves: tests/fmi/test_slave_base.py, its getters' and setters' batches:

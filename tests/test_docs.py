@@ -2,7 +2,7 @@
 Markdown link points to a file of the repository and every #anchor to a heading of the page it
 names (anchors as GitHub makes them); the README stays short; every manual page starts with its
 title and a paragraph saying what it covers. (docs/fmus.md being current: tests/test_examples.py;
-the snippets: tests/cosim/test_system.py, tests/test_study.py; the Set-up commands:
+the snippets: tests/cosim/test_system.py, tests/study/test_study.py; the Set-up commands:
 tests/fmi/test_self_contained.py.)"""
 
 import re

@@ -2,22 +2,22 @@
 communication steps with rollback through FMU states, stiff interfaces coupled implicitly, discrete
 changes located. Plain laws only (no attached-inertia parameters): the master alone makes them right.
 
-Expected values are analytic (test_any_master's Kelvin-Voigt restitution, the closed form of the
-ElastoGap law in test_documented_elastogap) or conservation laws; tolerances about 10x the measured
+Expected values are analytic (the Kelvin-Voigt restitution and the closed form of the ElastoGap
+law, tests/impacts.py) or conservation laws; tolerances about 10x the measured
 error, which is noted per test."""
 
 import math
 
 import numpy as np
 import pytest
-from test_any_master import ELASTOGAP, KELVIN_VOIGT, impact_system
+from impacts import ELASTOGAP, KELVIN_VOIGT, impact_system
 
 from contactfmu.cosim import CosimError, System
 from contactfmu.cosim.algorithms.adaptive import Adaptive, AdaptiveAlgorithm
 
 
 def impact(fmu_dir, element, params, s0, stop=0.05, **kw):
-    """test_any_master's impact system in the adaptive master (no step)."""
+    """The impact system (tests/impacts.py) in the adaptive master (no step)."""
     return impact_system(fmu_dir, element, params, s0).simulate(
         stop, outputs=["mass.s", "mass.v", "el.contact"], **kw
     )
@@ -27,7 +27,7 @@ def test_split_impact_on_the_plain_elastogap_law_is_within_one_percent_by_defaul
     """The contact starts inside what a fixed step would be (1.234567 mm before it). Measured at the
     default tolerance: 0.908847 (-1.8e-4); never faster than the impact."""
     r = impact(fmu_dir, "ElastoGap", dict(c=1e5, d=20.0), 1.234567e-3)
-    assert r["mass.v"][-1] == pytest.approx(ELASTOGAP, rel=0.01)  # the issue's bar
+    assert r["mass.v"][-1] == pytest.approx(ELASTOGAP, rel=0.01)  # the bar of the documentation
     assert r["mass.v"][-1] == pytest.approx(ELASTOGAP, rel=2e-3)  # measured 1.8e-4
     assert np.abs(r["mass.v"]).max() <= 1.0 + 1e-12
 
@@ -59,7 +59,7 @@ def test_hardstop_defaults_stop_the_body_without_attached_masses(fmu_dir):
     penetration 1.0e-10 m (the law's own), speed after the impact below 1.6e-5 m/s, never faster
     than the impact."""
     r = impact(fmu_dir, "TranslationalHardstop", dict(b=2.0), -0.9995, stop=0.3)
-    assert -1.0 - r["mass.s"].min() < 1e-4  # the issue's bar
+    assert -1.0 - r["mass.s"].min() < 1e-4  # the bar of the documentation
     assert -1.0 - r["mass.s"].min() < 1e-9
     assert np.abs(r["mass.v"]).max() <= 1.0 + 1e-12
     late = r["mass.v"][r.time > 0.05]

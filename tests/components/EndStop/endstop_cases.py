@@ -4,11 +4,12 @@ references written out from the documentation."""
 import math
 
 from contactfmu.components.EndStop import law as endstop
+from contactfmu.cosim import System
 
 G = 9.81
 
 
-def _pressed(ci, eps_dv, **kw):
+def pressed(ci, eps_dv, **kw):
     return endstop.Parameters(
         mode=endstop.RIGID, ci=ci, friction=True, kindF=endstop.CONTINUOUS, eps_dv=eps_dv, **kw
     )
@@ -127,3 +128,43 @@ def rigid_stops(**kw):
     )
     base.update(kw)
     return endstop.Parameters(**base)
+
+
+def system(fmu_dir, push=0.0, m=1.0, s0=0.0, v0=0.0, amplitude=0.0, f=1.0, **params):
+    """Mass (ctr1) -- EndStop -- fixed ground (ctr2), the mass pushed by push + amplitude*sin(2 pi f t)
+    (the Sine FMU passes its derivative: the force varies linearly within a step)."""
+    s = System()
+    s.add("ground", fmu_dir / "Fixed.fmu")
+    s.add("endstop", fmu_dir / "EndStop.fmu", **params)
+    s.add("mass", fmu_dir / "Mass.fmu", m=m, s_start=s0, v_start=v0)
+    s.add("g", fmu_dir / "Sine.fmu", amplitude=amplitude, offset=push, f=f)
+    s.add("force", fmu_dir / "Force.fmu")
+    s.connect("mass.flange_b", "endstop.ctr1")
+    s.connect("ground.flange", "endstop.ctr2")
+    s.connect("g.y", "force.f")
+    s.connect("force.flange", "mass.flange_a")
+    return s
+
+
+OUT = [
+    "mass.s",
+    "mass.v",
+    "endstop.Fi",
+    "endstop.stop",
+    "endstop.impulse",
+    "endstop.sf",
+    "endstop.Ff",
+    "endstop.Fs",
+    "endstop.Fd",
+    "endstop.dx",
+    "endstop.dv",
+    "endstop.ctr1.F",
+]
+
+
+def sequence(values):
+    out = [int(values[0])]
+    for x in values[1:]:
+        if int(x) != out[-1]:
+            out.append(int(x))
+    return out

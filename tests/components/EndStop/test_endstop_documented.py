@@ -14,11 +14,11 @@ import math
 
 import numpy as np
 import pytest
+from endstop_cases import sequence, system
 from fmpy.fmi1 import FMICallException
 from fmu_helpers import Slave
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
-from test_endstop_fmu import sequence, system
 
 from contactfmu.cosim import System
 

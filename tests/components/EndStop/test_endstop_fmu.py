@@ -5,54 +5,13 @@ import math
 
 import numpy as np
 import pytest
-from endstop_cases import G, _pressed
+from endstop_cases import OUT, G, pressed, sequence, system
 from fmpy.fmi1 import FMICallException
 from fmu_helpers import Slave
 from fmu_subprocess import run_example
 from fmu_subprocess import run_in_subprocess as run
 
 from contactfmu.components.EndStop import friction as endstop_friction
-from contactfmu.cosim import System
-
-
-def system(fmu_dir, push=0.0, m=1.0, s0=0.0, v0=0.0, amplitude=0.0, f=1.0, **params):
-    """Mass (ctr1) -- EndStop -- fixed ground (ctr2), the mass pushed by push + amplitude*sin(2 pi f t)
-    (the Sine FMU passes its derivative: the force varies linearly within a step)."""
-    s = System()
-    s.add("ground", fmu_dir / "Fixed.fmu")
-    s.add("endstop", fmu_dir / "EndStop.fmu", **params)
-    s.add("mass", fmu_dir / "Mass.fmu", m=m, s_start=s0, v_start=v0)
-    s.add("g", fmu_dir / "Sine.fmu", amplitude=amplitude, offset=push, f=f)
-    s.add("force", fmu_dir / "Force.fmu")
-    s.connect("mass.flange_b", "endstop.ctr1")
-    s.connect("ground.flange", "endstop.ctr2")
-    s.connect("g.y", "force.f")
-    s.connect("force.flange", "mass.flange_a")
-    return s
-
-
-OUT = [
-    "mass.s",
-    "mass.v",
-    "endstop.Fi",
-    "endstop.stop",
-    "endstop.impulse",
-    "endstop.sf",
-    "endstop.Ff",
-    "endstop.Fs",
-    "endstop.Fd",
-    "endstop.dx",
-    "endstop.dv",
-    "endstop.ctr1.F",
-]
-
-
-def sequence(values):
-    out = [int(values[0])]
-    for x in values[1:]:
-        if int(x) != out[-1]:
-            out.append(int(x))
-    return out
 
 
 def drop(fmu_dir, step, ci, H=0.1, T=1.2, **params):
@@ -328,7 +287,7 @@ def test_power_loss_is_ff_times_dv_with_the_attached_mass(fmu_dir, kindF):
 
 # stick-slip friction with m2 = 2 kg whose inputs put the bodies 0.0145 m beyond
 # rigid stop 1 (dx = 0.0306518 > l1 = 0.01614) moving into it (dv = 0.24285 m/s)
-ISSUE_28_4 = dict(
+STICK_SLIP_BEYOND_STOP = dict(
     l1=0.01614,
     l2=0.009852,
     k1=71537.0,
@@ -347,7 +306,7 @@ ISSUE_28_4 = dict(
     m1=0.0,
     m2=2.0,
 )
-ISSUE_28_4_INPUTS = dict(
+STICK_SLIP_BEYOND_STOP_INPUTS = dict(
     ctr1__x=0.021611,
     ctr1__v=-0.25428,
     ctr1__a=-38.197,
@@ -370,7 +329,7 @@ def assert_dissipative_friction(o):
     assert o["Pl"] >= 0.0, o
     if o["sf"]:
         assert o["sf"] == (1 if o["dv"] > 0.0 else -1), o
-        assert o["Ff"] == o["sf"] * ISSUE_28_4["Fsl"], o
+        assert o["Ff"] == o["sf"] * STICK_SLIP_BEYOND_STOP["Fsl"], o
     else:
         assert o["dv"] == 0.0, o
 
@@ -383,28 +342,30 @@ def test_endstop_stick_slip_friction_with_m2_never_generates_energy(fmu_dir, kin
     that Ff with the inputs' dv = +0.24285 m/s: Pl = -1.23 W after the first doStep, the friction
     driving the sliding. The outputs are now all of the element's own motion (dx at stop 1, the
     rebound dv): Pl = Ff*dv = 0.153 W (kind 3), 1.217 W (kind 2), Ff opposing dv at every step."""
-    s = Slave(fmu_dir / "EndStop.fmu").init(**{**ISSUE_28_4, "kind": kind})
+    s = Slave(fmu_dir / "EndStop.fmu").init(**{**STICK_SLIP_BEYOND_STOP, "kind": kind})
     try:
-        s.set(**ISSUE_28_4_INPUTS)
+        s.set(**STICK_SLIP_BEYOND_STOP_INPUTS)
         for k in range(steps):
             s.fmu.doStep(k * 1e-3, 1e-3)
             o = friction_outputs(s)
             assert_dissipative_friction(o)
             assert o["sf"] == -1 and o["dv"] < 0.0 and o["stop"] == 0
-            assert o["dx"] <= ISSUE_28_4["l1"]  # the element's motion is not beyond its stop
+            assert (
+                o["dx"] <= STICK_SLIP_BEYOND_STOP["l1"]
+            )  # the element's motion is not beyond its stop
         assert s.get("impulse") == 0.0 or steps == 1
     finally:
         s.close()
 
 
-def test_endstop_issue_28_4_first_step_numbers(fmu_dir):
-    """The first doStep of the issue's case (kind 3): the element's motion after the impact at t = 0+
+def test_endstop_stick_slip_beyond_the_stop_first_step_numbers(fmu_dir):
+    """The first doStep of that case (kind 3): the element's motion after the impact at t = 0+
     (dv' = -ci*0.24285 m/s) slides off stop 1 against Fsl and g for 1 ms: dv = -0.0303013 m/s (the
     bodies' held relative acceleration and the friction decelerate it), Ff = -Fsl,
     Pl = Fsl*0.0303013 = 0.153446 W (it was -1.2298 W: Ff*(+0.24285))."""
-    s = Slave(fmu_dir / "EndStop.fmu").init(**ISSUE_28_4)
+    s = Slave(fmu_dir / "EndStop.fmu").init(**STICK_SLIP_BEYOND_STOP)
     try:
-        s.set(**ISSUE_28_4_INPUTS)
+        s.set(**STICK_SLIP_BEYOND_STOP_INPUTS)
         s.fmu.doStep(0.0, 1e-3)
         o = friction_outputs(s)
     finally:
@@ -449,7 +410,7 @@ def test_friction_flight_is_the_ode_of_the_interpolated_law(s):
     F = np.interp over the interpolant's nodes (measured agreement 6e-12 to 1e-9, the integrator's)."""
     from scipy.integrate import solve_ivp
 
-    p = _pressed(0.8, 1e-4)
+    p = pressed(0.8, 1e-4)
     mu, G = 1.0, 100.0
     nodes, values = (np.array(a) for a in endstop_friction.friction_bands(p))
     table = endstop_friction._flight_table(endstop_friction.friction_bands(p), mu, G)

@@ -13,13 +13,13 @@ from endstop_cases import (
     FREE,
     STOP1,
     STOP2,
-    _pressed,
     assert_same,
     bounce_loop,
     close,
     documented_elastic_force,
     fired,
     outside,
+    pressed,
     rigid_stops,
 )
 from scipy.linalg import expm
@@ -221,7 +221,7 @@ def test_friction_bounces_summed_agree_with_bounce_by_bounce(monkeypatch):
     event by event (bands crossed and impacts located one by one: more state changes than a
     prediction follows, MAX_SEGMENTS and motion.MAX_WORK raised for this reference), to
     1e-8."""
-    p = _pressed(0.8, 1e-4)
+    p = pressed(0.8, 1e-4)
     times = [0.02, 0.05, 0.1, 1.0]
     summed = endstop_prediction.predict(0.0, 1.0, endstop.FREE, 0, 1.0, 100.0, times, p)
     with monkeypatch.context() as patch:
@@ -249,7 +249,7 @@ def test_pressed_body_with_continuous_friction_comes_to_rest_quickly(ci, eps_dv)
     (these bounces used to end in 'prediction did not finish' after 1 s of CPU)."""
     import time
 
-    p = _pressed(ci, eps_dv)
+    p = pressed(ci, eps_dv)
     start = time.process_time()
     pred = endstop_prediction.predict(0.0, 1.0, endstop.FREE, 0, 1.0, 100.0, [0.01, 0.1, 1.0], p)
     cpu = time.process_time() - start

@@ -573,7 +573,7 @@ def test_docs_study_snippet_runs_and_writes_into_an_ignored_folder(fmu_dir, tmp_
     import re
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     page = (root / "docs" / "studies.md").read_text()
     section = page[page.index("## A study in Python") :]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)

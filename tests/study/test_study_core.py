@@ -7,7 +7,7 @@ units, the columns, the description and its fingerprint, the job, serial runs (r
 the FMUs provided from their bytes), the table written and resumed (ok and error rows kept, lost and
 missing ones run again, rows of other runs kept, another study refused), runs on a cluster in
 completion order, the frame, and the progress bar's text and timing. The studies of real FMUs
-(serial, on a cluster, a killed worker, the command line) are in tests/test_study.py."""
+(serial, on a cluster, a killed worker, the command line) are in tests/study/test_study.py."""
 
 import hashlib
 import importlib

@@ -3,7 +3,7 @@ processes: one task per run with a key of its own, the rows taken in completion 
 row, the FMU plugin registered and unregistered, the runs cancelled when taking rows fails, the
 cluster's size, options and folder (dask's temporary directory while it starts, removed at the
 end), the client and cluster closed when the study made them, and the error naming a scheduler that
-cannot be reached. The real cluster is run by tests/test_study.py."""
+cannot be reached. The real cluster is run by tests/study/test_study.py."""
 
 import importlib
 import logging
