@@ -139,3 +139,18 @@ def test_relative_imports_resolve_to_the_modules_they_name():
     second = next(n for n in nodes if isinstance(n, ast.ImportFrom) and n.level == 1)
     assert resolve("contactfmu.components.translational", first) == ["contactfmu.mechanics.motion"]
     assert resolve("contactfmu.validation", second) == ["contactfmu.build"]
+
+
+def test_no_test_module_imports_another():
+    """Tests share helpers through helper modules (tests/*.py not named test_*), never through
+    another test module."""
+    tests = Path(__file__).resolve().parent
+    names = {p.stem for p in tests.rglob("test_*.py")}
+    bad = []
+    for path in tests.rglob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and not node.level and node.module in names:
+                bad.append((path.name, node.module))
+            if isinstance(node, ast.Import):
+                bad += [(path.name, a.name) for a in node.names if a.name in names]
+    assert not bad, bad

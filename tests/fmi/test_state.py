@@ -694,6 +694,19 @@ def test_encode_all_is_encode_of_each_value_and_decode_all_its_inverse():
     assert list(back) == list(attrs) and all(same(back[k], attrs[k]) for k in attrs)
 
 
+def test_a_state_holds_a_copy_of_a_tuple_holding_a_list():
+    """A tuple is kept by reference only if every item is plain: a list inside one is copied by
+    the state (kept refuses the fast path, encode_all encodes it), so changing the list after the
+    state was taken does not change the state."""
+    shared = [2.0, 3.0]
+    attrs = {"x": 1.0, "t": (1.0, shared)}
+    assert kept(attrs) is None
+    state = encode_all(attrs, BUILD)
+    shared[0] = -7.0
+    assert decode_all(state, BUILD)["t"] == (1.0, [2.0, 3.0])
+    assert decode_all(json.loads(json.dumps(jsonable(state))), BUILD)["t"] == (1.0, [2.0, 3.0])
+
+
 def test_kept_copies_a_state_of_plain_values_alone():
     """kept (fmi2GetFMUstate's fast path): a copy without the skipped names where every value is
     plain (nan too) or a tuple of plain values, the values themselves shared; None as soon as one
