@@ -10,7 +10,7 @@ goal does not hold. Every coupling is run in the same process, one after the oth
   foh       the project's default: Gauss-Seidel order and first derivatives passed, so forces
             vary linearly over the step (System(interpolate_inputs=True))
   implicit  scheme="implicit": backward Euler on the interface, from the compliant elements'
-            interface stiffness and damping outputs (cosim.coupling.ImplicitCoupling)
+            interface stiffness and damping outputs (cosim.implicit.ImplicitCoupling)
   inertia   the contact element integrates the contact itself, given the attached inertia
             (ElastoGap/TranslationalHardstop parameters m_a, m_b; coupler.couple), in the
             plain master

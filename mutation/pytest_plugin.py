@@ -199,6 +199,12 @@ UNIT_TESTS = {
         "tests/cosim/test_free_bodies.py",
         "tests/test_stiff_coupling.py",
     ),
+    "contactfmu.cosim.implicit.": (
+        "tests/cosim/test_exchange.py",
+        "tests/cosim/test_implicit.py",
+        "tests/cosim/test_free_bodies.py",
+        "tests/test_stiff_coupling.py",
+    ),
 }
 
 

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from contactfmu.cosim import CosimError, System, coupling
-from contactfmu.cosim.coupling import Exchange, implicit_coupling
+from contactfmu.cosim.coupling import Exchange
 from contactfmu.cosim.fastcalls import Program
+from contactfmu.cosim.implicit import implicit_coupling
 from contactfmu.cosim.system import Plan, SignalLink
 
 

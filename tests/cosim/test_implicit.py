@@ -10,7 +10,8 @@ import pytest
 from contactfmu import conventions
 from contactfmu.cosim import CosimError, System
 from contactfmu.cosim.algorithms.adaptive import Adaptive, AdaptiveAlgorithm
-from contactfmu.cosim.coupling import Exchange, _solve, declared_inertia, implicit_coupling
+from contactfmu.cosim.coupling import Exchange
+from contactfmu.cosim.implicit import declared_inertia, implicit_coupling, solve
 
 
 @pytest.mark.parametrize("m", [0.5, 3.0])
@@ -297,9 +298,9 @@ def test_an_element_with_a_flange_off_the_nodes_is_left_out_and_the_next_is_coup
     ],
 )
 def test_the_small_symmetric_positive_definite_solve(a, b, x):
-    """coupling._solve: the solution of a symmetric positive definite a*x = b (Gaussian elimination
+    """implicit.solve: the solution of a symmetric positive definite a*x = b (Gaussian elimination
     without pivoting), against solutions worked by hand (a*x = b, entries exact in binary)."""
-    assert _solve([row[:] for row in a], b[:]) == pytest.approx(x, rel=1e-15, abs=1e-15)
+    assert solve([row[:] for row in a], b[:]) == pytest.approx(x, rel=1e-15, abs=1e-15)
 
 
 def test_the_composite_correction_goes_into_the_body_s_first_force_input(fmu_dir):

@@ -565,7 +565,7 @@ class System:
         bar on stderr for runs longer than 2 s, or a callable(t); scheme: "gauss-seidel" (the
         project's scheme, module docstring), "jacobi" (libcosim's fixed-step algorithm), "implicit"
         (Gauss-Seidel order, values held, and the forces of compliant elements with interface outputs
-        made linearly implicit: coupling.ImplicitCoupling), "adaptive", "multirate" (the adaptive steps
+        made linearly implicit: implicit.ImplicitCoupling), "adaptive", "multirate" (the adaptive steps
         repeated only by the FMUs that need them: cosim.algorithms.multirate), or an algorithm object of
         cosim.algorithms (then no step or tolerance beside it); inputs: {"inst.var": f(t)} drives
         unconnected Real inputs, set at every communication point before the exchange (jacobi:

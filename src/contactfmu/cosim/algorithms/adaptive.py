@@ -12,7 +12,7 @@ An attempt of size H from t:
 1. the coupling: where an element with interface outputs (``interface.c`` = df/ds_rel,
    ``interface.d`` = df/dv_rel) is too stiff for H against the bodies it joins
    (H*max(d/mu, sqrt(c/mu)) > 1, mu their reduced mass as the bodies declare it), the step is
-   linearly implicit: the composite coupling of coupling.ImplicitCoupling, a trapezoidal half step
+   linearly implicit: the composite coupling of implicit.ImplicitCoupling, a trapezoidal half step
    and a three-point backward Euler half step (second order, L-stable), or, where a coupled body
    takes no force derivative, backward Euler on the interface (first order); otherwise the
    Gauss-Seidel exchange with first derivatives (forces linear over the step: second order);
@@ -63,9 +63,10 @@ import warnings
 from dataclasses import dataclass
 from typing import NamedTuple, Optional
 
-from ..coupling import Exchange, implicit_coupling
+from ..coupling import Exchange
 from ..errors import CosimError, ToleranceWarning
 from ..fastcalls import Reader, States
+from ..implicit import implicit_coupling
 from .base import Algorithm, DoSteps, EarlyReturn
 from .extrapolation import ForceExtrapolation
 

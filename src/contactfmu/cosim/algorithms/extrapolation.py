@@ -5,7 +5,7 @@ the step's end; per body (multirate) or the largest over all."""
 
 import math
 
-from ..coupling import declared_inertia
+from ..implicit import declared_inertia
 
 
 class ForceExtrapolation:

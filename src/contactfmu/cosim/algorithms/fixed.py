@@ -5,7 +5,7 @@ steps to the next point.
 - :class:`GaussSeidel` (scheme "gauss-seidel"): at every point the driven inputs, then the exchange in
   causal order with first derivatives (cosim.system docstring), then every FMU steps;
 - :class:`Implicit` (scheme "implicit"): the Gauss-Seidel order with values held, the forces of the
-  compliant elements with interface outputs made linearly implicit (cosim.coupling.ImplicitCoupling);
+  compliant elements with interface outputs made linearly implicit (cosim.implicit.ImplicitCoupling);
 - :class:`Jacobi` (scheme "jacobi", libcosim's fixed-step algorithm): N sweeps of read-then-copy in
   initialization mode; then at each point every output is read (right after the steps), all inputs
   are set, the driven inputs too, and every FMU steps.
@@ -16,8 +16,9 @@ A fixed-step algorithm takes no tolerance: one given is refused (cosim.algorithm
 import math
 from dataclasses import dataclass
 
-from ..coupling import Exchange, implicit_coupling
+from ..coupling import Exchange
 from ..errors import CosimError
+from ..implicit import implicit_coupling
 from .base import Algorithm, DoSteps
 
 
