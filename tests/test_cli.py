@@ -70,6 +70,32 @@ def test_bad_input_gives_a_clear_error_and_status_2(args, message):
     assert run.stderr.startswith("contactfmu: error: ") and message in run.stderr
 
 
+def _versions(folder):
+    """{FMU name: fmiVersion of its model description} of the FMUs in `folder`."""
+    from fmpy import read_model_description
+
+    return {p.stem: read_model_description(str(p)).fmiVersion for p in folder.glob("*.fmu")}
+
+
+def test_build_builds_both_standards_as_build_fmus_py(tmp_path):
+    """`contactfmu build` builds FMI 2.0 into --out and FMI 3.0 into --out/fmi3 (as build_fmus.py),
+    validates each and writes the cross-check files of the FMI 2.0 build; `--fmi 2` or `--fmi 3`
+    builds one standard. The command describes itself as both."""
+    from contactfmu.components import NAMES
+
+    run = cli("build", "--out", tmp_path / "both")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert _versions(tmp_path / "both") == dict.fromkeys(NAMES, "2.0")
+    assert _versions(tmp_path / "both" / "fmi3") == dict.fromkeys(NAMES, "3.0")
+    assert (tmp_path / "both" / "cross-check").is_dir()
+    assert "11 of 11 FMI 2.0 FMUs valid, 11 of 11 FMI 3.0 FMUs valid" in run.stdout
+    run = cli("build", "--out", tmp_path / "two", "--fmi", "2", "--no-cross-check")
+    assert run.returncode == 0 and "11 of 11 FMI 2.0 FMUs valid (" in run.stdout
+    assert len(_versions(tmp_path / "two")) == 11 and not (tmp_path / "two" / "fmi3").exists()
+    assert cli("build", "--fmi", "4").returncode == 2
+    assert "(FMI 2.0 and FMI 3.0 Co-Simulation)" in " ".join(cli("--help").stdout.split())
+
+
 def test_info_prints_the_parameter_table(fmu_dir):
     run = cli("info", fmu_dir / "EndStop.fmu")
     assert run.returncode == 0

@@ -74,6 +74,17 @@ def test_the_default_experiment_has_a_contact(xc, model):
     assert CONTACT[model](read_csv(str(xc / model / f"{model}_ref.csv")))
 
 
+def test_the_elastogap_contact_changes_between_communication_points(xc):
+    """The input crosses the contact threshold (s_rel = s_rel0 = 0, flange_a at 0) between
+    communication points, 4.7e-6 s (1.4e-5 m) from the nearest: a tool that accumulates its time
+    (fmuCheck: t off by up to 1.8e-15 s, s off by 6e-15 m) sees the contact change at the rows of
+    the reference. The contact closes and opens once."""
+    inputs = read_csv(str(xc / "ElastoGap" / "ElastoGap_in.csv"))
+    assert np.abs(inputs["flange_b.s"]).min() > 1e-5
+    contact = read_csv(str(xc / "ElastoGap" / "ElastoGap_ref.csv"))["contact"].astype(int)
+    assert np.count_nonzero(np.diff(contact) == 1) == np.count_nonzero(np.diff(contact) == -1) == 1
+
+
 @pytest.mark.parametrize("model", list(NAMES))
 def test_fmpy_replays_the_reference_exactly(xc, model):
     d = xc / model

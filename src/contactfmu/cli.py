@@ -1,6 +1,8 @@
 """The ``contactfmu`` command line.
 
-    contactfmu build [--out DIR] [--no-cross-check]   build, validate, write cross-check files
+    contactfmu build [--out DIR] [--fmi 2|3|both] [--no-cross-check]
+                                                       build and validate (FMI 2.0 into DIR, 3.0
+                                                       into DIR/fmi3), write cross-check files
     contactfmu validate FMU...                         fmpy's validation + the project's checks
     contactfmu info FMU...                             parameters and variables as a table
     contactfmu run EXAMPLE [--step H] [--out DIR]      run an example (examples/<EXAMPLE>.py)
@@ -63,19 +65,26 @@ def _fmu(path):
 
 def cmd_build(args):
     from . import crosscheck
-    from .build import build_all
+    from .build import build_all, build_all3
 
     t0 = time.perf_counter()
-    print(f"Building FMUs into {args.out}")
-    results = build_all(args.out)
+    results = {}
+    if args.fmi in ("2", "both"):
+        print(f"Building FMI 2.0 FMUs into {args.out}")
+        results = build_all(args.out)
     bad = {n: p for n, (_, p) in results.items() if p}
-    if not bad and not args.no_cross_check:
+    if results and not bad and not args.no_cross_check:
         target = Path(args.out) / "cross-check"
         dirs = crosscheck.write_all([p for p, _ in results.values()], target, progress=None)
         print(f"Cross-check files for {len(dirs)} FMUs in {dirs[0].parent}")
-    print(
-        f"{len(results) - len(bad)} of {len(results)} FMUs valid ({time.perf_counter() - t0:.1f} s)"
-    )
+    counts = [f"{len(results) - len(bad)} of {len(results)} FMI 2.0 FMUs valid"] if results else []
+    if args.fmi in ("3", "both"):
+        print(f"Building FMI 3.0 FMUs into {Path(args.out) / 'fmi3'}")
+        results3 = build_all3(Path(args.out) / "fmi3")
+        bad3 = [n for n, (_, p) in results3.items() if p]
+        counts.append(f"{len(results3) - len(bad3)} of {len(results3)} FMI 3.0 FMUs valid")
+        bad.update(dict.fromkeys(bad3))
+    print(f"{', '.join(counts)} ({time.perf_counter() - t0:.1f} s)")
     return 1 if bad else 0
 
 
@@ -441,7 +450,7 @@ def cmd_env(args):
 def parser():
     p = argparse.ArgumentParser(
         prog="contactfmu",
-        description="Contact and end-stop FMUs (FMI 2.0 "
+        description="Contact and end-stop FMUs (FMI 2.0 and FMI 3.0 "
         "Co-Simulation): build, check, inspect, run, compare.",
     )
     p.add_argument("--version", action="version", version=f"contactfmu {__version__}")
@@ -450,6 +459,12 @@ def parser():
         "build", help="build and validate every FMU, write the FMI cross-check files"
     )
     b.add_argument("--out", default="fmus", help="output directory (default: fmus)")
+    b.add_argument(
+        "--fmi",
+        choices=("2", "3", "both"),
+        default="both",
+        help="the standard: FMI 2.0 into OUT, FMI 3.0 into OUT/fmi3, or both (default)",
+    )
     b.add_argument("--no-cross-check", action="store_true", help="skip the cross-check files")
     b.set_defaults(func=cmd_build)
     v = sub.add_parser(

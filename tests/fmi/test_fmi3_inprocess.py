@@ -162,8 +162,8 @@ def test_float64_without_time_is_the_fmi2_getter_of_the_same_batch():
     assert three.get_float64([2, 99, 3]) == two.get_real([2, 99, 3]) == [0.0, 0.0, 0.0]
     messages = [m.msg for m in three.log_queue]
     assert messages == [m.msg for m in two.log_queue] and len(messages) == 2
-    assert messages[0] == "fmi2GetReal refused: value reference 99 is not a variable of Probe3"
-    assert messages[1].startswith("Probe3: non-finite output y = inf at t = 0.0 s (fmi2GetReal)")
+    assert messages[0] == "fmi3GetFloat64 refused: value reference 99 is not a variable of Probe3"
+    assert messages[1].startswith("Probe3: non-finite output y = inf at t = 0.0 s (fmi3GetFloat64)")
 
 
 # ---- the status shim's channel: the importer's permissions in, the step's end out ---------------
@@ -258,7 +258,7 @@ def test_booleans_below_the_channel_are_the_model_s():
     s.set_boolean([1], [False])
     s.get_boolean([7])
     assert [m.msg for m in s.log_queue] == [
-        "fmi2SetBoolean refused: was is an output and cannot be set",
-        "fmi2GetBoolean refused: value reference 7 is not a variable of Eventful3",
+        "fmi3SetBoolean refused: was is an output and cannot be set",
+        "fmi3GetBoolean refused: value reference 7 is not a variable of Eventful3",
     ]
     assert s.get_boolean([1]) == [True]

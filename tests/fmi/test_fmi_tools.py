@@ -23,8 +23,8 @@ Measured with fmuCheck (HEAD c704b98 on FMI Library 2.0.3) and fmusim v0.0.39:
   rounds by at most eps*t/2). Every Real output y then differs from the reference by
   0.69 .. 1.01 times max|dy/dt|*dt + 4*eps*max|y| at most (the largest of each FMU; worst
   Sine.y, 5.3e-15 for 5.3e-15; MassWithStopAndFriction.s 4.6e-12); the tolerance is twice
-  that. Discrete outputs are equal except where the experiment sits on a switching threshold
-  exactly at a grid point (EXPECTED_EVENT_SHIFTS).
+  that. Discrete outputs are equal (no experiment sits on a switching threshold at a grid point:
+  the drift would move the switch by a step there).
 * fmusim replays the inputs on the exact grid and writes "%.16g": every value (time included,
   all 11 FMUs, 138 604 values) equals the reference printed with 16 significant digits, i.e.
   the FMU computes bit for bit what the project's master computes. Largest relative difference
@@ -76,16 +76,10 @@ pytestmark = pytest.mark.skipif(TOOLS is None, reason=SKIP_REASON or "")
 KNOWN_FINDINGS = {}  # none left (the shim's own messages carry the host's instance name)
 
 # fmuCheck's time drift moves a discrete output by one step where the experiment's input sits on
-# a switching threshold exactly at a grid point: {model: ({output: [times]}, reason)}.
-EXPECTED_EVENT_SHIFTS = {
-    "ElastoGap": (
-        {"contact": [0.0501]},
-        "flange_b.s = 0.05*sin(2*pi*t/0.1) m reaches the contact threshold s_rel0 = 0 exactly "
-        "at the grid point t = 0.05 s: the reference sets s = +6.1e-18 m there (no contact "
-        "in the step to 0.0501), fmuCheck interpolates the input at its t = "
-        "0.050000000000000405 s, s = -1.3e-15 m, and the contact starts one step earlier",
-    ),
-}
+# a switching threshold exactly at a grid point: {model: ({output: [times]}, reason)}. None: every
+# experiment changes its discrete outputs between grid points (ElastoGap's contact 4.7e-6 s away,
+# tests/test_crosscheck.py).
+EXPECTED_EVENT_SHIFTS = {}
 
 FMUSIM_RTOL = 5e-16 + 2.0**-53  # "%.16g" rounds by <= 5e-16 relative, reading it back by <= 2**-53
 FMUCHECK_DRIFT_FACTOR = 2.0  # measured error / (rate*drift + 4*eps*range) <= 1.01

@@ -19,6 +19,7 @@ from contactfmu.components.EndStop.slave import EndStop
 from contactfmu.components.Force.slave import Force
 from contactfmu.components.Mass.slave import Mass
 from contactfmu.components.Spring.slave import Spring
+from contactfmu.components.translational import MSL_FLANGE, TERMINAL_KINDS
 from contactfmu.fmi import terminals
 from contactfmu.pages import slave_class
 from contactfmu.validation import terminal_problems, terminals_schema
@@ -75,7 +76,9 @@ def test_members_exist_with_the_causality_their_kind_implies(fmu_dir, name):
     assert [t.get("name") for t in found] == list(slave_class(name).FLANGES)
     for terminal in found:
         assert terminal.get("matchingRule") == "plug"
-        assert terminal.get("terminalKind") == slave_class(name).FLANGES[terminal.get("name")]
+        connector = slave_class(name).FLANGES[terminal.get("name")]
+        assert terminal.get("terminalKind") == TERMINAL_KINDS.get(connector, connector)
+        assert f"({connector})" in terminal.get("description")
         members = terminal.findall("TerminalMemberVariable")
         assert [m.get("memberName") for m in members] == ["s", "v", "a", "f"]
         kinds = {m.get("memberName"): m.get("variableKind") for m in members}
@@ -90,6 +93,34 @@ def test_members_exist_with_the_causality_their_kind_implies(fmu_dir, name):
         # a flange is motion in and force out (compliant element, source) or the other way round
         assert causality["s"] == causality["v"] == causality["a"] != causality["f"]
         assert kinds["f"] == {"output": "inflow", "input": "outflow"}[causality["f"]]
+
+
+def test_every_msl_flange_has_one_terminal_kind_and_keeps_a_or_b_in_its_description(fmu_dir):
+    """Flange_a and Flange_b terminals declare one terminalKind, MSL's Flange (the connector both
+    extend: FMI 3.0 intends a terminalKind to define the members, and these are the same), the
+    rule plug and the same member names: fmu-manipulation-toolbox's test for a terminal link
+    (Terminal.__eq__: equal terminalKind and matchingRule; plug: equal memberNames) holds for
+    every pair, a flange_b to a flange_a among them. EndStop keeps SimulationX's connector."""
+    plugs = {}
+    for name in FLANGED:
+        with zipfile.ZipFile(fmu_dir / f"{name}.fmu") as z:
+            root = etree.fromstring(z.read(terminals.PATH))
+        for t in root.findall("Terminals/Terminal"):
+            members = tuple(
+                sorted(m.get("memberName") for m in t.findall("TerminalMemberVariable"))
+            )
+            plugs[f"{name}.{t.get('name')}"] = (
+                t.get("terminalKind"),
+                t.get("matchingRule"),
+                members,
+            )
+            connector = slave_class(name).FLANGES[t.get("name")]
+            assert t.get("description").startswith(f"Flange {t.get('name')} ({connector}): ")
+    msl = {k: v for k, v in plugs.items() if not k.startswith("EndStop.")}
+    assert set(msl.values()) == {(MSL_FLANGE, "plug", ("a", "f", "s", "v"))}
+    assert {"Spring.flange_b", "Mass.flange_a", "ElastoGap.flange_a", "Fixed.flange"} <= set(msl)
+    assert plugs["Spring.flange_b"] == plugs["Mass.flange_a"]
+    assert plugs["EndStop.ctr1"][0] == "_SimulationX_Mechanical Connector (linear)"
 
 
 # ---- a link by the FMI 3.0 rule ----------------------------------------------------------------

@@ -23,10 +23,14 @@ from ..fmi.variables import inp, out
 from ..mechanics.coupler import Coupler, reduced_mass
 from ..mechanics.motion import first_change
 
-# The connector types of the documentation, as terminalKind of a flange's terminal (FMI 3.0 names
-# the first as its example of a terminalKind)
+# The connector types of the documentation (a flange's terminal names its type in its description)
 MSL_FLANGE_A = "Modelica.Mechanics.Translational.Interfaces.Flange_a"
 MSL_FLANGE_B = "Modelica.Mechanics.Translational.Interfaces.Flange_b"
+# The terminalKind of both: the MSL connector they extend (s, flow f), whose members they share;
+# Flange_a and Flange_b differ in their icon only. One kind for both, so that an importer that
+# plugs terminals of equal terminalKind only (fmu-manipulation-toolbox) plugs flange_b to flange_a
+MSL_FLANGE = "Modelica.Mechanics.Translational.Interfaces.Flange"
+TERMINAL_KINDS = {MSL_FLANGE_A: MSL_FLANGE, MSL_FLANGE_B: MSL_FLANGE}
 
 
 def motion_in_flange(flange, what):
@@ -202,7 +206,8 @@ def inertial_remedy(m):
 
 
 def flange_terminal(table, flange, connector):
-    """The terminal of flange `flange` (connector type `connector`, its terminalKind) of a slave
+    """The terminal of flange `flange` (connector type `connector`: its terminalKind is
+    TERMINAL_KINDS' for MSL's flanges, else the type; its description names the type) of a slave
     with the variable table `table`: members s, v, a (signal) and f (the flange's force:
     <flange>.f, not the numbered extra inputs), named as in MSL whatever the variables' names
     (SimulationX's .x and .F, conventions.port), so that flanges of either naming match. The force
@@ -221,10 +226,10 @@ def flange_terminal(table, flange, connector):
         members.append(Member(name, what, kind))
     return Terminal(
         flange,
-        connector,
+        TERMINAL_KINDS.get(connector, connector),
         members,
-        f"Flange {flange}: position, velocity, acceleration and the force acting on the compliant "
-        f"element at it",
+        f"Flange {flange} ({connector}): position, velocity, acceleration and the force acting on "
+        f"the compliant element at it",
     )
 
 

@@ -352,15 +352,24 @@ EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueR
 
 /* ---- first-order input and output derivatives ------------------------------------------ */
 
-static int derivative_refs(Shim* s, const char* what, const fmi2ValueReference vr[], size_t nvr,
+/* The slots of the derivatives asked for, into out; 0 (fmi2Error, a message) for an order other
+   than 1 (FMI 2.0: "1 means the first derivative, 0 is not allowed"; the FMUs declare
+   maxOutputDerivativeOrder 1 at most and interpolate their inputs linearly) or a value reference of
+   the shim's own. */
+static int derivative_refs(Shim* s, const char* what, const char* verb, const fmi2ValueReference vr[], size_t nvr,
                            const fmi2Integer order[], fmi2ValueReference* out)
 {
     for (size_t i = 0; i < nvr; i++) {
-        if (order[i] != 1 || vr[i] >= CONTACTFMU_DERIVATIVE_VR) {
-            char msg[256];
-            snprintf(msg, sizeof msg, "%s: only first derivatives are supported (value reference %u, order %d)",
-                     what, vr[i], order[i]);
-            shim_say(&s->base, fmi2Error, "%s", msg);
+        if (order[i] != 1) {
+            shim_say(&s->base, fmi2Error,
+                     "contactfmu: %s: order %d refused for value reference %u: this FMU %s first derivatives only "
+                     "(order 1)",
+                     what, (int)order[i], vr[i], verb);
+            return 0;
+        }
+        if (vr[i] >= CONTACTFMU_DERIVATIVE_VR) {
+            shim_say(&s->base, fmi2Error, "contactfmu: %s: value reference %u is not a variable of this FMU", what,
+                     vr[i]);
             return 0;
         }
         out[i] = vr[i] + CONTACTFMU_DERIVATIVE_VR;
@@ -375,7 +384,7 @@ EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueRe
     fmi2ValueReference refs[64];
     if (nvr > 64) return fmi2SetRealInputDerivatives(c, vr, 64, order, value) > fmi2Warning ? fmi2Error :
                          fmi2SetRealInputDerivatives(c, vr + 64, nvr - 64, order + 64, value + 64);
-    if (!derivative_refs(s, "fmi2SetRealInputDerivatives", vr, nvr, order, refs)) return fmi2Error;
+    if (!derivative_refs(s, "fmi2SetRealInputDerivatives", "takes", vr, nvr, order, refs)) return fmi2Error;
     FORWARD(s, p_fmi2SetReal(s->base.inner, refs, nvr, value));
 }
 
@@ -386,7 +395,7 @@ EXPORT fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueR
     fmi2ValueReference refs[64];
     if (nvr > 64) return fmi2GetRealOutputDerivatives(c, vr, 64, order, value) > fmi2Warning ? fmi2Error :
                          fmi2GetRealOutputDerivatives(c, vr + 64, nvr - 64, order + 64, value + 64);
-    if (!derivative_refs(s, "fmi2GetRealOutputDerivatives", vr, nvr, order, refs)) return fmi2Error;
+    if (!derivative_refs(s, "fmi2GetRealOutputDerivatives", "provides", vr, nvr, order, refs)) return fmi2Error;
     FORWARD(s, p_fmi2GetReal(s->base.inner, refs, nvr, value));
 }
 

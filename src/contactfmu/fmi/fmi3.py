@@ -16,7 +16,7 @@ as an error, and the FMI 3.0 status shim (fmi3_status_shim.c) makes the call ret
 
 Generic: names no component and no physical domain. Only the standard library is imported."""
 
-from .model_description3 import model_description, time_vr
+from .model_description3 import in_fmi3_words, model_description, time_vr
 from .shim import CONTROL_VR, EARLY_RETURN_ALLOWED, EVENT_IN_STEP, EVENT_MODE_USED, RETURNED_EARLY
 
 OK, WARNING, DISCARD, ERROR, FATAL = range(5)  # fmi3Status (the same numbers as fmi2Status)
@@ -56,14 +56,25 @@ class Fmi3Slave:
     """Mixin: ``class Model(Fmi3Slave, <the slave class>)``."""
 
     def log(self, msg, status=OK, category=None, debug=False):
+        """Queue the message for pythonfmu3's library, the FMI 2.0 function and status names the
+        slave writes replaced by FMI 3.0's (fmi2SetReal: fmi3SetFloat64, fmi2DoStep: fmi3DoStep)."""
         if category is None:
             category = {WARNING: "logStatusWarning", DISCARD: "logStatusDiscard"}.get(
                 int(status), "logStatusError" if int(status) >= ERROR else "logAll"
             )
-        self.log_queue.append(LogRecord(status, category, msg, debug))
+        self.log_queue.append(LogRecord(status, category, in_fmi3_words(msg), debug))
 
     def to_xml(self, model_options=None):
         return model_description(self)
+
+    @classmethod
+    def _fmu_state_to_bytes(cls, state):
+        """The slave's bytes; those of a state that cannot be used (a NUL byte and the reason the
+        status shim logs) with the reason in FMI 3.0's words."""
+        data = super()._fmu_state_to_bytes(state)
+        if data[:1] == b"\0":
+            return b"\0" + in_fmi3_words(data[1:].decode("utf-8", "replace")).encode("utf-8")
+        return data
 
     def do_step(self, current_time, step_size):
         queued = len(self.log_queue)

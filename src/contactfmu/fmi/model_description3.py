@@ -11,12 +11,39 @@ input derivatives).
 
 Generic: names no component and no physical domain. Only the standard library is imported."""
 
+import re
 import uuid
 from xml.etree.ElementTree import Element, SubElement
 
 from .model_description import type_attributes, unit_categories_experiment, variable_attributes
 
 TYPES = {"Real": "Float64", "Integer": "Int32", "Boolean": "Boolean"}
+
+# The FMI 3.0 function that answers where the slave names an FMI 2.0 one; every other fmi2<Name>
+# (fmi2DoStep, fmi2Reset, fmi2ExitInitializationMode, fmi2Error, ...) is fmi3<Name>
+FMI3_NAMES = {
+    "fmi2GetReal": "fmi3GetFloat64",
+    "fmi2SetReal": "fmi3SetFloat64",
+    "fmi2GetInteger": "fmi3GetInt32",
+    "fmi2SetInteger": "fmi3SetInt32",
+    "fmi2SetupExperiment": "fmi3EnterInitializationMode",
+    "fmi2GetFMUstate": "fmi3GetFMUState",
+    "fmi2SetFMUstate": "fmi3SetFMUState",
+    "fmi2FreeFMUstate": "fmi3FreeFMUState",
+    "fmi2SerializedFMUstateSize": "fmi3SerializedFMUStateSize",
+    "fmi2SerializeFMUstate": "fmi3SerializeFMUState",
+    "fmi2DeSerializeFMUstate": "fmi3DeserializeFMUState",
+    "fmi2GetRealOutputDerivatives": "fmi3GetOutputDerivatives",
+}
+_FMI2_NAME = re.compile(r"\bfmi2([A-Za-z]+)")
+
+
+def in_fmi3_words(text):
+    """`text` (a message or description of the slave, which names the FMI 2.0 functions and
+    statuses) with each FMI 2.0 name replaced by the FMI 3.0 one (FMI3_NAMES)."""
+    if "fmi2" not in text:
+        return text
+    return _FMI2_NAME.sub(lambda m: FMI3_NAMES.get(m.group(0), "fmi3" + m.group(1)), text)
 
 
 def time_vr(table):
@@ -66,6 +93,8 @@ def model_description(slave):
         },
     )
     unit_categories_experiment(root, slave, {v.unit for v in table if v.unit} | {"s"})
+    for category in root.iter("Category"):
+        category.set("description", in_fmi3_words(category.get("description")))
     mv = SubElement(root, "ModelVariables")
     SubElement(
         mv,
