@@ -64,7 +64,7 @@ from contactfmu import (  # noqa: E402
 )
 from contactfmu.build import ensure_fmus  # noqa: E402
 from contactfmu.cosim import CosimError, Result, System, compare  # noqa: E402
-from contactfmu.cosim.system import extracted  # noqa: E402
+from contactfmu.cosim.instances import extracted  # noqa: E402
 
 LADDER = [1e-2, 5e-3, 2e-3, 1e-3, 5e-4, 2e-4, 1e-4, 5e-5, 2e-5, 1e-5]
 COUPLINGS = {

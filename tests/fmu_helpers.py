@@ -6,7 +6,7 @@ import pytest
 from fmpy import read_model_description
 from fmpy.fmi2 import FMU2Slave
 
-from contactfmu.cosim.system import LOGS, callbacks, extracted
+from contactfmu.cosim.instances import LOGS, callbacks, extracted
 
 _names = itertools.count()
 

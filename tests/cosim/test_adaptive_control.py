@@ -17,7 +17,7 @@ import pytest
 from contactfmu.cosim.algorithms.adaptive import Adaptive, AdaptiveAlgorithm
 from contactfmu.cosim.algorithms.extrapolation import ForceExtrapolation
 from contactfmu.cosim.errors import CosimError, ToleranceWarning
-from contactfmu.cosim.system import Instance
+from contactfmu.cosim.instances import Instance
 
 
 @pytest.fixture(autouse=True)

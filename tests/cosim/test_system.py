@@ -617,11 +617,11 @@ def _fresh_extraction(fmu_dir, tmp_path, monkeypatch):
     import atexit
     import shutil
 
-    from contactfmu.cosim import system
+    from contactfmu.cosim import instances
 
     registered = []
-    monkeypatch.setattr(system, "_EXTRACTED", {})
-    monkeypatch.setattr(system, "_EXTRACT_ROOT", [])
+    monkeypatch.setattr(instances, "_EXTRACTED", {})
+    monkeypatch.setattr(instances, "_EXTRACT_ROOT", [])
     monkeypatch.setattr(atexit, "register", lambda *args: registered.append(args))
     path = tmp_path / "Mass.fmu"
     shutil.copyfile(fmu_dir / "Mass.fmu", path)
@@ -634,11 +634,11 @@ def test_an_fmu_file_is_extracted_once_per_process_and_version(fmu_dir, tmp_path
     documentation or the terminals."""
     import shutil
 
-    from contactfmu.cosim import system
+    from contactfmu.cosim import instances
 
     path, registered = _fresh_extraction(fmu_dir, tmp_path, monkeypatch)
-    first = system.extracted(path)
-    assert system.extracted(str(path)) == first
+    first = instances.extracted(path)
+    assert instances.extracted(str(path)) == first
     assert sorted(p.name for p in Path(first).iterdir()) == [
         "binaries",
         "modelDescription.xml",
@@ -646,36 +646,36 @@ def test_an_fmu_file_is_extracted_once_per_process_and_version(fmu_dir, tmp_path
     ]
     assert (Path(first) / "binaries" / "linux64" / "Mass.so").is_file()
     assert (Path(first) / "resources" / "slavemodule.txt").is_file()
-    assert Path(first).parent == Path(system._EXTRACT_ROOT[0])
+    assert Path(first).parent == Path(instances._EXTRACT_ROOT[0])
     with open(path, "ab") as fh:  # another version of the file: extracted anew
         fh.write(b"\0")
-    assert system.extracted(path) != first
-    (root,) = system._EXTRACT_ROOT
+    assert instances.extracted(path) != first
+    (root,) = instances._EXTRACT_ROOT
     assert Path(root).name.startswith("contactfmu_") and Path(root).is_dir()
     assert registered == [(shutil.rmtree, root, True)]  # once
     shutil.rmtree(root)
 
 
 def test_fmu_messages_are_dispatched_by_instance_name(monkeypatch):
-    from contactfmu.cosim import system
+    from contactfmu.cosim import instances
 
-    monkeypatch.setattr(system, "_CALLBACKS", [])  # as in a fresh process
-    monkeypatch.setattr(system, "LOGS", {})
-    cb = system.callbacks()
-    assert len(system._CALLBACKS) == 3 and system._CALLBACKS[2] is cb
-    logger = system._CALLBACKS[0]
+    monkeypatch.setattr(instances, "_CALLBACKS", [])  # as in a fresh process
+    monkeypatch.setattr(instances, "LOGS", {})
+    cb = instances.callbacks()
+    assert len(instances._CALLBACKS) == 3 and instances._CALLBACKS[2] is cb
+    logger = instances._CALLBACKS[0]
     logger(None, b"probe", 3, b"logStatusError", b"it failed \xff")
     logger(None, None, 1, b"logAll", b"no name")
     logger(None, b"pr\xffbe", 2, b"logAll", b"bad name")  # a name that is no UTF-8
-    assert system.LOGS["probe"] == [(3, "it failed \ufffd")]
-    assert system.LOGS == {
+    assert instances.LOGS["probe"] == [(3, "it failed \ufffd")]
+    assert instances.LOGS == {
         "probe": [(3, "it failed \ufffd")],
         "": [(1, "no name")],
         "pr\ufffdbe": [(2, "bad name")],
     }
-    _KEEP.extend(system._CALLBACKS)  # fmpy's proxy may still point at them after the test
-    assert system.callbacks() is not cb  # a structure per run, one logger for all
-    assert system._CALLBACKS[0] is logger and system._CALLBACKS[-1] is not cb
+    _KEEP.extend(instances._CALLBACKS)  # fmpy's proxy may still point at them after the test
+    assert instances.callbacks() is not cb  # a structure per run, one logger for all
+    assert instances._CALLBACKS[0] is logger and instances._CALLBACKS[-1] is not cb
 
 
 def test_which_values_can_be_set_follows_causality_and_initial(fmu_dir, monkeypatch):
@@ -841,14 +841,14 @@ def test_simulate_hands_its_keywords_to_the_algorithm_and_the_run(fmu_dir):
 def test_fmus_are_extracted_into_the_folder_given_from_then_on(fmu_dir, tmp_path, monkeypatch):
     """extract_into: the FMUs are unzipped into that folder (made at the first unzip), not into
     a temporary folder removed at exit (no atexit handler)."""
-    from contactfmu.cosim import system
+    from contactfmu.cosim import instances
 
     path, registered = _fresh_extraction(fmu_dir, tmp_path, monkeypatch)
     monkeypatch.chdir(tmp_path)  # a relative folder stays in the test's
     folder = tmp_path / "worker" / "unzip"
-    system.extract_into(folder)
+    instances.extract_into(folder)
     assert not folder.exists()
-    unzipped = Path(system.extracted(path))
+    unzipped = Path(instances.extracted(path))
     assert unzipped.parent == folder and (unzipped / "modelDescription.xml").is_file()
     assert registered == []
 

@@ -38,7 +38,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from contactfmu.components import NAMES
-from contactfmu.cosim.system import LOGS, callbacks, extracted
+from contactfmu.cosim.instances import LOGS, callbacks, extracted
 
 OK, WARNING, DISCARD, ERROR, FATAL = range(5)
 STEP_CPU_BOUND = 1.0  # s of CPU per doStep, plus the step size up to 1 s

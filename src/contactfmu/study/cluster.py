@@ -19,7 +19,7 @@ import dask
 from distributed import Client, LocalCluster, as_completed
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from ..cosim.system import extract_into
+from ..cosim.instances import extract_into
 from .execute import execute, provide
 from .runs import StudyError
 
