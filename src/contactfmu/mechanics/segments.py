@@ -64,7 +64,7 @@ def follow(x, w, mu, g, times, classify, law, exact=False):
         x, w = piece.state(tc)
         if not math.isfinite(x + w):
             # the motion overflowed (a penetration near the largest float): no motion to follow,
-            # non-finite results from here on, as for non-finite inputs above (it used to go on
+            # non-finite results from here on, as for non-finite inputs above (going on would walk
             # through nan segments of 5e-324 s until an EventStorm after MAX_WORK evaluations)
             out += [(math.nan, math.nan)] * (len(times) - k)
             return out, (t if onset is None else onset), changes
