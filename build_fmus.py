@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 try:
     from contactfmu import examples
-    from contactfmu.build import FMI3_NAMES, build_all, build_all3
+    from contactfmu.build import build_all
     from contactfmu.components import NAMES
 except ModuleNotFoundError as missing:  # run before the project's install step
     sys.exit(
@@ -52,8 +52,8 @@ def main(argv=None):
     print(f"Building {len(NAMES)} FMUs into {args.out}")
     results = build_all(args.out)
     t_build2 = time.perf_counter() - t0
-    print(f"Building {len(FMI3_NAMES)} FMI 3.0 FMUs into {Path(args.out) / 'fmi3'}")
-    results3 = build_all3(Path(args.out) / "fmi3")
+    print(f"Building {len(NAMES)} FMI 3.0 FMUs into {Path(args.out) / 'fmi3'}")
+    results3 = build_all(Path(args.out) / "fmi3", standard="3.0")
     invalid = {name: problems for name, (_, problems) in results.items() if problems}
     invalid3 = {name: problems for name, (_, problems) in results3.items() if problems}
     t_build = time.perf_counter() - t0

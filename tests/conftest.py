@@ -48,10 +48,10 @@ def fmu_dir(tmp_path_factory):
 @pytest.fixture(scope="session")
 def fmu3_dir(tmp_path_factory):
     """Every FMU as an FMI 3.0 co-simulation FMU, freshly built (and validated)."""
-    from contactfmu.build import build_all3
+    from contactfmu.build import build_all
 
     out = tmp_path_factory.mktemp("fmus3")
-    results = build_all3(out, progress=None)
+    results = build_all(out, progress=None, standard="3.0")
     bad = {n: p for n, (_, p) in results.items() if p}
     assert not bad, bad
     return out

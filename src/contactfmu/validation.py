@@ -9,42 +9,18 @@ from . import components
 from .fmi import terminals
 from .fmi.shim import PLATFORM, PLATFORM3
 
+# What differs between the standards in an FMU of the project: where its binaries are, the name of
+# the library the status shim loads, the Real type's name and the FMU-state capabilities' names
+STANDARDS = {
+    "2.0": (PLATFORM, "_pythonfmu.so", "Real", "canGetAndSetFMUstate/canSerializeFMUstate"),
+    "3.0": (PLATFORM3, "_pythonfmu3.so", "Float64", "canGetAndSetFMUState/canSerializeFMUState"),
+}
+
 
 def problems(path):
-    """Problems of an FMU: fmpy's validate_fmu plus the project's own checks."""
-    from fmpy import read_model_description
-    from fmpy.validation import validate_fmu
-
-    found = list(validate_fmu(str(path)))
-    if found:
-        return found
-    md = read_model_description(str(path))
-    with zipfile.ZipFile(path) as z:
-        names = set(z.namelist())
-    ident = md.coSimulation.modelIdentifier
-    for lib in (f"binaries/{PLATFORM}/{ident}.so", f"binaries/{PLATFORM}/{ident}_pythonfmu.so"):
-        if lib not in names:
-            found.append(f"missing {lib}")
-    if md.defaultExperiment is None:
-        found.append("no DefaultExperiment")
-    if not (md.coSimulation.canGetAndSetFMUstate and md.coSimulation.canSerializeFMUstate):
-        found.append("canGetAndSetFMUstate/canSerializeFMUstate not set")
-    for v in md.modelVariables:
-        if not v.description:
-            found.append(f"variable {v.name} has no description")
-        if v.type == "Real" and v.unit is None:
-            found.append(f"Real variable {v.name} has no unit")
-    if terminals.PATH in names:
-        with zipfile.ZipFile(path) as z:
-            data = z.read(terminals.PATH)
-        found += terminal_problems(data, {v.name: v.causality for v in md.modelVariables})
-    return found
-
-
-def problems3(path):
-    """Problems of an FMI 3.0 FMU of the project (contactfmu.build.build_fmu3): fmpy's
-    validate_fmu (schema and model description), its library, DefaultExperiment, state
-    capabilities, a description on every variable and a unit on every Float64, and its
+    """Problems of an FMU of the project, FMI 2.0 or 3.0: fmpy's validate_fmu (schema and model
+    description), its status shim and the library it loads, its DefaultExperiment and FMU-state
+    capabilities, a description on every variable and a unit on every Real (Float64) one, and its
     terminalsAndIcons.xml."""
     from fmpy import read_model_description
     from fmpy.validation import validate_fmu
@@ -53,24 +29,25 @@ def problems3(path):
     if found:
         return found
     md = read_model_description(str(path))
-    if md.fmiVersion != "3.0":
-        return [f"fmiVersion {md.fmiVersion}, not 3.0"]
+    if md.fmiVersion not in STANDARDS:
+        return [f"fmiVersion {md.fmiVersion}: not one of {', '.join(STANDARDS)}"]
+    platform, library, real, states = STANDARDS[md.fmiVersion]
     with zipfile.ZipFile(path) as z:
         names = set(z.namelist())
         data = z.read(terminals.PATH) if terminals.PATH in names else None
-    lib = f"binaries/{PLATFORM3}/{md.coSimulation.modelIdentifier}"
-    for binary in (f"{lib}.so", f"{lib}_pythonfmu3.so"):  # the status shim, pythonfmu3's library
+    lib = f"binaries/{platform}/{md.coSimulation.modelIdentifier}"
+    for binary in (f"{lib}.so", f"{lib}{library}"):  # the status shim, pythonfmu's library
         if binary not in names:
             found.append(f"missing {binary}")
     if md.defaultExperiment is None:
         found.append("no DefaultExperiment")
     if not (md.coSimulation.canGetAndSetFMUstate and md.coSimulation.canSerializeFMUstate):
-        found.append("canGetAndSetFMUState/canSerializeFMUState not set")
+        found.append(f"{states} not set")
     for v in md.modelVariables:
         if not v.description:
             found.append(f"variable {v.name} has no description")
-        if v.type == "Float64" and v.unit is None:
-            found.append(f"Float64 variable {v.name} has no unit")
+        if v.type == real and v.unit is None:
+            found.append(f"{real} variable {v.name} has no unit")
     if data is not None:
         found += terminal_problems(data, {v.name: v.causality for v in md.modelVariables})
     return found

@@ -22,21 +22,22 @@ from fmpy.fmi1 import FMICallException
 from fmpy.fmi3 import FMU3Slave
 from fmpy.util import read_csv
 
-from contactfmu.build import FMI3_NAMES, python_record
+from contactfmu.build import python_record
+from contactfmu.components import NAMES
 from contactfmu.fmi import terminals
 from contactfmu.fmi.shim import CONTROL_VR, DERIVATIVE_VR
-from contactfmu.validation import problems3
+from contactfmu.validation import problems
 
 TYPES = {"Real": "Float64", "Integer": "Int32", "Boolean": "Boolean"}
 ERROR = 3  # fmi3Error
 
 
-@pytest.mark.parametrize("name", FMI3_NAMES)
+@pytest.mark.parametrize("name", NAMES)
 def test_the_fmi3_fmu_is_valid(fmu3_dir, name):
-    assert problems3(fmu3_dir / f"{name}.fmu") == []
+    assert problems(fmu3_dir / f"{name}.fmu") == []
 
 
-@pytest.mark.parametrize("name", FMI3_NAMES)
+@pytest.mark.parametrize("name", NAMES)
 def test_the_fmi3_fmu_has_the_variables_of_the_fmi2_one(fmu_dir, fmu3_dir, name):
     md2 = read_model_description(str(fmu_dir / f"{name}.fmu"))
     md3 = read_model_description(str(fmu3_dir / f"{name}.fmu"))
@@ -83,7 +84,7 @@ def _assert_same(r2, r3):
         np.testing.assert_array_equal(r3[column], r2[column], err_msg=column)
 
 
-@pytest.mark.parametrize("name", FMI3_NAMES)
+@pytest.mark.parametrize("name", NAMES)
 def test_every_fmi3_fmu_runs_its_default_experiment_like_the_fmi2_one(fmu_dir, fmu3_dir, name):
     r2 = simulate_fmu(str(fmu_dir / f"{name}.fmu"), fmi_type="CoSimulation")
     r3 = simulate_fmu(str(fmu3_dir / f"{name}.fmu"), fmi_type="CoSimulation")
@@ -137,7 +138,7 @@ DRIVEN_STARTS = {
 }
 
 
-@pytest.mark.parametrize("name", FMI3_NAMES)
+@pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize(
     "early,event_mode", [(False, False), (True, False), (False, True), (True, True)]
 )
@@ -390,7 +391,7 @@ def test_fmusim_runs_the_fmi3_mass_like_fmpy(fmu3_dir, tmp_path, flags):
 # ---- FMU state (fmi3GetFMUState, serialization) -------------------------------------------------
 
 
-@pytest.mark.parametrize("name", FMI3_NAMES)
+@pytest.mark.parametrize("name", NAMES)
 def test_every_fmi3_fmu_saves_serializes_and_restores_its_state(fmu3_dir, tmp_path, name):
     """The state of a slave holding objects of its own package (a law's parameters, the coupling)
     is captured too: the FMI 3.0 slave class lives in the entry script, outside the package

@@ -17,7 +17,7 @@ from .common import read_fmu
 
 def cmd_build(args):
     from .. import crosscheck
-    from ..build import build_all, build_all3
+    from ..build import build_all
 
     t0 = time.perf_counter()
     results = {}
@@ -32,7 +32,7 @@ def cmd_build(args):
     counts = [f"{len(results) - len(bad)} of {len(results)} FMI 2.0 FMUs valid"] if results else []
     if args.fmi in ("3", "both"):
         print(f"Building FMI 3.0 FMUs into {Path(args.out) / 'fmi3'}")
-        results3 = build_all3(Path(args.out) / "fmi3")
+        results3 = build_all(Path(args.out) / "fmi3", standard="3.0")
         bad3 = [n for n, (_, p) in results3.items() if p]
         counts.append(f"{len(results3) - len(bad3)} of {len(results3)} FMI 3.0 FMUs valid")
         bad.update(dict.fromkeys(bad3))
