@@ -20,6 +20,7 @@ import math
 import struct
 import sys
 import types
+import typing
 
 import pytest
 
@@ -67,6 +68,14 @@ class Outer:
 
     class Inner:
         __module__ = "cfmu_fake.objects"
+
+
+class Record(typing.NamedTuple):
+    x: float
+    state: object
+
+
+Record.__module__ = "cfmu_fake.objects"
 
 
 class SlotBase:
@@ -136,6 +145,7 @@ def fake_package(monkeypatch):
     objects = modules["cfmu_fake.objects"]
     for cls in (
         Point,
+        Record,
         NeedsArguments,
         Outer,
         SlotBase,
@@ -312,6 +322,22 @@ def test_object_round_trip_rebuilds_class_and_attributes():
     assert bits(y.x) == bits(1.25) and same(y.y, (math.inf, -0.0))
     assert type(y.extra) is list and type(y.extra[0]) is Point
     assert y.extra[0].x is None and y.extra[0].y == "s"
+
+
+def test_a_named_tuple_of_the_package_comes_back_with_its_class_and_fields():
+    """A named tuple (a Coupler's Shadow and Prediction records) is rebuilt as itself, its items
+    decoded (nan bits, nested objects); one of a class outside the package is refused."""
+    r = Record(-math.nan, Point(1, (2.0,)))
+    y = through_json({"r": r, "t": (r,)})
+    assert type(y["r"]) is Record and type(y["t"][0]) is Record
+    assert bits(y["r"].x) == bits(-math.nan) and type(y["r"].state) is Point
+    assert y["r"].state.y == (2.0,)
+    Foreign = typing.NamedTuple("Foreign", [("a", int)])
+    with pytest.raises(TypeError, match="cannot capture"):
+        encode(Foreign(1), BUILD)
+    assert decode(encode((1, 2), BUILD), BUILD) == (1, 2)  # a plain tuple stays one
+    with pytest.raises(ValueError, match="is not a named tuple"):
+        decode({"__namedtuple__": "cfmu_fake.objects:Point", "items": [1, 2]}, BUILD)
 
 
 def test_objects_inside_tuples_and_as_dict_keys_and_values():

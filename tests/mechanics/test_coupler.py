@@ -85,7 +85,7 @@ def test_couple_with_a_shadow_follows_its_rule(onset, stiff, rule):
     h, mu, g, gl = 1e-3, 2.0, 3.0, -50.0
     x, w, xs, ws = 0.0101, 0.98, 0.01, 1.0
     law = Law(gl, onset, with_state=True)
-    shadow = (xs, ws, 1, "st")
+    shadow = coupling.Shadow(xs, ws, 1, "st")
     f, s = coupling.couple(x, w, mu, g, h, shadow, law, stiff, state="ignored")
     assert s == shadow
     assert law.calls == [(xs, ws, "st", (h, 2 * h))]
@@ -111,9 +111,12 @@ def test_couple_free_shadow_transmits_exactly_nothing(x, w, g, h, stiff):
     correcting force (velocity: mu dv/h; deadbeat: mu*1.5 dv/h)."""
     mu = 0.7
     law = Law(g, None)
-    assert coupling.couple(x, w, mu, g, h, (x, w, 1, None), law, stiff) == (0.0, (x, w, 1, None))
+    assert coupling.couple(x, w, mu, g, h, coupling.Shadow(x, w, 1, None), law, stiff) == (
+        0.0,
+        (x, w, 1, None),
+    )
     dv = 1e-7
-    f, _ = coupling.couple(x, w + dv, mu, g, h, (x, w, 1, None), law, stiff)
+    f, _ = coupling.couple(x, w + dv, mu, g, h, coupling.Shadow(x, w, 1, None), law, stiff)
     assert f == pytest.approx(mu * dv / h * (1.5 if stiff else 1.0), rel=1e-6)
 
 
@@ -122,16 +125,18 @@ def test_advance_shadow_counts_free_steps_and_lets_go_after_two():
     transmits), None once free for two steps; the law's state carried on; None stays None."""
     h = 1e-3
     law = Law(-2.0, None, with_state=True)
-    shadow, pred = coupling.advance_shadow((0.5, 1.0, 0, "st"), h, law)
+    shadow, pred = coupling.advance_shadow(coupling.Shadow(0.5, 1.0, 0, "st"), h, law)
     assert law.calls == [(0.5, 1.0, "st", (h,))]
     assert shadow == (pytest.approx(0.5 + h - h * h), pytest.approx(1.0 - 2 * h), 1, ("st", h))
-    assert pred == law(0.5, 1.0, "st", (h,))
-    assert coupling.advance_shadow((0.5, 1.0, 1, "st"), h, law) == (None, law(0.5, 1.0, "st", (h,)))
+    assert pred == coupling.Prediction(*law(0.5, 1.0, "st", (h,)))
+    assert pred.states == law(0.5, 1.0, "st", (h,))[0] and pred.detail is None
+    let_go = coupling.advance_shadow(coupling.Shadow(0.5, 1.0, 1, "st"), h, law)
+    assert let_go == (None, coupling.Prediction(*law(0.5, 1.0, "st", (h,))))
     law = Law(-2.0, 0.0)
-    shadow, _ = coupling.advance_shadow((0.5, 1.0, 1, "st"), h, law)
+    shadow, _ = coupling.advance_shadow(coupling.Shadow(0.5, 1.0, 1, "st"), h, law)
     assert shadow == (pytest.approx(0.5 + h - h * h), pytest.approx(1.0 - 2 * h), 0, None)
-    shadow, _ = coupling.advance_shadow((0.5, 1.0, 5, None), h, Law(-2.0, 0.5 * h))
-    assert shadow[2] == 0
+    shadow, _ = coupling.advance_shadow(coupling.Shadow(0.5, 1.0, 5, None), h, Law(-2.0, 0.5 * h))
+    assert shadow.free_steps == 0
     assert coupling.advance_shadow(None, h, law) == (None, None)
 
 
@@ -219,7 +224,9 @@ def test_couple_transmits_a_small_force_well_above_the_rounding(stiff):
     correcting force (velocity: mu dv/h; deadbeat: mu*1.5 dv/h)."""
     mu, h, dv = 0.7, 1e-3, 1e-12
     for x, w in [(0.0, 1e-6), (1e-9, -1e-6), (0.0, 0.0)]:
-        f, _ = coupling.couple(x, w + dv, mu, 0.0, h, (x, w, 1, None), Law(0.0, None), stiff)
+        f, _ = coupling.couple(
+            x, w + dv, mu, 0.0, h, coupling.Shadow(x, w, 1, None), Law(0.0, None), stiff
+        )
         assert f == pytest.approx(mu * dv / h * (1.5 if stiff else 1.0), rel=1e-3)
 
 
@@ -233,7 +240,10 @@ def test_couple_free_shadow_gives_exactly_zero_with_a_large_rounding_residue():
         0.015308319244762149,
     )
     for stiff in (False, True):
-        assert coupling.couple(x, w, 0.7, g, h, (x, w, 1, None), Law(g, None), stiff)[0] == 0.0
+        assert (
+            coupling.couple(x, w, 0.7, g, h, coupling.Shadow(x, w, 1, None), Law(g, None), stiff)[0]
+            == 0.0
+        )
 
 
 class ScriptedLaw:
@@ -394,17 +404,17 @@ def endstop_law(p, mu, g):
 def test_advance_shadow_with_the_hardstop_and_endstop_laws():
     h, predict = 1e-3, hardstop_predictor()
     # free (far from both stops at x = +-0.1): the free count grows; after two free steps no shadow
-    shadow, pred = coupling.advance_shadow((0.0, 1.0, 0, None), h, predict)
+    shadow, pred = coupling.advance_shadow(coupling.Shadow(0.0, 1.0, 0, None), h, predict)
     assert shadow == (pytest.approx(h), 1.0, 1, None) and pred[1] is None
-    assert coupling.advance_shadow((0.0, 1.0, 1, None), h, predict)[0] is None
+    assert coupling.advance_shadow(coupling.Shadow(0.0, 1.0, 1, None), h, predict)[0] is None
     # in contact (x beyond 0.1, moving in): the count restarts at 0
-    shadow, pred = coupling.advance_shadow((0.105, 1.0, 1, None), h, predict)
+    shadow, pred = coupling.advance_shadow(coupling.Shadow(0.105, 1.0, 1, None), h, predict)
     assert shadow[2] == 0 and pred[1] == 0.0
     assert shadow[1] < 1.0  # decelerated by the stop
     # the law's discrete state is passed in and carried on: a rigid stop holding the body
     p = endstop.Parameters(mode=endstop.RIGID, l1=0.0, l2=1.0)
     shadow, pred = coupling.advance_shadow(
-        (0.0, 0.0, 1, (endstop.STOP1, 0)), h, endstop_law(p, 2.0, 3.0)
+        coupling.Shadow(0.0, 0.0, 1, (endstop.STOP1, 0)), h, endstop_law(p, 2.0, 3.0)
     )
     assert shadow == (0.0, 0.0, 0, (endstop.STOP1, 0))
 
@@ -425,13 +435,13 @@ def test_couple_with_a_shadow_in_contact_matches_the_velocity_and_about_to_hit_t
     h, mu, predict = 1e-3, 2.0, hardstop_predictor(mu=2.0)
     # the shadow is in contact from the start (onset 0): F gives the bodies the shadow's velocity
     # after one step (impulse-consistent), whatever the bodies' own (slightly different) state
-    shadow = (0.103, -0.4, 0, None)
+    shadow = coupling.Shadow(0.103, -0.4, 0, None)
     (x1, w1), _ = predict(0.103, -0.4, None, (h, 2 * h))[0]
     f, s = coupling.couple(0.1031, -0.41, mu, 0.0, h, shadow, predict, False)
     assert s == shadow
     assert f == pytest.approx(mu * (0.0 - (w1 - -0.41) / h), rel=1e-9)
     # the shadow is free and hits within the two steps: deadbeat to its state at 2 h
-    shadow = (0.0995, 1.0, 1, None)
+    shadow = coupling.Shadow(0.0995, 1.0, 1, None)
     _, (x2, w2) = predict(0.0995, 1.0, None, (h, 2 * h))[0]
     x, w = 0.0996, 0.98
     f, _ = coupling.couple(x, w, mu, 0.0, h, shadow, predict, False)
@@ -439,7 +449,14 @@ def test_couple_with_a_shadow_in_contact_matches_the_velocity_and_about_to_hit_t
     # the EndStop's state: a rigid stop at stop 1 holding the body against g > 0 transmits mu*g
     p = endstop.Parameters(mode=endstop.RIGID, l1=0.0, l2=1.0)
     f, s = coupling.couple(
-        0.0, 0.0, mu, 3.0, h, (0.0, 0.0, 0, (endstop.STOP1, 0)), endstop_law(p, mu, 3.0), True
+        0.0,
+        0.0,
+        mu,
+        3.0,
+        h,
+        coupling.Shadow(0.0, 0.0, 0, (endstop.STOP1, 0)),
+        endstop_law(p, mu, 3.0),
+        True,
     )
     assert f == pytest.approx(mu * 3.0, rel=1e-12)
 
@@ -455,11 +472,11 @@ def test_couple_free_hardstop_shadow_transmits_exactly_nothing(stiff):
         return hardstop.predict(x, w, mu, g, times, b, 1e4, 10.0)
 
     for x, w in [(0.0123456, 0.987654), (-0.031, -0.77), (0.05, 1e-3), (0.0, 0.0)]:
-        f, s = coupling.couple(x, w, mu, g, h, (x, w, 1, None), predict, stiff)
+        f, s = coupling.couple(x, w, mu, g, h, coupling.Shadow(x, w, 1, None), predict, stiff)
         assert f == 0.0
     # a bodies' motion off the shadow's by 1e-9 m/s gets the force that corrects it
     x, w = 0.0123456, 0.987654
-    f, _ = coupling.couple(x, w + 1e-9, mu, g, h, (x, w, 1, None), predict, stiff)
+    f, _ = coupling.couple(x, w + 1e-9, mu, g, h, coupling.Shadow(x, w, 1, None), predict, stiff)
     # (velocity matching: mu*dv/h; deadbeat: the extra 1.5*h*dv of travel to take back over h^2)
     assert f == pytest.approx(mu * 1e-9 / h * (1.5 if stiff else 1.0), rel=1e-4)
 
@@ -486,7 +503,7 @@ class Recorder:
 def test_coupler_force_passes_the_shadow_state_to_the_law():
     """couple/advance_shadow docstrings: the law is predicted from the shadow's own discrete state."""
     c = coupling.Coupler(1.0, 1e-3)
-    c.shadow = [0.0, 1.0, 0, "held"]
+    c.shadow = coupling.Shadow(0.0, 1.0, 0, "held")
     law = Recorder(0.0, 0.0)
     c.force(0.0, 1.0, law, lambda h: False)
     assert law.calls and all(call[3] == "held" for call in law.calls)
@@ -498,13 +515,19 @@ def test_coupler_commit_starts_a_shadow_only_without_one():
     c = coupling.Coupler(1.0, 1e-3)
     c.force_now, c.x_now, c.v_now, c.g_now, c.pending = 0.0, 0.2, -1.0, 0.5, None
     c.commit(0.01, Recorder(0.0, 0.004))
-    assert c.shadow == [0.2, -1.0, 0, None]
+    assert c.shadow == coupling.Shadow(0.2, -1.0, 0, None)
     assert (c.last_h, c.last_v, c.last_f) == (0.01, -1.0, 0.0)
     c = coupling.Coupler(1.0, 1e-3)
-    c.force_now, c.x_now, c.v_now, c.g_now, c.pending = 0.0, 0.2, -1.0, 0.5, [0.3, -0.5, 1, "state"]
+    c.force_now, c.x_now, c.v_now, c.g_now, c.pending = (
+        0.0,
+        0.2,
+        -1.0,
+        0.5,
+        coupling.Shadow(0.3, -0.5, 1, "state"),
+    )
     law = Recorder(0.0, 0.0)
     c.commit(0.01, law)
-    assert c.shadow == [0.3, -0.5, 1, "state"]
+    assert c.shadow == coupling.Shadow(0.3, -0.5, 1, "state")
 
 
 def test_coupler_motion_uses_the_inputs_when_they_are_fresh_or_there_is_no_model_yet():
@@ -524,13 +547,19 @@ def test_coupler_commit_models_the_bodies_with_the_delivered_force():
     mu, h = 2.0, 0.5
     c = coupling.Coupler(mu, 1e-3)
     c.last_h, c.last_v, c.last_f = 0.25, 1.0, 3.0
-    c.force_now, c.x_now, c.v_now, c.g_now, c.pending = 7.0, 9.0, 9.0, 9.0, [1.0, 2.0, 0, None]
+    c.force_now, c.x_now, c.v_now, c.g_now, c.pending = (
+        7.0,
+        9.0,
+        9.0,
+        9.0,
+        coupling.Shadow(1.0, 2.0, 0, None),
+    )
     c.commit(h, Recorder(0.0, None), x=0.5, w=2.0, delivered=4.0)
     g = (2.0 - 1.0) / 0.25 + 3.0 / mu  # 5.5
     a = g - 4.0 / mu  # 3.5
     assert c.expected == (0.5 + h * 2.0 + 0.5 * a * h * h, 2.0 + a * h)
     assert (c.last_h, c.last_v, c.last_f) == (h, 2.0, 4.0)
-    assert c.shadow == [1.0, 2.0, 0, None]
+    assert c.shadow == coupling.Shadow(1.0, 2.0, 0, None)
 
 
 def test_coupler_commit_defaults_to_the_force_and_motion_last_computed():
@@ -558,7 +587,7 @@ def test_couple_free_motion_holds_exactly_zero():
     """coupling.couple: a free law motion (no force within the step) gives exactly 0, not the
     rounding of (w1 - w)/h (ElastoGap held f = +1.74e-13 N, a pull, on 4 steps)."""
     from contactfmu.components.ElastoGap import law as elastogap
-    from contactfmu.mechanics.coupler import couple
+    from contactfmu.mechanics.coupler import Shadow, couple
 
     mu, h = 0.5, 1e-4
     for w in (0.3, -0.7, 1.234567, 1e-3):
@@ -567,7 +596,7 @@ def test_couple_free_motion_holds_exactly_zero():
             def predict(x0, w0, state, times):
                 return elastogap.predict(x0, w0, mu, g, times, 1.0, 1.0)
 
-            force, shadow = couple(0.5, w, mu, g, h, (0.5, w, 0, None), predict, False)
+            force, shadow = couple(0.5, w, mu, g, h, Shadow(0.5, w, 0, None), predict, False)
             assert force == 0.0, (w, g, force)
 
 

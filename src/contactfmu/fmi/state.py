@@ -102,8 +102,8 @@ def decode_all(values, build):
 def encode(value, build):
     """JSON-able copy of an attribute value that decode turns back into an equal value of the
     same types: None, bool, int, float (inf, nan, -0.0 too), str, list, tuple, dict, and objects
-    of classes in package ``build`` (the slave's own objects), rebuilt from
-    their class and attributes."""
+    and named tuples of classes in package ``build`` (the slave's own), rebuilt from their class
+    and attributes (items)."""
     if isinstance(value, float) and value != value:
         # JSON writes every nan as NaN: its sign and payload bits are kept apart
         return {"__nan__": struct.pack("<d", value).hex()}
@@ -112,6 +112,16 @@ def encode(value, build):
     if isinstance(value, list):
         return [encode(v, build) for v in value]
     if isinstance(value, tuple):
+        cls = type(value)
+        if cls is not tuple and hasattr(cls, "_fields"):  # a named tuple: of the slave's classes
+            if cls.__module__.split(".")[0] != build:
+                raise TypeError(
+                    f"cannot capture {cls.__module__}.{cls.__qualname__} in an FMU state"
+                )
+            return {
+                "__namedtuple__": f"{cls.__module__}:{cls.__qualname__}",
+                "items": [encode(v, build) for v in value],
+            }
         return {"__tuple__": [encode(v, build) for v in value]}
     if isinstance(value, dict):
         return {"__dict__": [[encode(k, build), encode(v, build)] for k, v in value.items()]}
@@ -146,7 +156,8 @@ def decode(value, build):
         return tuple(decode(v, build) for v in value["__tuple__"])
     if "__dict__" in value:
         return {decode(k, build): decode(v, build) for k, v in value["__dict__"]}
-    name = value.get("__object__")
+    named = "__namedtuple__" in value
+    name = value.get("__namedtuple__" if named else "__object__")
     module, _, qualname = str(name).partition(":")
     if module.split(".")[0] != build or module not in sys.modules:
         raise ValueError(f"class {name} is not part of this FMU")
@@ -155,6 +166,10 @@ def decode(value, build):
         cls = getattr(cls, part)
     if not isinstance(cls, type):
         raise ValueError(f"{name} is not a class")
+    if named:
+        if not (issubclass(cls, tuple) and hasattr(cls, "_fields")):
+            raise ValueError(f"{name} is not a named tuple")
+        return cls(*(decode(v, build) for v in value["items"]))
     obj = cls.__new__(cls)
     for key, item in value["attrs"].items():
         object.__setattr__(obj, key, decode(item, build))

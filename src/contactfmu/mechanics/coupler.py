@@ -10,7 +10,31 @@ bodies exactly to a target state two steps ahead.
 Standard library only: this module runs inside the FMUs.
 """
 
+from typing import NamedTuple
+
 from .motion import first_change, work_budget
+
+
+class Shadow(NamedTuple):
+    """The law's own motion, which the bodies follow (see couple): the relative position and
+    velocity, the number of steps it spent entirely without transmitting a force, and the law's
+    discrete state (None: a law without one)."""
+
+    x: float
+    w: float
+    free_steps: int
+    state: object
+
+
+class Prediction(NamedTuple):
+    """A law's motion as its predict(x, w, g, state, times) gives it: the states at the times
+    [(x, w[, state])], the first time it transmits a force (onset; None: not up to the last
+    time), its number of changes, and the law's own record of it (detail; None: none)."""
+
+    states: list
+    onset: object
+    changes: int
+    detail: object = None
 
 
 def reduced_mass(m_a, m_b):
@@ -44,17 +68,16 @@ def deadbeat_acceleration(x0, w0, x2, w2, h):
 def advance_shadow(shadow, h, predict, at_event=False):
     """The shadow one step of length h later, and the prediction that moved it.
 
-    shadow: None or (x, w, free_steps, state): the law's relative motion, the number of steps it
-    spent entirely without transmitting a force, and the law's discrete state (None if it has
-    none). Returns (shadow, prediction); the shadow is None once it has been free for two steps
-    (the bodies have caught up with it and the actual motion is the law's again). at_event: the
-    step ended early at an event of the law (its region changes there): not a free step."""
+    shadow: None or a Shadow. Returns (shadow, prediction: a Prediction); the shadow is None once
+    it has been free for two steps (the bodies have caught up with it and the actual motion is the
+    law's again). at_event: the step ended early at an event of the law (its region changes
+    there): not a free step."""
     if shadow is None:
         return None, None
-    prediction = predict(shadow[0], shadow[1], shadow[3], (h,))
-    x, w, *rest = prediction[0][0]
-    free = shadow[2] + 1 if prediction[1] is None and not at_event else 0
-    return (None if free >= 2 else (x, w, free, rest[0] if rest else None)), prediction
+    prediction = Prediction(*predict(shadow.x, shadow.w, shadow.state, (h,)))
+    x, w, *rest = prediction.states[0]
+    free = shadow.free_steps + 1 if prediction.onset is None and not at_event else 0
+    return (None if free >= 2 else Shadow(x, w, free, rest[0] if rest else None)), prediction
 
 
 def couple(x, w, mu, g, h, shadow, predict, stiff, state=None, pushes_only=False):
@@ -85,14 +108,14 @@ def couple(x, w, mu, g, h, shadow, predict, stiff, state=None, pushes_only=False
       plan above pulls, on this step or on the next one it plans, F is push_only_plan's.
     """
     if shadow is None:
-        prediction = predict(x, w, state, (h, 2.0 * h))
-        if prediction[1] is None or prediction[1] > 1.5 * h:
+        prediction = Prediction(*predict(x, w, state, (h, 2.0 * h)))
+        if prediction.onset is None or prediction.onset > 1.5 * h:
             return 0.0, None
-        shadow = (x, w, 0, state)
+        shadow = Shadow(x, w, 0, state)
     else:
-        prediction = predict(shadow[0], shadow[1], shadow[3], (h, 2.0 * h))
-    (x1, w1, *_), (x2, w2, *_) = prediction[0]
-    onset = prediction[1]
+        prediction = Prediction(*predict(shadow.x, shadow.w, shadow.state, (h, 2.0 * h)))
+    (x1, w1, *_), (x2, w2, *_) = prediction.states
+    onset = prediction.onset
     deadbeat = stiff or (onset is not None and onset > 0.0)
     if deadbeat:
         a = deadbeat_acceleration(x, w, x2, w2, h)
@@ -145,8 +168,8 @@ def push_only_plan(x, w, mu, g, h, shadow, predict):
     (the law's motion catches up with the bodies' as it pushes, or the bodies leave faster than
     the law would send them)."""
     times = tuple(h * k for k in range(1, PLAN_STEPS + 1))
-    states = predict(shadow[0], shadow[1], shadow[3], times)[0]
-    mean = mu * (g - (states[0][1] - shadow[1]) / h)
+    states = predict(shadow.x, shadow.w, shadow.state, times)[0]
+    mean = mu * (g - (states[0][1] - shadow.w) / h)
     for n in range(2, PLAN_STEPS + 1):
         xn, wn = states[n - 1][:2]
         span = n * h
@@ -238,17 +261,16 @@ class Coupler:
             def elapsed(x0, w0, state, times):  # as the event was located
                 return predict(x0, w0, g_event, state, times)
 
-        shadow, self.moved = advance_shadow(
-            tuple(self.shadow) if self.shadow is not None else None, h, elapsed, at_event
-        )
+        shadow, self.moved = advance_shadow(self.shadow, h, elapsed, at_event)
         state = self.state
         if state is not None:
             # the shadow's state after the step, else the held state settled at the present motion
-            state = (self.moved if self.moved is not None else law(x, w, state, (0.0,)))[0][0][2]
+            moved = self.moved if self.moved is not None else Prediction(*law(x, w, state, (0.0,)))
+            state = moved.states[0][2]
         h = self.plan_next or h  # the step to plan for (see commit)
         force, shadow = couple(x, w, mu, g, h, shadow, law, stiff(h), state, self.pushes_only)
-        self.pending = list(shadow) if shadow is not None else None
-        self.pending_state = shadow[3] if shadow is not None else state
+        self.pending = shadow
+        self.pending_state = shadow.state if shadow is not None else state
         self.force_now, self.x_now, self.v_now, self.g_now = force, x, w, g
         return force
 
@@ -269,11 +291,11 @@ class Coupler:
         if plan_next and self.pending is None:
             # ended early at the law's event on the bodies' free motion: the law's motion starts
             # at the step's start, so that it has taken the event at the step's end
-            self.pending = [self.x_now, self.v_now, 0, self.pending_state]
+            self.pending = Shadow(self.x_now, self.v_now, 0, self.pending_state)
         elif self.starts_late and self.pending is None and self.force_now == 0.0:
-            onset = predict(self.x_now, self.v_now, self.g_now, None, (h,))[1]
+            onset = Prediction(*predict(self.x_now, self.v_now, self.g_now, None, (h,))).onset
             if onset is not None and onset <= h:
-                self.pending = [self.x_now, self.v_now, 0, None]
+                self.pending = Shadow(self.x_now, self.v_now, 0, None)
         g = planning_step(w, self.last_v, self.last_f, self.mu, self.last_h, self.default_h)[1]
         self.expected = held_motion(x, w, g - delivered / self.mu, h)
         self.last_h, self.last_v, self.last_f = h, w, delivered
@@ -285,7 +307,11 @@ class Coupler:
         friction's state change, an impact) after `start` along the motion it follows over the
         next step: the shadow's, else the bodies' free motion, under the planned acceleration;
         None if none. count(x, w, g, state, t): the law's number of events from (x, w) up to t."""
-        x, w = self.pending[:2] if self.pending is not None else (self.x_now, self.v_now)
+        x, w = (
+            (self.pending.x, self.pending.w)
+            if self.pending is not None
+            else (self.x_now, self.v_now)
+        )
         state, g = self.pending_state, self.g_now
 
         def changes(t):

@@ -6,8 +6,31 @@ Standard library only: this module runs inside the FMUs.
 """
 
 import math
+from typing import NamedTuple
 
 from .motion import EventStorm, Piece, bound_work, budget_start, earliest_crossing
+
+
+class Exit(NamedTuple):
+    """A linear condition that holds inside a region, inside*(alpha*x + beta*w - level) >= 0: the
+    motion leaves the region where it stops holding (motion.first_crossing)."""
+
+    alpha: float
+    beta: float
+    level: float
+    inside: int
+
+
+class Region(NamedTuple):
+    """A region of a piecewise linear law: its force F = c*(x - xe) + d*w, the conditions that
+    hold inside it (exits: Exit records) and whether it transmits a force (a contact)."""
+
+    c: float
+    d: float
+    xe: float
+    exits: tuple
+    transmits: bool
+
 
 MAX_SEGMENTS = 10000  # segments simulated one by one (cycle skipping keeps a rattle far below this)
 EXACT_CHANGES = 2000  # contact changes simulated exactly before a rattle under g != 0 is followed by its envelope
@@ -22,9 +45,9 @@ def follow(x, w, mu, g, times, classify, law, exact=False):
     times: ([(x, w) at each time], onset, changes), onset being the first time the law transmits a
     force (0 if at the start, None if not up to the last time), changes the number of region changes.
 
-    classify(x, w) -> region; law(region) -> (c, d, xe, exits, transmits): the region's linear law
-    (F = c*(x - xe) + d*w) and the linear conditions (alpha, beta, level, inside) whose violation
-    (first_crossing) ends it; the next region is classify() of the state just past the crossing.
+    classify(x, w) -> region; law(region) -> Region: the region's linear law (F = c*(x - xe) + d*w)
+    and the linear conditions (Exit records) whose violation (first_crossing) ends it; the next
+    region is classify() of the state just past the crossing.
 
     A rattle (the motion leaving a contact the same way again and again through the same
     sequence of regions) is not simulated bounce by bounce up to the next requested time:

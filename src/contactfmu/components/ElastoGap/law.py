@@ -20,7 +20,7 @@ For n = 1 the law is piecewise linear in x = s_rel - s_rel0 and w = v_rel (k = f
 so :func:`predict` solves the motion of two bodies joined by it in closed form (mechanics.segments.follow).
 """
 
-from ...mechanics.segments import follow
+from ...mechanics.segments import Exit, Region, follow
 
 FREE, LINEAR, APPROACH, SEPARATE = 0, 1, 2, 3
 
@@ -108,9 +108,9 @@ def predict(x, w, mu, g, times, k, d):
         return LINEAR
 
     laws = {
-        FREE: (0.0, 0.0, 0.0, ((1.0, 0.0, 0.0, 1),), False),
-        LINEAR: (k, d, 0.0, ((-k, d, 0.0, 1), (k, d, 0.0, -1)), True),
-        APPROACH: (2.0 * k, 0.0, 0.0, ((-k, d, 0.0, -1),), True),
-        SEPARATE: (0.0, 0.0, 0.0, ((k, d, 0.0, 1), (1.0, 0.0, 0.0, -1)), False),
+        FREE: Region(0.0, 0.0, 0.0, (Exit(1.0, 0.0, 0.0, 1),), False),  # until x < 0
+        LINEAR: Region(k, d, 0.0, (Exit(-k, d, 0.0, 1), Exit(k, d, 0.0, -1)), True),
+        APPROACH: Region(2.0 * k, 0.0, 0.0, (Exit(-k, d, 0.0, -1),), True),  # f_d bounded: 2*f_c
+        SEPARATE: Region(0.0, 0.0, 0.0, (Exit(k, d, 0.0, 1), Exit(1.0, 0.0, 0.0, -1)), False),
     }
     return follow(x, w, mu, g, times, classify, laws.__getitem__)

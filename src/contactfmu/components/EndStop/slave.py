@@ -284,9 +284,9 @@ class EndStop(CoupledContact):
 
     def coupled_outputs(self, held, x, w):
         coupler = self._coupler
-        self.impulse = coupler.moved[3].impulse if coupler.moved is not None else 0.0
+        self.impulse = coupler.moved.detail.impulse if coupler.moved is not None else 0.0
         if coupler.pending is not None:
-            x, w = coupler.pending[0], coupler.pending[1]
+            x, w = coupler.pending.x, coupler.pending.w
         # the outputs are those of the element's own motion (x, w), dx and dv included, which the
         # bodies follow: its state, Ff and Pl = Ff*dv belong to that motion (paired with the inputs'
         # dv, which lag it by up to the steps an impact is spread over, the friction of a motion that

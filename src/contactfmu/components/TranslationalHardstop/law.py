@@ -23,7 +23,7 @@ prediction into the force it holds over a communication step when it knows the a
 """
 
 from ...mechanics.motion import Piece
-from ...mechanics.segments import follow
+from ...mechanics.segments import Exit, Region, follow
 
 GAP_MIN = 2e-10  # b <= GAP_MIN: plain spring-damper (documentation)
 FREE, UPPER, LOWER = 0, 1, -1
@@ -76,14 +76,9 @@ def predict(x, w, mu, g, times, b, c, d, exact=False):
         return [piece.state(t) for t in times], 0.0, 0
     half = 0.5 * b
     laws = {
-        FREE: (
-            0.0,
-            0.0,
-            0.0,
-            ((1.0, 0.0, half, -1), (1.0, 0.0, -half, 1)),
-            False,
-        ),  # reaches x > half, x < -half
-        UPPER: (c, d, half, ((1.0, 0.0, half, 1),), True),
-        LOWER: (c, d, -half, ((1.0, 0.0, -half, -1),), True),
+        # free until x > half or x < -half
+        FREE: Region(0.0, 0.0, 0.0, (Exit(1.0, 0.0, half, -1), Exit(1.0, 0.0, -half, 1)), False),
+        UPPER: Region(c, d, half, (Exit(1.0, 0.0, half, 1),), True),
+        LOWER: Region(c, d, -half, (Exit(1.0, 0.0, -half, -1),), True),
     }
     return follow(x, w, mu, g, times, lambda x, w: _region(x, w, g, half), laws.__getitem__, exact)
