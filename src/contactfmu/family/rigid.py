@@ -106,7 +106,9 @@ def hold(pairs, inv_mass, accel):
 
 def impacts(laws, ends, inv_mass, y, link_states, n):
     """Resolve the pending impacts (HIT1, HIT2) of the rigid contacts: the bodies' velocities in
-    `y` (positions first, n of them) changed in place, the states after the impacts returned.
+    `y` (positions first, n of them) changed in place, the states after the impacts returned. A
+    contact reached at |dv| within eps_dv (at rest on it, say) is permanent at once; the holding
+    force then decides whether it stays.
     `laws`, `ends` per link (rigid ones only are looked at), `ends` = (index of a or -1, ...)."""
     states = list(link_states)
     rigid = [k for k, law in enumerate(laws) if isinstance(law, RigidEndStop)]
@@ -123,7 +125,7 @@ def impacts(laws, ends, inv_mass, y, link_states, n):
             side[k] = 1 if states[k] == HIT1 else 2
             after = -laws[k].ci * dv(k)
             closing = dv(k) > 0.0 if side[k] == 1 else dv(k) < 0.0
-            if not closing:  # (grazing the stop: no impulse, leaving)
+            if not closing and abs(dv(k)) > laws[k].eps_dv:  # (leaving already: no impulse)
                 states[k] = LEAVING1 if side[k] == 1 else LEAVING2
                 continue
             target[k] = 0.0 if abs(after) <= laws[k].eps_dv else after
