@@ -165,3 +165,26 @@ def test_a_held_contact_takes_an_impact_that_pushes_into_it_and_lets_go_of_one_t
         just_after = np.flatnonzero(sol.t == sol.events[0][0])[-1]
         v = (sol.signals["body1.v"][just_after], sol.signals["body2.v"][just_after])
         assert v == pytest.approx(after, abs=1e-12)
+
+
+def test_a_plastic_impact_holds_the_bodies_together_at_once():
+    """kind 1 (plastic, ci = 0): the first impact leaves dv' = 0, within any eps_dv: permanent
+    contact at stop 1 at l1/v0, both bodies at the velocity of their centre of mass."""
+    p = {**rigid(0.9, 2e-3, 3e-3), "kind": 1}
+    bodies = (Body("body1", "Mass", 3.0, 0.0), Body("body2", "Mass", 1.0, 0.1, 2.0))
+    link = Link("link1", "EndStopRigid", "body1", "body2", 0.1, p)
+    sol = solve(Spec(0, "tree", {}, bodies, (link,), (), 0.01))
+    assert [(round(t, 12), what) for t, what in sol.events] == [(1e-3, "link1 0->1")]
+    end = sol.at(np.array([0.01]))
+    assert (end["body1.v"][0], end["body2.v"][0]) == pytest.approx((0.5, 0.5), abs=1e-12)
+
+
+def test_a_rigid_end_stop_on_a_body_with_stop_and_friction_is_refused_by_name():
+    friction = {"F_prop": 1.0, "F_Coulomb": 5.0, "F_Stribeck": 1.0, "fexp": 2.0}
+    body = Body(
+        "body1", "MassWithStopAndFriction", 1.0, 0.1, 0.0, {**friction, "smin": 0.0, "smax": 1.0}
+    )
+    link = Link("link1", "EndStopRigid", "wall0", "body1", 0.1, rigid(0.5, 1e-3, 1e-3))
+    spec = Spec(0, "chain", {"wall0": 0.0}, (body,), (link,), (), 0.1)
+    with pytest.raises(ValueError, match="link1: the reference knows rigid EndStops between Mass"):
+        solve(spec)
