@@ -13,6 +13,7 @@ from scipy.optimize import brentq
 from scipy.special import beta
 
 import contactfmu.family.reference as family_reference
+import contactfmu.family.rigid as family_rigid
 import contactfmu.family.systems as family_systems
 import contactfmu.monolithic as monolithic
 from contactfmu.monolithic import elastogap_impact, hardstop_mass
@@ -86,10 +87,12 @@ def test_monolithic_imports_nothing_from_the_fmus_physics():
     assert forbidden_imports(path.read_text()) == []
 
 
-@pytest.mark.parametrize("module", [family_systems, family_reference], ids=lambda m: m.__name__)
+@pytest.mark.parametrize(
+    "module", [family_systems, family_reference, family_rigid], ids=lambda m: m.__name__
+)
 def test_the_generated_systems_and_their_reference_import_nothing_from_the_fmus_physics(module):
     """The test systems and their monolithic reference (contactfmu.family.systems, .reference,
-    one level below the package: `..` there is contactfmu) name nothing of the FMUs' code."""
+    .rigid, one level below the package: `..` there is contactfmu) name nothing of the FMUs' code."""
     source = Path(module.__file__).read_text().replace("from ..", "from .")
     assert forbidden_imports(source) == []
 

@@ -120,7 +120,7 @@ def test_end_stops_with_friction_are_drawn_when_asked():
     drawn = [
         lk.params
         for seed in range(10)
-        for lk in generate(seed, bodies=5, links=LINKS).links
+        for lk in generate(seed, bodies=5, links=DRAWN + ("EndStopFriction",)).links
         if lk.kind == "EndStopFriction"
     ]
     assert len(drawn) > 3
@@ -128,3 +128,27 @@ def test_end_stops_with_friction_are_drawn_when_asked():
         assert p["friction"] is True and p["kindF"] == 1 and p["mode"] == 2 and p["adv"] is True
         assert 0.0 < p["Fsl"] <= p["Fst"] and 1e-3 <= p["dvL"] <= 2e-2
     assert {p["kindTrans"] for p in drawn} == {1, 2}
+
+
+def test_rigid_end_stops_are_drawn_when_asked_with_the_masses_of_their_bodies():
+    """EndStopRigid is drawn among the kinds given (not by default): a rigid EndStop (mode 1) with
+    restitution by coefficient (kind 3, ci 0.3 .. 0.9), the elastic one's backlash, the documented
+    tolerances given (adv), and m1/m2 the masses of the bodies at ctr1 (flange_b, node b) and ctr2
+    (node a), 0 for a wall."""
+    assert "EndStopRigid" in LINKS and "EndStopRigid" not in DRAWN
+    drawn, walls = 0, 0
+    for seed in range(6):
+        for topology in TOPOLOGIES:
+            spec = generate(seed, bodies=4, topology=topology, links=("EndStopRigid", "Spring"))
+            mass = {b.name: b.m for b in spec.bodies}
+            for lk in spec.links:
+                if lk.kind != "EndStopRigid":
+                    continue
+                p = lk.params
+                assert p["mode"] == 1 and p["kind"] == 3 and 0.3 <= p["ci"] <= 0.9
+                assert 1e-3 <= p["l1"] <= 5e-3 and 1e-3 <= p["l2"] <= 5e-3
+                assert p["adv"] is True and p["eps_dv"] == 1e-4 and p["eps_Fi"] == 1e-6
+                assert p["m1"] == mass.get(lk.b, 0.0) and p["m2"] == mass.get(lk.a, 0.0)
+                drawn += 1
+                walls += lk.a in spec.walls or lk.b in spec.walls
+    assert drawn > 20 and walls > 3

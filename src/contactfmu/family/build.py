@@ -7,7 +7,8 @@ import numpy as np
 
 from ..cosim import System
 
-FMU = {"ElastoGapHertz": "ElastoGap", "EndStopFriction": "EndStop"}  # link kinds of another FMU
+# link kinds of another FMU
+FMU = {"ElastoGapHertz": "ElastoGap", "EndStopFriction": "EndStop", "EndStopRigid": "EndStop"}
 
 
 def fmu_names(spec):

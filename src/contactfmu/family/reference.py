@@ -28,6 +28,8 @@ with s_rel = deflection of the link (s_rel = x_b - x_a - rest), v_rel its rate, 
   Fi = Fstop + Ff, Ff = Fst*T(dv/dvL) within |dv| <= dvL (T the Gevrey or, with adv, the tanh
   transition mapped to -1 .. 1), sign(dv)*(Fsl + (Fst - Fsl)*exp(1 - |dv|/dvL)) beyond; the
   stop's states follow Fstop.
+* EndStop, rigid (mode 1): impacts with restitution ci, permanent contact as a holonomic
+  constraint, separation at eps_Fi (rigid.py).
 * Mass (MSL): m*a = the sum of the forces on it.
 * MassWithStopAndFriction (MSL 4.1, L = 0): sliding forward/backward, m*a = F - (F_prop*v +-
   (F_Coulomb + F_Stribeck*exp(-fexp*|v|))), until v = 0 or a stop (s = smax moving forward,
@@ -43,6 +45,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import LSODA, Radau
 from scipy.optimize import brentq
+
+from .rigid import HELD, RigidEndStop, hold, impacts
 
 # ---- the link laws: force in a region, the region's guards, the region after an event ----------
 
@@ -241,6 +245,8 @@ def link_law(link):
         return ElastoGap(p["c"], p["d"], p.get("s_rel0", 0.0), p.get("n", 1.0))
     if link.kind == "TranslationalHardstop":
         return Hardstop(p["c"], p["d"], p["b"])
+    if link.kind in ("EndStop", "EndStopRigid") and p.get("mode", 2) == 1:
+        return RigidEndStop.of(link.name, p)
     if link.kind in ("EndStop", "EndStopFriction"):
         if p.get("mode", 2) != 2:
             raise ValueError(f"{link.name}: the reference knows the elastic EndStop only (mode 2)")
@@ -372,6 +378,15 @@ class Network:
             for lk in self.links
         ]
         self.drives = [(index[d.body], d) for d in spec.drives]
+        self.inv_mass = [1.0 / b.m for b in self.bodies]
+        self.rigid = [k for k, law in enumerate(self.laws) if isinstance(law, RigidEndStop)]
+        for k in self.rigid:
+            ia, _, ib, _, _ = self.ends[k]
+            if any(i >= 0 and not isinstance(self.body_laws[i], Mass) for i in (ia, ib)):
+                raise ValueError(
+                    f"{self.links[k].name}: the reference knows rigid EndStops between Mass "
+                    "bodies and walls only"
+                )
 
     def relative(self, y):
         """(s_rel, v_rel) of every link."""
@@ -394,6 +409,16 @@ class Network:
                 net[ib] -= fk
         for i, d in self.drives:
             net[i] += d.amplitude * math.sin(2.0 * math.pi * d.freq * t + d.phase) + d.offset
+        held = [k for k in self.rigid if link_states[k] in HELD]
+        if held:  # the rigid contacts' forces that keep them held (only Mass bodies touch them)
+            accel = [fi * w for fi, w in zip(net, self.inv_mass)]
+            pairs = [(self.ends[k][0], self.ends[k][2]) for k in held]
+            for k, fk, (ia, ib) in zip(held, hold(pairs, self.inv_mass, accel), pairs):
+                f[k] = float(fk)
+                if ia >= 0:
+                    net[ia] += f[k]
+                if ib >= 0:
+                    net[ib] -= f[k]
         return f, net, rel
 
     def rhs(self, states):
@@ -414,10 +439,12 @@ class Network:
 
     def guards(self, t, y, states):
         link_states, body_states = states
-        _, net, rel = self.forces(t, y, link_states)
+        f, net, rel = self.forces(t, y, link_states)
         g = []
-        for law, (s, v), st in zip(self.laws, rel, link_states):
-            g.extend(law.guards(s, v, st))
+        for law, (s, v), st, fk in zip(self.laws, rel, link_states, f):
+            g.extend(
+                law.guards(s, v, st, fk) if isinstance(law, RigidEndStop) else law.guards(s, v, st)
+            )
         n = self.n
         for i, (law, st) in enumerate(zip(self.body_laws, body_states)):
             g.extend(law.guards(y[i], y[n + i], net[i], st))
@@ -426,8 +453,11 @@ class Network:
     def decide(self, t, y, states):
         """The states just after an event, from the motion y at t, a little past it."""
         link_states, body_states = states
-        rel = self.relative(y)
-        links = [law.state(s, v, st) for law, (s, v), st in zip(self.laws, rel, link_states)]
+        f, _, rel = self.forces(t, y, link_states)
+        links = [
+            law.decide(s, v, fk, st) if isinstance(law, RigidEndStop) else law.state(s, v, st)
+            for law, (s, v), st, fk in zip(self.laws, rel, link_states, f)
+        ]
         _, net, _ = self.forces(t, y, links)
         n = self.n
         bodies = [
@@ -436,6 +466,11 @@ class Network:
         ]
         return links, bodies
 
+    def impacts(self, y, states):
+        """The states after the pending rigid impacts of `states`, the velocities in y changed."""
+        links = impacts(self.laws, self.ends, self.inv_mass, y, states[0], self.n)
+        return links, states[1]
+
     def initial(self):
         y = np.array([b.x for b in self.bodies] + [b.v for b in self.bodies], dtype=float)
         links = [law.state(s, v, 0) for law, (s, v) in zip(self.laws, self.relative(y))]
@@ -443,7 +478,7 @@ class Network:
             0 if isinstance(law, Mass) else (1 if b.v > 0 else -1 if b.v < 0 else 0)
             for law, b in zip(self.body_laws, self.bodies)
         ]
-        return self.decide(0.0, y, (links, bodies)), y
+        return self.impacts(y, self.decide(0.0, y, (links, bodies))), y
 
 
 def solve(spec, t_eval=None, method="LSODA", rtol=1e-10, atol=1e-12, max_step=None):
@@ -483,7 +518,7 @@ def solve(spec, t_eval=None, method="LSODA", rtol=1e-10, atol=1e-12, max_step=No
             if first and stale.any() and retries < 2:
                 # a state decided just after the event is left at once: decide it again on the
                 # motion a step later, and start again from the same point
-                states = net.decide(t1, solver.y, states)
+                states = net.impacts(y, net.decide(t1, solver.y, states))
                 retries += 1
                 ended = True
                 continue
@@ -516,12 +551,13 @@ def solve(spec, t_eval=None, method="LSODA", rtol=1e-10, atol=1e-12, max_step=No
             if new_states == states and t1 > te:
                 # (a guard that left its region, too little past the root there: at the step's end)
                 new_states = net.decide(t1, solver.y, states)
-            events.append((te, _changes(net, states, new_states)))
-            # the bodies' reinits (a stop reached, sticking, breaking away)
+            # the bodies' reinits (a stop reached, sticking, breaking away), the rigid impacts
             y = ye.copy()
             for i, (a, b) in enumerate(zip(states[1], new_states[1])):
                 if a != b:
                     y[i], y[net.n + i] = net.body_laws[i].reinit(ye[i])
+            new_states = net.impacts(y, new_states)
+            events.append((te, _changes(net, states, new_states)))
             t, states, retries = te, new_states, 0
             points.append((t, y.copy(), states))
             ended = True

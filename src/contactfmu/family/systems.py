@@ -16,7 +16,8 @@ Topologies:
 * ``loop``: the chain, plus links that join bodies two or three places apart (closed loops).
 
 The link kinds (:data:`LINKS`) and body kinds (:data:`BODIES`) name the FMUs they become
-("ElastoGapHertz" is an ElastoGap with n = 1.5, "EndStopFriction" an EndStop with friction); a
+("ElastoGapHertz" is an ElastoGap with n = 1.5, "EndStopFriction" an EndStop with friction,
+"EndStopRigid" a rigid EndStop that is given the masses of its bodies, m1 and m2); a
 system draws among :data:`DRAWN` unless it is given its kinds.
 """
 
@@ -33,6 +34,7 @@ LINKS = (
     "TranslationalHardstop",
     "EndStop",  # elastic end stops (mode 2)
     "EndStopFriction",  # elastic end stops with friction in the backlash (continuous transition)
+    "EndStopRigid",  # rigid end stops (mode 1): impacts with restitution, permanent contact
 )
 # the kinds drawn by default: the studies' systems (benchmarks/family_results.json) stay the same
 DRAWN = LINKS[:7]
@@ -119,9 +121,25 @@ def _loguniform(rng, lo, hi):
     return math.exp(rng.uniform(math.log(lo), math.log(hi)))
 
 
-def _link_params(rng, kind, mu):
-    """The documented parameters of a link of `kind` between bodies of reduced mass mu [kg]:
-    stiffness 1e2 .. 1e6 N/m (soft to stiff), damping ratio 0.01 .. 1 (light to heavy)."""
+def _link_params(rng, kind, mu, ma=math.inf, mb=math.inf):
+    """The documented parameters of a link of `kind` between bodies of reduced mass mu [kg] (ma at
+    flange_a, mb at flange_b, inf for a wall): stiffness 1e2 .. 1e6 N/m (soft to stiff), damping
+    ratio 0.01 .. 1 (light to heavy)."""
+    if kind == "EndStopRigid":
+        # the elastic EndStop's backlash, restitution 0.3 .. 0.9 (kind 3), the documented
+        # tolerances given explicitly (adv), and the inertias at ctr1 (flange_b) and ctr2 (0: wall)
+        return {
+            "mode": 1,
+            "l1": rng.uniform(1e-3, 5e-3),
+            "l2": rng.uniform(1e-3, 5e-3),
+            "kind": 3,
+            "ci": rng.uniform(0.3, 0.9),
+            "adv": True,
+            "eps_dv": 1e-4,
+            "eps_Fi": 1e-6,
+            "m1": 0.0 if math.isinf(mb) else mb,
+            "m2": 0.0 if math.isinf(ma) else ma,
+        }
     c = _loguniform(rng, 1e2, 1e6)
     d = 2.0 * _loguniform(rng, 0.01, 1.0) * math.sqrt(c * mu)
     if kind == "Spring":
@@ -245,7 +263,7 @@ def generate(seed, bodies=4, topology="chain", links=DRAWN, body_kinds=BODIES, s
                 name(a),
                 name(b),
                 place[b] - place[a],
-                _link_params(rng, kind, mu),
+                _link_params(rng, kind, mu, ma, mb),
             )
         )
 
