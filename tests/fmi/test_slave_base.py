@@ -24,8 +24,9 @@ import pytest
 from pythonfmu.enums import Fmi2Status
 
 from contactfmu.fmi import state as state_codec
+from contactfmu.fmi.fmu_state import CapturedState
 from contactfmu.fmi.shim import DERIVATIVE_VR as DV
-from contactfmu.fmi.slave import TIME_TOLERANCE, CapturedState, Slave
+from contactfmu.fmi.slave import TIME_TOLERANCE, Slave
 from contactfmu.fmi.variables import inp, out, parameter
 
 # ---- probe slaves ------------------------------------------------------------------------------

@@ -59,7 +59,6 @@ components/translational.py). Only the Python standard library and pythonfmu are
 file runs inside the FMU.
 """
 
-import json
 import math
 import operator
 import os
@@ -68,25 +67,19 @@ import traceback
 from pythonfmu import Fmi2Slave
 from pythonfmu.enums import Fmi2Status
 
-from . import state as state_codec
+from .fmu_state import FmuStates
 from .model_description import model_description
 from .shim import DERIVATIVE_VR
-from .variables import Var, article
+from .values import Values
+from .variables import Var
 
 _isfinite = math.isfinite
 _copysign = math.copysign
 _INF = math.inf
-_STR = frozenset((str,))  # the type of every name a state may set
-_PACKAGE = __name__.split(".")[0]  # the package bundled into the FMU (or contactfmu)
 TIME_TOLERANCE = 1e-12  # relative: currentCommunicationPoint may differ from the FMU's time t by
 #                         TIME_TOLERANCE*max(1, |t|) (masters that accumulate t += h)
 # arithmetic failures of the physics reported as a message of the call, not as a traceback
 NUMERIC_ERRORS = (ArithmeticError, ValueError)
-
-
-def _identical(a, b):
-    """a and b are the same value, bit for bit (0.0 and -0.0 differ; no NaN is ever set)."""
-    return a == b and (a != 0 or _copysign(1.0, a) == _copysign(1.0, b))
 
 
 def _tuple_getter(names):
@@ -99,14 +92,7 @@ def _tuple_getter(names):
     return lambda obj: ()
 
 
-class CapturedState(dict):
-    """An FMU state as Slave._get_fmu_state took it, every value kept as it is (state.kept: plain
-    values and tuples of them, immutable, with the attribute names of the instance): restored
-    by fmi2SetFMUstate without decoding or checks. Of this module only, so of this build: a
-    state of another build, or one fmi2DeSerializeFMUstate made (a plain dict), is checked."""
-
-
-class Slave(Fmi2Slave):
+class Slave(Values, FmuStates, Fmi2Slave):
     """Base class: subclasses set VARIABLES, description, default_experiment and implement
     ``step(t, h)``; optionally ``check()`` (extra parameter rules), ``initialize(t0)`` and
     ``compute_outputs()`` (outputs from the current inputs and state; called lazily when an
@@ -515,351 +501,6 @@ class Slave(Fmi2Slave):
 
     def terminate(self):
         pass
-
-    # ---- getters and setters ---------------------------------------------------------------
-
-    def _get(self, vrs, kind, convert, default, call):
-        """Values of a getter; a Real value that is not finite (an output computed from the
-        present inputs) fails the call (see _outputs_failed): fmi2Error, and the outputs of the
-        last successful doStep are returned (one math.isfinite over the sum of the batch when all
-        is well)."""
-        if self._stale:
-            try:
-                self._compute(call)
-            except Exception:
-                self._crash("compute_outputs")
-        key = (kind, tuple(vrs))
-        if self._held_vrs:
-            reads = self._held_reads.get(key)
-            if reads is None:
-                reads = self._held_reads[key] = not self._held_vrs.isdisjoint(key[1])
-            if reads:
-                self._delivered = getattr(self, self.RECORDED_READ[0])
-        fast = self._fast_get.get(key)
-        if fast is None:  # first request of these variables: plain model variables only?
-            attrs = self._get_attrs[kind]
-            fast = (
-                bool(vrs)
-                and all(vr in attrs for vr in vrs)
-                and (
-                    len(vrs),
-                    operator.attrgetter(*(attrs[vr] for vr in vrs)),
-                    kind == "Real",
-                    "fmi2GetRealOutputDerivatives" if max(vrs) >= DERIVATIVE_VR else call,
-                )
-            )
-            self._fast_get[key] = fast
-        if fast:
-            n, getter, real, label = fast
-            if n > 1:
-                values = getter(self)
-                if real and not _isfinite(sum(values)) and self._outputs_failed(label):
-                    values = getter(self)
-                return [convert(x) for x in values]
-            value = getter(self)
-            if real and not _isfinite(value) and self._outputs_failed(label):
-                value = getter(self)
-            return [convert(value)]
-        values = self._values(vrs, kind, convert, default, call)
-        if kind == "Real" and not _isfinite(sum(values)) and self._outputs_failed(call):
-            values = self._values(vrs, kind, convert, default, None)
-        return values
-
-    def _values(self, vrs, kind, convert, default, call):
-        """Values of a getter one by one; a value reference that is not a variable of this type
-        (or an output without derivative) refuses the call (logged unless call is None) and
-        delivers the default value."""
-        attrs = self._get_attrs[kind]
-        values = []
-        for vr in vrs:
-            attr = attrs.get(vr)
-            if attr is None:
-                if call is not None:
-                    self._refuse(self._not_gettable(vr, kind, call))
-                values.append(default)
-            else:
-                values.append(convert(getattr(self, attr)))
-        return values
-
-    def _not_gettable(self, vr, kind, call):
-        if kind == "Real" and vr >= DERIVATIVE_VR:
-            var = self._by_vr.get(vr - DERIVATIVE_VR)
-            return (
-                f"fmi2GetRealOutputDerivatives refused: {var.name if var else vr - DERIVATIVE_VR} has no "
-                f"derivative; available for: {', '.join(v.name for v in self.variable_table() if v.derivative)}"
-            )
-        return f"{call} refused: {self._not_a(vr, kind)}"
-
-    def _not_a(self, vr, kind):
-        var = self._by_vr.get(vr)
-        if var is None:
-            return f"value reference {vr} is not a variable of {self.modelName}"
-        return (
-            f"{var.name} (value reference {vr}) is {article(var.type)} variable of {self.modelName}, "
-            f"not {article(kind)} one"
-        )
-
-    def get_real(self, vrs):
-        try:
-            return self._get(vrs, "Real", float, 0.0, "fmi2GetReal")
-        except Exception:
-            self._crash("fmi2GetReal")
-            return [0.0] * len(vrs)
-
-    def get_integer(self, vrs):
-        try:
-            return self._get(vrs, "Integer", int, 0, "fmi2GetInteger")
-        except Exception:
-            self._crash("fmi2GetInteger")
-            return [0] * len(vrs)
-
-    def get_boolean(self, vrs):
-        try:
-            return self._get(vrs, "Boolean", bool, False, "fmi2GetBoolean")
-        except Exception:
-            self._crash("fmi2GetBoolean")
-            return [False] * len(vrs)
-
-    def get_string(self, vrs):
-        self._refuse(f"fmi2GetString refused: {self.modelName} has no String variables")
-        return [""] * len(vrs)
-
-    def _set(self, vrs, values, kind, convert, call):
-        """A set call: all its values are set, or none (each refused one logged, the call
-        refused). The plan of a batch of value references is cached; the values of a Real batch
-        are checked with one math.isfinite over their sum."""
-        plan = self._set_plans[kind][self._initialized].get(tuple(vrs))
-        if plan is None:
-            plan = self._set_plan(kind, vrs)
-        if plan and (kind != "Real" or _isfinite(sum(values))):
-            attrs, resets = plan
-            if kind != "Real":  # Real: floats from pythonfmu
-                values = [convert(value) for value in values]
-            # outputs computed for these very inputs stay current (not recomputed on the next
-            # read) if every value is the one the instance holds, bit for bit, as it was computed
-            same = not self._stale and self._fresh
-            state = self.__dict__
-            for attr, value in zip(attrs, values):
-                if same:
-                    same = _identical(state[attr], value)
-                state[attr] = value
-            for attr in resets:
-                if same:
-                    same = _identical(state[attr], 0.0)
-                state[attr] = 0.0  # a new input value without a derivative: held
-            if not same:
-                self._stale = self._fresh = True
-        else:
-            self._set_checked(vrs, values, kind, convert, call)
-
-    def _set_plan(self, kind, vrs):
-        """(attributes set, input derivatives reset) by a set call of these value references, or
-        False if one of them is refused (the call then takes _set_checked, which logs why)."""
-        targets = [self._settable(vr, kind) for vr in vrs]
-        plan = all(isinstance(t, tuple) for t in targets) and (
-            tuple(t[0] for t in targets),
-            tuple(t[1] for t in targets if t[1]),
-        )
-        self._set_plans[kind][self._initialized][tuple(vrs)] = plan
-        return plan
-
-    def _settable(self, vr, kind):
-        """(attribute, input derivative to reset or None, what it is) of a value reference a set
-        call of this type may set now, else why not (a str)."""
-        var = self._by_vr.get(vr)
-        if var is None and kind == "Real" and vr >= DERIVATIVE_VR:
-            var = self._by_vr.get(vr - DERIVATIVE_VR)
-            if (
-                self.INPUT_DERIVATIVES
-                and var is not None
-                and var.causality == "input"
-                and var.type == "Real"
-            ):
-                return "der_" + var.attr, None, f"the derivative of input {var.name}"
-            return (
-                f"value reference {vr - DERIVATIVE_VR} is not a Real input of {self.modelName} that takes "
-                f"derivatives"
-            )
-        if var is None or var.type != kind:
-            return self._not_a(vr, kind)
-        if var.causality == "output" and (var.initial != "exact" or self._initialized):
-            return f"{var.name} is an output and cannot be set" + (
-                " after initialization" if var.initial == "exact" else ""
-            )
-        if var.causality == "parameter" and self._initialized:
-            return f"parameter {var.name} is fixed after initialization (value {getattr(self, var.attr)!r} kept)"
-        reset = (
-            "der_" + var.attr
-            if self.INPUT_DERIVATIVES and var.causality == "input" and kind == "Real"
-            else None
-        )
-        return var.attr, reset, f"{var.causality} {var.name}"
-
-    def _set_checked(self, vrs, values, kind, convert, call):
-        updates, refused = [], []
-        for vr, value in zip(vrs, values):
-            label = (
-                "fmi2SetRealInputDerivatives" if kind == "Real" and vr >= DERIVATIVE_VR else call
-            )
-            target = self._settable(vr, kind)
-            if isinstance(target, str):
-                refused.append(f"{label} refused: {target}")
-                continue
-            attr, reset, what = target
-            value = convert(value)
-            if kind == "Real" and not _isfinite(value):
-                refused.append(
-                    f"{label} refused: non-finite value {value!r} for {what}; previous value "
-                    f"{getattr(self, attr)!r} kept"
-                )
-                continue
-            updates.append((attr, reset, value))
-        if refused:
-            note = f" (none of the {len(vrs)} values of this call is set)" if len(vrs) > 1 else ""
-            for message in refused:
-                self._refuse(message + note)
-            return
-        for attr, reset, value in updates:
-            setattr(self, attr, value)
-            if reset:
-                setattr(self, reset, 0.0)
-        self._stale = self._fresh = True
-
-    def set_real(self, vrs, values):
-        try:
-            self._set(vrs, values, "Real", float, "fmi2SetReal")
-        except Exception:
-            self._crash("fmi2SetReal")
-
-    def set_integer(self, vrs, values):
-        try:
-            self._set(vrs, values, "Integer", int, "fmi2SetInteger")
-        except Exception:
-            self._crash("fmi2SetInteger")
-
-    def set_boolean(self, vrs, values):
-        try:
-            self._set(vrs, values, "Boolean", bool, "fmi2SetBoolean")
-        except Exception:
-            self._crash("fmi2SetBoolean")
-
-    def set_string(self, vrs, values):
-        self._refuse(f"fmi2SetString refused: {self.modelName} has no String variables")
-
-    # ---- FMU state -------------------------------------------------------------------------
-
-    @classmethod
-    def _build(cls):
-        """The package the slave was built in (in an FMU cfmu_<model>_<hash>: one FMU version):
-        this module's, whatever module the class itself is in (an FMI 3.0 FMU's entry script
-        defines it)."""
-        return _PACKAGE
-
-    def _get_fmu_state(self):
-        """Every attribute the slave set (not pythonfmu's, not the base's infrastructure),
-        encoded exactly (state.encode), with the model and build it belongs to: a CapturedState
-        where every value is kept as it is (state.kept)."""
-        try:
-            values = state_codec.kept(self.__dict__, self._infra)
-            state = CapturedState if values is not None else dict
-            return state(
-                format=state_codec.STATE_FORMAT,
-                model=self.modelName,
-                build=self._build(),
-                values=values
-                if values is not None
-                else state_codec.encode_all(self.__dict__, self._build(), self._infra),
-            )
-        except Exception as exc:
-            reason = f"fmi2GetFMUstate: the state of {self.modelName} cannot be captured: {exc}"
-            self._refuse(reason)
-            return {"__invalid__": reason}
-
-    @classmethod
-    def _state_problem(cls, state):
-        """Why ``state`` is not a state of this FMU, or None."""
-        if isinstance(state, dict) and "__invalid__" in state:
-            return str(state["__invalid__"])
-        if not (
-            isinstance(state, dict)
-            and state.get("format") == state_codec.STATE_FORMAT
-            and isinstance(state.get("values"), dict)
-        ):
-            return "not an FMU state of a contactfmu FMU"
-        model = cls.model_name or cls.__name__
-        if state.get("model") != model:
-            return f"a state of {state.get('model')}, not of {model}"
-        if state.get("build") != cls._build():
-            return f"a state of another build of {model} ({state.get('build')}; this FMU: {cls._build()})"
-        return None
-
-    def _set_fmu_state(self, state):
-        """Restore every attribute of the state (and drop those the state does not have): the
-        instance continues exactly as the one the state came from, whatever it was before. A
-        state it cannot use is refused and the instance left as it was."""
-        try:
-            if type(state) is CapturedState and state["model"] == self.modelName:
-                values, attrs = state["values"], self.__dict__
-                attrs.update(values)
-                if len(attrs) != len(values) + len(self._infra):  # attributes set since
-                    for key in attrs.keys() - values.keys() - self._infra:
-                        delattr(self, key)
-                return
-            problem = self._state_problem(state)
-            if problem is None:
-                try:
-                    values = state_codec.decode_all(state["values"], self._build())
-                    if not values.keys().isdisjoint(self._infra) or not _STR.issuperset(
-                        map(type, values)
-                    ):
-                        raise ValueError("it sets attributes that are not state")
-                except Exception as exc:
-                    problem = f"the state cannot be restored: {exc}"
-            if problem:
-                self._refuse(f"fmi2SetFMUstate refused: {problem}; the instance is left as it was")
-                return
-            for key in self.__dict__.keys() - values.keys() - self._infra:
-                delattr(self, key)
-            self.__dict__.update(values)
-        except Exception:
-            self._crash("fmi2SetFMUstate")
-
-    @staticmethod
-    def _fmu_state_to_bytes(state):
-        """JSON of the state, sealed with its SHA-256 (state.seal). A state that cannot be used
-        (an unusable fmi2DeSerializeFMUstate result) serializes as a NUL byte followed by the
-        reason: the status shim reports it."""
-        try:
-            if isinstance(state, dict) and "__invalid__" in state:
-                return b"\0" + str(state["__invalid__"]).encode("utf-8", "replace")
-            if isinstance(state.get("values"), dict):  # (its tuples, kept as they are in memory)
-                state = {**state, "values": state_codec.jsonable(state["values"])}
-            return state_codec.seal(json.dumps(state).encode("utf-8"))
-        except Exception as exc:  # cannot log here: no instance
-            return (
-                b"\0"
-                + f"fmi2SerializeFMUstate: the FMU state cannot be serialized: {exc}".encode(
-                    "utf-8"
-                )
-            )
-
-    @classmethod
-    def _fmu_state_from_bytes(cls, data):
-        """The state of serialized bytes; bytes that are not a state of this FMU, or altered
-        since fmi2SerializeFMUstate (their SHA-256 checksum does not match), give a state marked
-        invalid with the reason (see _fmu_state_to_bytes)."""
-        try:
-            state = json.loads(state_codec.unseal(data).decode("utf-8"))
-            problem = cls._state_problem(state)
-        except state_codec.Unsealed as exc:
-            problem = str(exc)
-        except Exception as exc:
-            problem = (
-                f"not a serialized FMU state of a contactfmu FMU ({type(exc).__name__}: {exc})"
-            )
-        if problem:
-            return {"__invalid__": f"fmi2DeSerializeFMUstate refused: {problem}"}
-        return state
 
     # ---- model description -----------------------------------------------------------------
 
