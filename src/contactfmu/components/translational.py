@@ -278,7 +278,8 @@ class CoupledContact(TranslationalSlave):
     return, remedy); a contact supplies its variable table, its law and these hooks:
 
     - relative_motion() -> (x, w, a): the law's coordinate, its rate and acceleration from the
-      inputs (origin(): the point of x the coupler's coordinate starts from, default 0);
+      inputs (default: flange_b minus flange_a; origin(): the point of x the coupler's coordinate
+      starts from, default 0);
     - sampled_outputs(x, w, a): without inertias, every output of the law at the inputs, the
       force published with its rate (publish_force);
     - coupled_outputs(held, x, w): with them, every output beside the held force, which it
@@ -299,6 +300,14 @@ class CoupledContact(TranslationalSlave):
 
     def origin(self):
         return 0.0
+
+    def relative_motion(self):
+        """s_rel = flange_b.s - flange_a.s, its rate and acceleration (MSL PartialCompliant)."""
+        return (
+            self.flange_b_s - self.flange_a_s,
+            self.flange_b_v - self.flange_a_v,
+            self.flange_b_a - self.flange_a_a,
+        )
 
     def after_step(self):
         pass

@@ -170,13 +170,6 @@ class ElastoGap(CoupledContact):
     def _f_ref(self):
         return law.reference_force(self.c, self.s_ref, self.f_ref)
 
-    def relative_motion(self):
-        return (
-            self.flange_b_s - self.flange_a_s,
-            self.flange_b_v - self.flange_a_v,
-            self.flange_b_a - self.flange_a_a,
-        )
-
     def _law_at_inputs(self, s_rel, v_rel):
         """The law's outputs at the inputs; its force."""
         self.s_rel, self.v_rel = s_rel, v_rel

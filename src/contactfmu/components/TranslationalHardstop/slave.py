@@ -116,13 +116,6 @@ class TranslationalHardstop(CoupledContact):
         super().__init__(**kwargs)
         self.initialize(0.0)
 
-    def relative_motion(self):
-        return (
-            self.flange_b_s - self.flange_a_s,
-            self.flange_b_v - self.flange_a_v,
-            self.flange_b_a - self.flange_a_a,
-        )
-
     def _law_at_inputs(self, s_rel, v_rel):
         """The law's outputs at the inputs; its force."""
         self.s_rel, self.v_rel = s_rel, v_rel
