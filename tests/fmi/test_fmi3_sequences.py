@@ -64,7 +64,10 @@ INSTANTIATED, INITIALIZATION, EVENT, STEP, TERMINATED = (
     "Step Mode",
     "Terminated",
 )
-ALLOWED = {  # where each call may be made (FMI 3.0, co-simulation)
+# where each call may be made: FMI 3.0.2, 2.3.3 "State Machine and Semantics" (FMU State Settable:
+# fmi3SetDebugLogging, fmi3Reset and the FMU state functions everywhere; Instantiated allows the
+# getters, its table "Get variable start values"; Initialized: fmi3Terminate) and 4.2.1 (Step Mode)
+ALLOWED = {
     "enterInitializationMode": {INSTANTIATED},
     "exitInitializationMode": {INITIALIZATION},
     "enterEventMode": {STEP},
@@ -73,7 +76,7 @@ ALLOWED = {  # where each call may be made (FMI 3.0, co-simulation)
     "doStep": {STEP},
     "terminate": {EVENT, STEP},
     "reset": {INSTANTIATED, INITIALIZATION, EVENT, STEP, TERMINATED},
-    "get": {INITIALIZATION, EVENT, STEP, TERMINATED},
+    "get": {INSTANTIATED, INITIALIZATION, EVENT, STEP, TERMINATED},
     "set": {INSTANTIATED, INITIALIZATION, EVENT, STEP},
     "setDebugLogging": {INSTANTIATED, INITIALIZATION, EVENT, STEP, TERMINATED},
 }

@@ -28,19 +28,36 @@ typedef enum { MODE_INSTANTIATED, MODE_INITIALIZATION, MODE_EVENT, MODE_STEP, MO
 #define RUNNING (IN(MODE_INITIALIZATION) | IN(MODE_EVENT) | IN(MODE_STEP))
 #define EVERY_MODE (IN(MODE_INSTANTIATED) | RUNNING | IN(MODE_TERMINATED))
 
-/* where each function may be called (FMI 3.0, co-simulation) */
+/* Where each function may be called: FMI 3.0.2, section 2.3.3 "State Machine and Semantics"
+   (docs/2_3_common_states.adoc: the super states FMU State Settable and Initialized, the states
+   Instantiated, Initialization Mode, Event Mode, Terminated, each with its "Allowed Function
+   Calls") and section 4.2.1 "State Machine for Co-Simulation" (docs/4_2_co-simulation_api.adoc:
+   Step Mode, Intermediate Update Mode). */
+/* FMU State Settable (every state from instantiation to fmi3FreeInstance): fmi3SetDebugLogging,
+   fmi3Reset and the six FMU state functions */
 #define MAY_SET_DEBUG_LOGGING (EVERY_MODE | IN_UPDATE)
-#define MAY_ENTER_INITIALIZATION IN(MODE_INSTANTIATED)
-#define MAY_EXIT_INITIALIZATION IN(MODE_INITIALIZATION)
-#define MAY_ENTER_EVENT_MODE IN(MODE_STEP)
-#define MAY_UPDATE_DISCRETE_STATES IN(MODE_EVENT)
-#define MAY_ENTER_STEP_MODE IN(MODE_EVENT)
-#define MAY_DO_STEP IN(MODE_STEP)
-#define MAY_TERMINATE (IN(MODE_EVENT) | IN(MODE_STEP))
 #define MAY_RESET EVERY_MODE
-#define MAY_GET (RUNNING | IN(MODE_TERMINATED) | IN_UPDATE)
-#define MAY_SET (IN(MODE_INSTANTIATED) | RUNNING)
 #define MAY_USE_FMU_STATE EVERY_MODE
+#define MAY_ENTER_INITIALIZATION IN(MODE_INSTANTIATED)  /* Instantiated */
+#define MAY_EXIT_INITIALIZATION IN(MODE_INITIALIZATION) /* Initialization Mode */
+#define MAY_ENTER_EVENT_MODE IN(MODE_STEP)              /* Step Mode, with eventModeUsed only */
+#define MAY_UPDATE_DISCRETE_STATES IN(MODE_EVENT)       /* Event Mode */
+#define MAY_ENTER_STEP_MODE IN(MODE_EVENT)              /* Event Mode */
+#define MAY_DO_STEP IN(MODE_STEP)                       /* Step Mode */
+/* Initialized (entered by fmi3ExitInitializationMode): Event Mode and Step Mode here */
+#define MAY_TERMINATE (IN(MODE_EVENT) | IN(MODE_STEP))
+/* fmi3Get{VariableType}: Instantiated (its table: "Get variable start values as defined in
+   modelDescription.xml"), Initialization Mode, Event Mode, Step Mode, Terminated, and Intermediate
+   Update Mode when the callback says intermediateVariableGetAllowed (the shim always does) */
+#define MAY_GET (EVERY_MODE | IN_UPDATE)
+/* fmi3Set{VariableType}: Instantiated, Initialization Mode, Event Mode, Step Mode (which variables:
+   the slave decides by causality and variability); not Terminated; in Intermediate Update Mode
+   only with intermediateVariableSetRequested, which the shim never sets */
+#define MAY_SET (IN(MODE_INSTANTIATED) | RUNNING)
+/* Not modelled: "If any function called in super state FMU State Settable returns fmi3Error, the
+   FMU enters state Terminated" (2.3.3): a refused call leaves the state as it was, the instance
+   usable (the project's rule in both standards); an importer that follows the standard calls
+   only what Terminated allows after it anyway. */
 
 static const char* const MODE_NAMES[] = {"Instantiated", "Initialization Mode", "Event Mode", "Step Mode",
                                          "Terminated"};
@@ -51,8 +68,8 @@ static const char* const MODE_HINTS[] = {
     "fmi3ExitInitializationMode first",
     "fmi3EnterStepMode first",
     "it is allowed in another state",
-    "fmi3Reset first (after fmi3Terminate only getters, the FMU state functions, fmi3Reset and "
-    "fmi3FreeInstance are allowed)",
+    "fmi3Reset first (after fmi3Terminate only the getters, fmi3SetDebugLogging, the FMU state functions, "
+    "fmi3Reset and fmi3FreeInstance are allowed)",
 };
 
 /* 1 if `function` may be called in state `mode` (inside the intermediate-update callback if
