@@ -549,32 +549,11 @@ static fmi3Status inner_step(Shim* s, fmi3Float64 now, fmi3Float64 h, fmi3Boolea
     return st;
 }
 
-/* The slave stepped again over [t, t + h] from the state it had at t, without stopping at events
-   (it takes them within the step, as without early return): what an importer that declines to
-   return at an event gets. */
-static fmi3Status step_again(Shim* s, void* saved, fmi3Float64 t, fmi3Float64 h, fmi3Boolean no_set_prior,
-                             fmi3Boolean* terminate, fmi3Float64* reached, fmi3Boolean flags[2])
-{
-    typedef fmi3Status (*set_state_fn)(fmi3Instance, void*);
-    unsigned long before = s->base.errors;
-    fmi3Status st = saved ? ((set_state_fn)p_fmi3SetFMUState)(s->base.inner, saved) : fmi3OK;
-    fmi3Boolean early = s->early_return_allowed;
-    s->early_return_allowed = false;
-    if (st < fmi3Error && s->base.errors == before) st = tell_permissions(s);
-    s->early_return_allowed = early;
-    if (st < fmi3Error && s->base.errors == before) st = inner_step(s, t, h, no_set_prior, terminate, reached, flags);
-    fmi3Status told = tell_permissions(s);
-    if (told > st) st = told;
-    return st < fmi3Error && s->base.errors > before ? fmi3Error : st;
-}
-
 /* fmi3DoStep: the slave steps to the end, or, allowed to, to the first event in the step (the
-   shim reads which). With an intermediate-update callback the importer decides at that event
-   whether the step returns there (earlyReturnRequested with an earlyReturnTime not after it). If
-   it declines, or asks for a later time, the step is taken again from its start (the slave's
-   state saved before it) without stopping at events, to its end or to that time: the importer
-   gets the step it would have got without early return, never a step cut into pieces at each
-   event (for an element with inertias a cut restarts its coupled motion: an event storm). */
+   shim reads which). With an intermediate-update callback the importer decides at each event
+   whether the step returns there (earlyReturnRequested with an earlyReturnTime not after it), or
+   goes on: the slave then steps on from the event, to the step's end or to that time (or to the
+   next event, offered again). */
 EXPORT fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoint,
                              fmi3Float64 communicationStepSize, fmi3Boolean noSetFMUStatePriorToCurrentPoint,
                              fmi3Boolean* eventHandlingNeeded, fmi3Boolean* terminateSimulation,
@@ -583,37 +562,33 @@ EXPORT fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunica
     Shim* s = (Shim*)instance;
     if (!s) return fmi3Error;
     if (!ALLOWED(s, MAY_DO_STEP, "fmi3DoStep")) return fmi3Error;
-    fmi3Boolean early = false, terminate = false, flags[2] = {false, false};
-    const fmi3Float64 t = currentCommunicationPoint, end = t + communicationStepSize;
-    fmi3Float64 now = t;
-    void* saved = NULL;
-    if (s->update && s->early_return_allowed) {
-        typedef fmi3Status (*get_state_fn)(fmi3Instance, void**);
-        unsigned long before = s->base.errors;
-        if (((get_state_fn)p_fmi3GetFMUState)(s->base.inner, &saved) >= fmi3Error || s->base.errors > before)
-            return fmi3Error;
-    }
-    fmi3Status status = inner_step(s, t, communicationStepSize, noSetFMUStatePriorToCurrentPoint, &terminate, &now,
-                                   flags);
-    fmi3Boolean event = flags[1];
-    if (status < fmi3Discard && flags[0] && now < end) { /* stopped at an event before the end */
-        early = true;
-        if (s->update) {
-            fmi3Boolean requested = false;
-            fmi3Float64 when = now;
-            s->in_update = 1;
-            s->update(s->env, now, false, true, true, true, &requested, &when);
-            s->in_update = 0;
-            if (!requested || when > now) {
-                fmi3Float64 target = requested && when < end ? when : end;
-                fmi3Float64 from = saved ? t : now;
-                status = step_again(s, saved, from, target - from, noSetFMUStatePriorToCurrentPoint, &terminate,
-                                    &now, flags);
-                early = now < end;
-            }
+    fmi3Boolean event = false, early = false, terminate = false;
+    const fmi3Float64 end = currentCommunicationPoint + communicationStepSize;
+    fmi3Float64 now = currentCommunicationPoint, target = end, h = communicationStepSize;
+    fmi3Status status = fmi3OK;
+    for (;;) {
+        fmi3Boolean flags[2];
+        fmi3Status st = inner_step(s, now, h, noSetFMUStatePriorToCurrentPoint, &terminate, &now, flags);
+        if (st > status) status = st;
+        if (st >= fmi3Discard) break; /* the step failed: lastSuccessfulTime is where it stopped */
+        event = event || flags[1];
+        if (!flags[0] || now >= target || !s->update) {
+            early = now < end;
+            break;
         }
+        /* stopped at an event before the target: the importer decides */
+        fmi3Boolean requested = false;
+        fmi3Float64 when = now;
+        s->in_update = 1;
+        s->update(s->env, now, false, true, true, true, &requested, &when);
+        s->in_update = 0;
+        if (requested && !(when > now)) {
+            early = true;
+            break;
+        }
+        if (requested && when < target) target = when;
+        h = target - now;
     }
-    if (saved) ((fmi3Status (*)(fmi3Instance, void**))p_fmi3FreeFMUState)(s->base.inner, &saved);
     if (eventHandlingNeeded) *eventHandlingNeeded = s->event_mode_used && event && status < fmi3Discard;
     if (terminateSimulation) *terminateSimulation = terminate;
     if (earlyReturn) *earlyReturn = early && status < fmi3Discard;
