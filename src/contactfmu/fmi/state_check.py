@@ -16,7 +16,10 @@ slave class ``cls``, or None:
   the state's variables and, if the state is initialized, initialized with them at the state's
   time (the same class of objects, the same attributes, numbers of the same type; a float not a
   number nowhere, infinite only where the template's is). An attribute the template has must be
-  in the state; None (not yet set) stands for a number or None.
+  in the state; where the template holds None (not yet set: a step size, a read value, a motion
+  the element starts later) the state may hold any plain data (None, bools, strings, numbers not
+  nan, and tuples, lists, dicts and objects of the build of them); a list may have another length than the template's
+  (its elements are then checked as plain data); an int and a float stand for each other.
 
 Generic: names no component and no physical domain. Only the standard library is imported."""
 
@@ -115,13 +118,15 @@ def _shape_problem(value, expected, where):
     """Why value does not have the shape of expected (the template's), or None."""
     if type(value) is float and value != value:
         return f"{where} = nan"
-    if expected is None:  # (a value that appears later: a step size, a time, a read value)
-        if value is None or type(value) in (bool, int, float):
-            return None
-        return f"{where} = {value!r} is not a number"
+    if expected is None:  # a value that appears later (a step size, a read value, a motion)
+        return _plain_problem(value, where)
     if value is None:
         if _is_object(expected):
             return f"{where} is None, not a {type(expected).__name__}"
+        return None
+    if type(value) in _NUMBERS and type(expected) in _NUMBERS:  # 3 and 3.0 alike
+        if type(value) is float and math.isinf(value) and not math.isinf(expected):
+            return f"{where} = {value!r} is not finite"
         return None
     if type(value) is not type(expected):
         return f"{where} = {value!r} is a {type(value).__name__}, not a {type(expected).__name__}"
@@ -132,10 +137,9 @@ def _shape_problem(value, expected, where):
     if type(value) in (tuple, list):
         if type(value) is tuple and len(value) != len(expected):
             return f"{where} has {len(value)} elements, not {len(expected)}"
-        pairs = zip(value, expected) if type(value) is tuple else ((v, None) for v in value)
+        # a list may grow or shrink: its elements are then checked as plain values
+        pairs = zip(value, expected) if len(value) == len(expected) else ((v, None) for v in value)
         for k, (v, e) in enumerate(pairs):
-            if type(value) is list and expected:
-                e = expected[0]
             why = _shape_problem(v, e, f"{where}[{k}]")
             if why:
                 return why
@@ -155,6 +159,38 @@ def _shape_problem(value, expected, where):
             if why:
                 return why
     return None
+
+
+_NUMBERS = (int, float)
+
+
+def _plain_problem(value, where):
+    """Why a value the template has no counterpart for is not plain data (None, bools, numbers
+    that are not nan, strings, and tuples, lists, dicts and objects of the build of them), or
+    None."""
+    if type(value) is float and value != value:
+        return f"{where} = nan"
+    if type(value) in (tuple, list):
+        for k, v in enumerate(value):
+            why = _plain_problem(v, f"{where}[{k}]")
+            if why:
+                return why
+        return None
+    if type(value) is dict:
+        for k, v in value.items():
+            why = _plain_problem(v, f"{where}[{k!r}]")
+            if why:
+                return why
+        return None
+    if value is None or type(value) in (bool, int, float, str):
+        return None
+    if _is_object(value):  # one of the build's own (state.decode_all makes no other)
+        for k, v in _attrs(value).items():
+            why = _plain_problem(v, f"{where}.{k}")
+            if why:
+                return why
+        return None
+    return f"{where} = {value!r} is not plain data"
 
 
 def _is_object(value):
