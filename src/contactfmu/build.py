@@ -45,6 +45,9 @@ from .fmi.shim import DEFINES, PLATFORM, PLATFORM3
 PACKAGE = Path(__file__).resolve().parent
 SHIM_SOURCE = PACKAGE / "fmi" / "fmi2_status_shim.c"
 SHIM3_SOURCE = PACKAGE / "fmi" / "fmi3_status_shim.c"
+SHIM3_MODES = (
+    PACKAGE / "fmi" / "fmi3_modes.h"
+)  # the FMI 3.0 state machine, included by SHIM3_SOURCE
 # what both shims share, compiled into each
 SHIM_COMMON = (PACKAGE / "fmi" / "shim_common.c", PACKAGE / "fmi" / "shim_common.h")
 # the libraries and the Python archive are stored in the FMU, not deflated: an importer unzips
@@ -125,7 +128,7 @@ def fmu_hash(name):
         h.update(rel.encode())
         if src is not None:
             h.update(src.read_bytes())
-    for source in (SHIM_SOURCE, *SHIM_COMMON):
+    for source in (SHIM_SOURCE, SHIM3_SOURCE, SHIM3_MODES, *SHIM_COMMON):
         h.update(source.read_bytes())
     h.update(python_record().encode())
     h.update(Path(__file__).read_bytes())  # how the FMU is packaged (its bytecode, ...)

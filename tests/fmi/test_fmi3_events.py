@@ -146,6 +146,8 @@ def test_host_and_fmu_time_agree_after_every_step_and_events_are_flagged(
     with nothing to update."""
     fmu = _slave(fmu3_dir, tmp_path, "EndStop", eventModeUsed=event_mode, earlyReturnAllowed=True)
     _start(fmu, "EndStop")
+    if event_mode:  # fmi3ExitInitializationMode leads to Event Mode
+        fmu.enterStepMode()
     time_vr = fmu.vr["time"]
     t, events = 0.0, []
     while t < 3.5:

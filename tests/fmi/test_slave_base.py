@@ -1528,3 +1528,30 @@ def test_a_refusal_is_an_error_message_of_its_category():
     s.set_real([99], [1.0])
     (record,) = s.log_queue
     assert (record.status, record.category) == (Fmi2Status.error, "logStatusError")
+
+
+def test_a_deserialized_state_is_accepted_whatever_its_legitimate_contents_and_refused_edited():
+    """A state whose list grew, whose published rate overflowed to inf and which holds a value
+    that appears only after initialization restores into another instance; the same bytes with a
+    Real variable made a string, a parameter out of its range or an attribute nan are refused
+    with the reason."""
+    s = initialized(k=3.0, u=1.0)
+    assert s.do_step(0.0, 0.5)
+    s.der_y = math.inf  # k*der_u overflowed
+    s._p = s._p + [1.5]  # a list that changes its length
+    s.later = {"motion": [0.5, (1.0, None)]}  # set after initialization
+    state = s._get_fmu_state()
+    good = Probe._fmu_state_from_bytes(Probe._fmu_state_to_bytes(state))
+    assert "__invalid__" not in good
+    fresh = new()
+    fresh._set_fmu_state(good)
+    assert errors(fresh) == [] and fresh.later == {"motion": [0.5, (1.0, None)]}
+    for edit, reason in [
+        (("y", "3"), "y = '3' is not of type Real"),
+        (("k", 11.0), "k = 11.0"),
+        (("later", float("nan")), "later = nan"),
+    ]:
+        values = state_codec.jsonable({**state["values"], edit[0]: edit[1]})
+        edited = Probe._fmu_state_to_bytes({**state, "values": values})
+        refused = Probe._fmu_state_from_bytes(edited)
+        assert reason in refused.get("__invalid__", ""), (edit, refused)

@@ -369,6 +369,9 @@ static fmi3Status initialize(fmi3Instance c)
     for (int k = 0; k < opt.n_par; k++) set3(c, &opt.par[k]);
     fmi3Status st = call("fmi3ExitInitializationMode", F.ExitInitializationMode(c));
     failed_initialization = st > 1;
+    /* with eventModeUsed the FMU is in Event Mode now (FMI 3.0, 2.3.3 "fmi3ExitInitializationMode"):
+       fmi3EnterStepMode before the first fmi3DoStep */
+    if (opt.event_mode && !failed_initialization) call("fmi3EnterStepMode", F.EnterStepMode(c));
     return st;
 }
 

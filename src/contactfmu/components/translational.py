@@ -383,7 +383,7 @@ class CoupledContact(TranslationalSlave):
         the step asked for before the early returns again."""
         if self.stops_at(t, h, event):
             coupler.resume_h = coupler.resume_h or h
-            coupler.commit(event - t, self.predict, x, w, self._delivered, t + h - event)
+            coupler.commit(event - t, self.predict, x, w, self._delivered, coupler.resume_h)
         else:
             resume, coupler.resume_h = coupler.resume_h, 0.0
             coupler.commit(h, self.predict, x, w, self._delivered, resume)

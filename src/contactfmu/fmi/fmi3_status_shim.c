@@ -62,6 +62,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fmi3_modes.h"
 #include "shim_common.h"
 
 typedef void* fmi3Instance;
@@ -110,31 +111,49 @@ typedef struct {
     fmi3InstanceEnvironment env;
     fmi3Boolean early_return_allowed, event_mode_used;
     fmi3IntermediateUpdateCallback update; /* NULL: the importer takes no intermediate update */
+    Mode mode;                             /* the state machine's state (fmi3_modes.h) */
+    int in_update;                         /* inside the intermediateUpdate callback */
+    int free_pending;                      /* fmi3FreeInstance called inside it: freed after the step */
+    unsigned categories;                   /* fmi3SetDebugLogging's categories (bits of LOG_CATEGORIES), 0: all */
 } Shim;
+
+static const char* const LOG_CATEGORIES[] = {CONTACTFMU_LOG_CATEGORIES};
+#define N_CATEGORIES (sizeof LOG_CATEGORIES / sizeof LOG_CATEGORIES[0])
+
+/* The index of a declared log category, or N_CATEGORIES. */
+static size_t category_index(const char* category)
+{
+    size_t k = 0;
+    while (category && k < N_CATEGORIES && strcmp(category, LOG_CATEGORIES[k]) != 0) k++;
+    return category ? k : N_CATEGORIES;
+}
 
 /* ---- the inner library: the functions forwarded ------------------------------------------
    X(name, parameters after the instance, the same as arguments) */
 
 #define VR const fmi3ValueReference* vr, size_t nvr
 #define FORWARDED(X) \
-    X(fmi3SetDebugLogging, (fmi3Boolean on, size_t n, const fmi3String categories[]), (on, n, categories)) \
-    X(fmi3UpdateDiscreteStates, (fmi3Boolean* needUpdate, fmi3Boolean* terminate, fmi3Boolean* nominalsChanged, fmi3Boolean* valuesChanged, fmi3Boolean* nextDefined, fmi3Float64* next), (needUpdate, terminate, nominalsChanged, valuesChanged, nextDefined, next))
+    X(fmi3UpdateDiscreteStates, (fmi3Boolean* needUpdate, fmi3Boolean* terminate, fmi3Boolean* nominalsChanged, fmi3Boolean* valuesChanged, fmi3Boolean* nextDefined, fmi3Float64* next), (needUpdate, terminate, nominalsChanged, valuesChanged, nextDefined, next), MAY_UPDATE_DISCRETE_STATES)
 
 /* the getters and setters */
 #define ACCESSED(X) \
-    X(fmi3GetFloat64, (VR, fmi3Float64 values[], size_t n), (vr, nvr, values, n)) \
-    X(fmi3SetFloat64, (VR, const fmi3Float64 values[], size_t n), (vr, nvr, values, n)) \
-    X(fmi3GetInt32, (VR, fmi3Int32 values[], size_t n), (vr, nvr, values, n)) \
-    X(fmi3SetInt32, (VR, const fmi3Int32 values[], size_t n), (vr, nvr, values, n)) \
-    X(fmi3GetBoolean, (VR, fmi3Boolean values[], size_t n), (vr, nvr, values, n)) \
-    X(fmi3SetBoolean, (VR, const fmi3Boolean values[], size_t n), (vr, nvr, values, n))
+    X(fmi3GetFloat64, (VR, fmi3Float64 values[], size_t n), (vr, nvr, values, n), MAY_GET) \
+    X(fmi3SetFloat64, (VR, const fmi3Float64 values[], size_t n), (vr, nvr, values, n), MAY_SET) \
+    X(fmi3GetInt32, (VR, fmi3Int32 values[], size_t n), (vr, nvr, values, n), MAY_GET) \
+    X(fmi3SetInt32, (VR, const fmi3Int32 values[], size_t n), (vr, nvr, values, n), MAY_SET) \
+    X(fmi3GetBoolean, (VR, fmi3Boolean values[], size_t n), (vr, nvr, values, n), MAY_GET) \
+    X(fmi3SetBoolean, (VR, const fmi3Boolean values[], size_t n), (vr, nvr, values, n), MAY_SET)
 
-/* those without a further parameter */
-#define FORWARDED0(X) X(fmi3ExitInitializationMode) X(fmi3EnterEventMode) X(fmi3EnterStepMode) \
-    X(fmi3Terminate)
+/* those without a further parameter: X(name, the states it is allowed in, the state it leads to) */
+#define FORWARDED0(X) \
+    X(fmi3ExitInitializationMode, MAY_EXIT_INITIALIZATION, s->event_mode_used ? MODE_EVENT : MODE_STEP) \
+    X(fmi3EnterEventMode, MAY_ENTER_EVENT_MODE, MODE_EVENT) \
+    X(fmi3EnterStepMode, MAY_ENTER_STEP_MODE, MODE_STEP) \
+    X(fmi3Terminate, MAY_TERMINATE, MODE_TERMINATED)
 
 /* the inner functions the shim calls from its own fmi3DoStep, fmi3Reset and FMU state functions */
 #define WRAPPED(X) \
+    X(fmi3SetDebugLogging, (), ()) \
     X(fmi3EnterInitializationMode, (), ()) \
     X(fmi3DoStep, (fmi3Float64 t, fmi3Float64 h, fmi3Boolean noSetPrior, fmi3Boolean* eventNeeded, fmi3Boolean* terminate, fmi3Boolean* earlyReturn, fmi3Float64* lastTime), ()) \
     X(fmi3Reset, (), ()) \
@@ -227,6 +246,8 @@ static void shim_log(fmi3InstanceEnvironment env, fmi3Status status, fmi3String 
     Shim* s = (Shim*)env;
     if (!s) return;
     if (status >= fmi3Error) s->base.errors++;
+    /* the categories chosen with fmi3SetDebugLogging filter what reaches the host, but errors */
+    if (status < fmi3Error && s->categories && !(s->categories >> category_index(category) & 1u)) return;
     if (s->log) s->log(s->env, status, category, message);
 }
 
@@ -329,35 +350,54 @@ EXPORT void fmi3FreeInstance(fmi3Instance instance)
 {
     Shim* s = (Shim*)instance;
     if (!s) return;
+    if (s->in_update) {
+        shim_say(&s->base, fmi3Error, "contactfmu: fmi3FreeInstance is not allowed in Intermediate Update Mode "
+                 "(inside the intermediateUpdate callback): the instance is freed when fmi3DoStep returns");
+        s->free_pending = 1;
+        return;
+    }
     if (s->base.inner) p_fmi3FreeInstance(s->base.inner);
     free(s);
 }
 
-/* The status rule: fmi3Error if the slave logged an error during the call. */
-#define FORWARD(name, params, args) \
+/* The status rule: fmi3Error if the slave logged an error during the call; a call outside the
+   states that allow it (fmi3_modes.h) is refused first. */
+#define ALLOWED(s, mask, name) mode_allows(&(s)->base, (s)->mode, (s)->in_update, (mask), name)
+#define FORWARD(name, params, args, mask) \
     EXPORT fmi3Status name(fmi3Instance instance, UNPAREN params) \
     { \
         Shim* s = (Shim*)instance; \
         if (!s) return fmi3Error; \
+        if (!ALLOWED(s, mask, #name)) return fmi3Error; \
         unsigned long before = s->base.errors; \
         fmi3Status status = ((fmi3Status (*)(fmi3Instance, UNPAREN params))p_##name)(s->base.inner, UNPAREN args); \
         return (fmi3Status)shim_ruled(&s->base, before, status); \
     }
-#define FORWARD0(name) \
+/* a mode change: the new state once the call succeeded */
+#define FORWARD0(name, mask, next) \
     EXPORT fmi3Status name(fmi3Instance instance) \
     { \
         Shim* s = (Shim*)instance; \
         if (!s) return fmi3Error; \
+        if (!ALLOWED(s, mask, #name)) return fmi3Error; \
+        if ((mask) == MAY_ENTER_EVENT_MODE && !s->event_mode_used) { \
+            shim_say(&s->base, fmi3Error, "contactfmu: " #name " is not allowed: the instance was made with " \
+                     "eventModeUsed = false (it never enters Event Mode)"); \
+            return fmi3Error; \
+        } \
         unsigned long before = s->base.errors; \
         fmi3Status status = ((fmi3Status (*)(fmi3Instance))p_##name)(s->base.inner); \
-        return (fmi3Status)shim_ruled(&s->base, before, status); \
+        status = (fmi3Status)shim_ruled(&s->base, before, status); \
+        if (status < fmi3Error) s->mode = (next); \
+        return status; \
     }
 /* a getter or setter: its arrays checked first (shim_check_values) */
-#define ACCESS(name, params, args) \
+#define ACCESS(name, params, args, mask) \
     EXPORT fmi3Status name(fmi3Instance instance, UNPAREN params) \
     { \
         Shim* s = (Shim*)instance; \
         if (!s) return fmi3Error; \
+        if (!ALLOWED(s, mask, #name)) return fmi3Error; \
         if (!shim_check_values(&s->base, #name, vr, nvr, values, n)) return fmi3Error; \
         unsigned long before = s->base.errors; \
         fmi3Status status = ((fmi3Status (*)(fmi3Instance, UNPAREN params))p_##name)(s->base.inner, UNPAREN args); \
@@ -379,6 +419,7 @@ EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean
 {
     Shim* s = (Shim*)instance;
     if (!s) return fmi3Error;
+    if (!ALLOWED(s, MAY_ENTER_INITIALIZATION, "fmi3EnterInitializationMode")) return fmi3Error;
     unsigned long before = s->base.errors;
     const fmi3ValueReference vr = CONTROL_VR;
     fmi3Status status = ((set_float64_fn)p_fmi3SetFloat64)(s->base.inner, &vr, 1, &start, 1);
@@ -387,20 +428,61 @@ EXPORT fmi3Status fmi3EnterInitializationMode(fmi3Instance instance, fmi3Boolean
                                                                                         start, stopDefined, stop);
         if (entered > status) status = entered;
     }
-    return status < fmi3Error && s->base.errors > before ? fmi3Error : status;
+    status = status < fmi3Error && s->base.errors > before ? fmi3Error : status;
+    if (status < fmi3Error) s->mode = MODE_INITIALIZATION;
+    return status;
+}
+
+/* fmi3SetDebugLogging: every category named must be one the model description declares. The
+   shim keeps the categories and filters the messages for the host itself (pythonfmu3's library
+   dropped the messages of the other categories, errors too: a refused call then returned fmi3OK). */
+EXPORT fmi3Status fmi3SetDebugLogging(fmi3Instance instance, fmi3Boolean on, size_t n, const fmi3String categories[])
+{
+    Shim* s = (Shim*)instance;
+    if (!s) return fmi3Error;
+    if (!ALLOWED(s, MAY_SET_DEBUG_LOGGING, "fmi3SetDebugLogging")) return fmi3Error;
+    if (n && !categories) {
+        shim_say(&s->base, fmi3Error, "contactfmu: fmi3SetDebugLogging: nCategories = %zu, but categories is NULL", n);
+        return fmi3Error;
+    }
+    unsigned chosen = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = category_index(categories[i]);
+        if (k == N_CATEGORIES) {
+            char declared[512] = "";
+            for (k = 0; k < N_CATEGORIES; k++)
+                snprintf(declared + strlen(declared), sizeof declared - strlen(declared), "%s%s", k ? ", " : "",
+                         LOG_CATEGORIES[k]);
+            shim_say(&s->base, fmi3Error,
+                     "contactfmu: fmi3SetDebugLogging: category %.200s is undeclared in this FMU (its "
+                     "LogCategories: %s): refused, the logging setting kept",
+                     !categories[i] ? "NULL" : shim_is_utf8(categories[i]) ? categories[i] : "(not UTF-8)", declared);
+            return fmi3Error;
+        }
+        chosen |= 1u << k;
+    }
+    unsigned long before = s->base.errors;
+    typedef fmi3Status (*debug_fn)(fmi3Instance, fmi3Boolean, size_t, const fmi3String[]);
+    fmi3Status status = ((debug_fn)p_fmi3SetDebugLogging)(s->base.inner, on, 0, NULL);
+    status = (fmi3Status)shim_ruled(&s->base, before, status);
+    if (status < fmi3Error) s->categories = chosen;
+    return status;
 }
 
 EXPORT fmi3Status fmi3Reset(fmi3Instance instance)
 {
     Shim* s = (Shim*)instance;
     if (!s) return fmi3Error;
+    if (!ALLOWED(s, MAY_RESET, "fmi3Reset")) return fmi3Error;
     unsigned long before = s->base.errors;
     fmi3Status status = ((fmi3Status (*)(fmi3Instance))p_fmi3Reset)(s->base.inner);
     if (status < fmi3Error) { /* pythonfmu3 made a new slave: it has the permissions again */
         fmi3Status told = tell_permissions(s);
         if (told > status) status = told;
     }
-    return status < fmi3Error && s->base.errors > before ? fmi3Error : status;
+    status = status < fmi3Error && s->base.errors > before ? fmi3Error : status;
+    if (status < fmi3Error) s->mode = MODE_INSTANTIATED;
+    return status;
 }
 
 /* ---- FMU state (shim_common.c) ---------------------------------------------------------- */
@@ -417,36 +499,61 @@ static const ShimStateCalls* state_calls(void)
     return &f;
 }
 
-#define SHIM(instance) Shim* s = (Shim*)(instance); if (!s) return fmi3Error;
+#define SHIM(instance, name) Shim* s = (Shim*)(instance); if (!s) return fmi3Error; \
+    if (!ALLOWED(s, MAY_USE_FMU_STATE, name)) return fmi3Error;
 
 EXPORT fmi3Status fmi3GetFMUState(fmi3Instance instance, fmi3FMUState* state)
-{ SHIM(instance); return (fmi3Status)shim_get_state(&s->base, state_calls(), "fmi3GetFMUState", state); }
+{ SHIM(instance, "fmi3GetFMUState"); return (fmi3Status)shim_get_state(&s->base, state_calls(), "fmi3GetFMUState", state); }
 EXPORT fmi3Status fmi3SetFMUState(fmi3Instance instance, fmi3FMUState state)
-{ SHIM(instance); return (fmi3Status)shim_set_state(&s->base, state_calls(), "fmi3SetFMUState", state); }
+{ SHIM(instance, "fmi3SetFMUState"); return (fmi3Status)shim_set_state(&s->base, state_calls(), "fmi3SetFMUState", state); }
 EXPORT fmi3Status fmi3FreeFMUState(fmi3Instance instance, fmi3FMUState* state)
-{ SHIM(instance); return (fmi3Status)shim_free_state(&s->base, state_calls(), state); }
+{ SHIM(instance, "fmi3FreeFMUState"); return (fmi3Status)shim_free_state(&s->base, state_calls(), state); }
 EXPORT fmi3Status fmi3SerializedFMUStateSize(fmi3Instance instance, fmi3FMUState state, size_t* size)
 {
-    SHIM(instance);
+    SHIM(instance, "fmi3SerializedFMUStateSize");
     return (fmi3Status)shim_state_size(&s->base, state_calls(), "fmi3SerializedFMUStateSize", state, size);
 }
 EXPORT fmi3Status fmi3SerializeFMUState(fmi3Instance instance, fmi3FMUState state, fmi3Byte bytes[], size_t size)
 {
-    SHIM(instance);
+    SHIM(instance, "fmi3SerializeFMUState");
     return (fmi3Status)shim_serialize_state(&s->base, state_calls(), "fmi3SerializeFMUState", state, bytes, size);
 }
 EXPORT fmi3Status fmi3DeserializeFMUState(fmi3Instance instance, const fmi3Byte bytes[], size_t size,
                                           fmi3FMUState* state)
 {
-    SHIM(instance);
+    SHIM(instance, "fmi3DeserializeFMUState");
     return (fmi3Status)shim_deserialize_state(&s->base, state_calls(), "fmi3DeserializeFMUState", bytes, size,
                                               state);
 }
 
+/* One step of the slave from `now` over h, with what it reached: the time, whether it stopped at
+   an event and whether one happened. */
+static fmi3Status inner_step(Shim* s, fmi3Float64 now, fmi3Float64 h, fmi3Boolean no_set_prior, fmi3Boolean* terminate,
+                             fmi3Float64* reached, fmi3Boolean flags[2])
+{
+    unsigned long before = s->base.errors;
+    fmi3Boolean inner_event = false, inner_terminate = false, inner_early = false;
+    fmi3Float64 inner_last = now;
+    fmi3Status st = ((do_step_fn)p_fmi3DoStep)(s->base.inner, now, h, no_set_prior, &inner_event, &inner_terminate,
+                                               &inner_early, &inner_last);
+    if (st < fmi3Error && s->base.errors > before) st = fmi3Error;
+    *terminate = *terminate || inner_terminate;
+    const fmi3ValueReference tvr = CONTROL_VR;
+    const fmi3ValueReference fvr[2] = {CONTROL_VR + 2, CONTROL_VR + 3};
+    *reached = now;
+    flags[0] = flags[1] = false;
+    if (((get_float64_fn)p_fmi3GetFloat64)(s->base.inner, &tvr, 1, reached, 1) >= fmi3Error ||
+        ((get_boolean_fn)p_fmi3GetBoolean)(s->base.inner, fvr, 2, flags, 2) >= fmi3Error) {
+        if (st < fmi3Error) st = fmi3Error;
+    }
+    return st;
+}
+
 /* fmi3DoStep: the slave steps to the end, or, allowed to, to the first event in the step (the
-   shim reads which). With an intermediate-update callback, the importer decides at each event
-   whether the step returns there (earlyReturnRequested; an earlyReturnTime after the event: the
-   step returns at that time, or at an event before it) or goes on. */
+   shim reads which). With an intermediate-update callback the importer decides at each event
+   whether the step returns there (earlyReturnRequested with an earlyReturnTime not after it), or
+   goes on: the slave then steps on from the event, to the step's end or to that time (or to the
+   next event, offered again). */
 EXPORT fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunicationPoint,
                              fmi3Float64 communicationStepSize, fmi3Boolean noSetFMUStatePriorToCurrentPoint,
                              fmi3Boolean* eventHandlingNeeded, fmi3Boolean* terminateSimulation,
@@ -454,57 +561,42 @@ EXPORT fmi3Status fmi3DoStep(fmi3Instance instance, fmi3Float64 currentCommunica
 {
     Shim* s = (Shim*)instance;
     if (!s) return fmi3Error;
+    if (!ALLOWED(s, MAY_DO_STEP, "fmi3DoStep")) return fmi3Error;
     fmi3Boolean event = false, early = false, terminate = false;
     const fmi3Float64 end = currentCommunicationPoint + communicationStepSize;
     fmi3Float64 now = currentCommunicationPoint, target = end, h = communicationStepSize;
     fmi3Status status = fmi3OK;
     for (;;) {
-        unsigned long before = s->base.errors;
-        fmi3Boolean inner_event = false, inner_terminate = false, inner_early = false;
-        fmi3Float64 inner_last = now;
-        fmi3Status st = ((do_step_fn)p_fmi3DoStep)(s->base.inner, now, h, noSetFMUStatePriorToCurrentPoint,
-                                                   &inner_event, &inner_terminate, &inner_early, &inner_last);
-        if (st < fmi3Error && s->base.errors > before) st = fmi3Error;
+        fmi3Boolean flags[2];
+        fmi3Status st = inner_step(s, now, h, noSetFMUStatePriorToCurrentPoint, &terminate, &now, flags);
         if (st > status) status = st;
-        terminate = terminate || inner_terminate;
-        /* the time the slave reached and whether it stopped at an event */
-        const fmi3ValueReference tvr = CONTROL_VR;
-        const fmi3ValueReference fvr[2] = {CONTROL_VR + 2, CONTROL_VR + 3};
-        fmi3Float64 reached = now;
-        fmi3Boolean flags[2] = {false, false};
-        if (((get_float64_fn)p_fmi3GetFloat64)(s->base.inner, &tvr, 1, &reached, 1) >= fmi3Error ||
-            ((get_boolean_fn)p_fmi3GetBoolean)(s->base.inner, fvr, 2, flags, 2) >= fmi3Error) {
-            if (status < fmi3Error) status = fmi3Error;
-        }
-        now = reached;
         if (st >= fmi3Discard) break; /* the step failed: lastSuccessfulTime is where it stopped */
         event = event || flags[1];
-        if (!flags[0] || now >= target) {
+        if (!flags[0] || now >= target || !s->update) {
             early = now < end;
             break;
         }
-        /* stopped at an event before the target */
-        if (s->update) {
-            fmi3Boolean requested = false;
-            fmi3Float64 when = now;
-            s->update(s->env, now, false, true, true, true, &requested, &when);
-            if (requested) {
-                if (!(when > now)) {
-                    early = true;
-                    break;
-                }
-                if (when < target) target = when;
-            }
-            h = target - now;
-            continue;
+        /* stopped at an event before the target: the importer decides */
+        fmi3Boolean requested = false;
+        fmi3Float64 when = now;
+        s->in_update = 1;
+        s->update(s->env, now, false, true, true, true, &requested, &when);
+        s->in_update = 0;
+        if (requested && !(when > now)) {
+            early = true;
+            break;
         }
-        early = true;
-        break;
+        if (requested && when < target) target = when;
+        h = target - now;
     }
     if (eventHandlingNeeded) *eventHandlingNeeded = s->event_mode_used && event && status < fmi3Discard;
     if (terminateSimulation) *terminateSimulation = terminate;
     if (earlyReturn) *earlyReturn = early && status < fmi3Discard;
     if (lastSuccessfulTime) *lastSuccessfulTime = now;
+    if (s->free_pending) {
+        s->free_pending = 0;
+        fmi3FreeInstance(s);
+    }
     return status;
 }
 

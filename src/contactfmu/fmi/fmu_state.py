@@ -4,6 +4,7 @@ exactly (state.kept, state.encode), restored after its checks, serialized sealed
 import json
 
 from . import state as state_codec
+from . import state_check
 
 _STR = frozenset((str,))  # the type of every name a state may set
 _PACKAGE = __name__.split(".")[0]  # the package bundled into the FMU (or contactfmu)
@@ -116,12 +117,18 @@ class FmuStates:
 
     @classmethod
     def _fmu_state_from_bytes(cls, data):
-        """The state of serialized bytes; bytes that are not a state of this FMU, or altered
-        since fmi2SerializeFMUstate (their SHA-256 checksum does not match), give a state marked
-        invalid with the reason (see _fmu_state_to_bytes)."""
+        """The state of serialized bytes; bytes that are not a state of this FMU, altered since
+        fmi2SerializeFMUstate (their SHA-256 checksum does not match), or whose contents are no
+        state of this slave (state_check: types, ranges, non-finite values, shapes) give a state
+        marked invalid with the reason (see _fmu_state_to_bytes)."""
         try:
             state = json.loads(state_codec.unseal(data).decode("utf-8"))
             problem = cls._state_problem(state)
+            if problem is None:
+                values = state_codec.decode_all(state["values"], cls._build())
+                problem = state_check.problem(cls, values)
+                if problem:
+                    problem = f"its contents are not a state of {cls.model_name or cls.__name__}: {problem}"
         except state_codec.Unsealed as exc:
             problem = str(exc)
         except Exception as exc:

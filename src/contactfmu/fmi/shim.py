@@ -25,9 +25,19 @@ FIRST_PRIVATE_VR = min(DERIVATIVE_VR, CONTROL_VR)
 PLATFORM = "linux64"  # FMI 2.0
 PLATFORM3 = "x86_64-linux"  # FMI 3.0
 
+# the log categories every FMU declares (Slave.log_categories): fmi3SetDebugLogging refuses others
+LOG_CATEGORIES = (
+    "logStatusWarning",
+    "logStatusDiscard",
+    "logStatusError",
+    "logStatusFatal",
+    "logAll",
+)
+
 # the -D definitions the shims are compiled with (they refuse to compile without them)
 DEFINES = {
     "CONTACTFMU_DERIVATIVE_VR": f"{DERIVATIVE_VR}u",
     "CONTACTFMU_CONTROL_VR": f"{CONTROL_VR}u",
     "CONTACTFMU_FIRST_PRIVATE_VR": f"{FIRST_PRIVATE_VR}u",
+    "CONTACTFMU_LOG_CATEGORIES": ",".join(f'"{name}"' for name in LOG_CATEGORIES),
 }

@@ -306,8 +306,7 @@ void shim_python_started(void)
    hang (a resources folder without slavemodule.txt, FMI 3.0) on arguments they cannot use, and
    take any token. The shim refuses those arguments with a message before they reach them. */
 
-/* 1 if `text` is valid UTF-8 (as Python decodes it: no overlong forms, no surrogates). */
-static int is_utf8(const char* text)
+int shim_is_utf8(const char* text)
 {
     const unsigned char* p = (const unsigned char*)text;
     while (*p) {
@@ -335,7 +334,7 @@ static int check_resources(ShimBase* s, const char* dir)
                  "its resources folder", dir ? "empty" : "NULL");
         return 0;
     }
-    if (!is_utf8(dir)) {
+    if (!shim_is_utf8(dir)) {
         shim_say(s, SHIM_ERROR, "contactfmu: the resources folder's path is not valid UTF-8");
         return 0;
     }
@@ -370,7 +369,7 @@ static int check_resources(ShimBase* s, const char* dir)
 int shim_check_instantiation(ShimBase* s, const char* name, const char* what, const char* token,
                              const char* resources)
 {
-    if (!name || !is_utf8(name)) {
+    if (!name || !shim_is_utf8(name)) {
         shim_say(s, SHIM_ERROR, "contactfmu: the instance name is %s: give a UTF-8 string",
                  name ? "not valid UTF-8" : "NULL");
         return 0;
@@ -381,7 +380,7 @@ int shim_check_instantiation(ShimBase* s, const char* name, const char* what, co
     pthread_mutex_unlock(&load_lock);
     if (expected[0] && (!token || strcmp(token, expected) != 0)) {
         shim_say(s, SHIM_ERROR, "contactfmu: the %s %.300s is not this FMU's, %s: its model description and "
-                 "binary do not belong together", what, !token ? "(NULL)" : is_utf8(token) ? token : "(not UTF-8)",
+                 "binary do not belong together", what, !token ? "(NULL)" : shim_is_utf8(token) ? token : "(not UTF-8)",
                  expected);
         return 0;
     }

@@ -61,6 +61,8 @@ void shim_python_started(void);
    "instantiationToken"). */
 int shim_check_instantiation(ShimBase* s, const char* name, const char* what, const char* token,
                              const char* resources);
+/* 1 if `text` is valid UTF-8 (as Python decodes it: no overlong forms, no surrogates). */
+int shim_is_utf8(const char* text);
 /* The local path of a file URI (file:///p, file://localhost/p, file:/p, percent-encoded) or of
    a plain absolute path, into out; 0 if `uri` is none of these. */
 int shim_uri_path(const char* uri, char* out, size_t size);
