@@ -1,4 +1,4 @@
-"""The FMU states of a slave (mixed into fmi.slave.Slave): every attribute the slave set, taken
+"""The FMU states of a slave (included in fmi.slave.Slave, see _including): every attribute the slave set, taken
 exactly (state.kept, state.encode), restored after its checks, serialized sealed (SHA-256)."""
 
 import json

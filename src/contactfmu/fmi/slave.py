@@ -92,7 +92,24 @@ def _tuple_getter(names):
     return lambda obj: ()
 
 
-class Slave(Values, FmuStates, Fmi2Slave):
+def _including(*parts):
+    """Class decorator: the attributes of the classes `parts` (the slave's getters and setters,
+    its FMU states) defined on the class itself, not inherited. pythonfmu 0.7.0 leaks the repr of
+    every class of a slave's MRO at each instantiation (tests/fmi/test_memory.py): the concerns
+    live in modules of their own without lengthening the MRO."""
+
+    def include(cls):
+        for part in parts:
+            for name, value in vars(part).items():
+                if not (name.startswith("__") and name.endswith("__")) and name not in vars(cls):
+                    setattr(cls, name, value)
+        return cls
+
+    return include
+
+
+@_including(Values, FmuStates)
+class Slave(Fmi2Slave):
     """Base class: subclasses set VARIABLES, description, default_experiment and implement
     ``step(t, h)``; optionally ``check()`` (extra parameter rules), ``initialize(t0)`` and
     ``compute_outputs()`` (outputs from the current inputs and state; called lazily when an

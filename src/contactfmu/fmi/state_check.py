@@ -137,8 +137,8 @@ def _shape_problem(value, expected, where):
         if math.isinf(value) and not math.isinf(expected):
             return f"{where} = {value!r} is not finite"
         return None
-    if type(value) in (tuple, list):
-        if type(value) is tuple and len(value) != len(expected):
+    if isinstance(value, (tuple, list)):
+        if isinstance(value, tuple) and len(value) != len(expected):
             return f"{where} has {len(value)} elements, not {len(expected)}"
         # a list may grow or shrink: its elements are then checked as plain values
         pairs = zip(value, expected) if len(value) == len(expected) else ((v, None) for v in value)
@@ -173,7 +173,7 @@ def _plain_problem(value, where):
     None."""
     if type(value) is float and value != value:
         return f"{where} = nan"
-    if type(value) in (tuple, list):
+    if isinstance(value, (tuple, list)):
         for k, v in enumerate(value):
             why = _plain_problem(v, f"{where}[{k}]")
             if why:

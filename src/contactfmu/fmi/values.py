@@ -1,4 +1,4 @@
-"""The getters and setters of a slave (mixed into fmi.slave.Slave): values read from and written
+"""The getters and setters of a slave (included in fmi.slave.Slave, see _including): values read from and written
 to the slave's attributes by value reference, in batches planned once per set of value
 references; outputs computed lazily from the inputs just set; every refusal with its reason."""
 
