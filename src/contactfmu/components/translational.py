@@ -282,8 +282,9 @@ class CoupledContact(TranslationalSlave):
       starts from, default 0);
     - sampled_outputs(x, w, a): without inertias, every output of the law at the inputs, the
       force published with its rate (publish_force);
-    - coupled_outputs(held, x, w): with them, every output beside the held force, which it
-      publishes ((x, w): the relative motion the coupler planned from);
+    - coupled_outputs(held, s, v, x, w): with them, every output beside the held force, which
+      it publishes ((s, v): the relative motion of the inputs; (x, w): the one the coupler
+      planned from);
     - predict(x, w, g, state, times): the law's motion for the coupler; stiff(h): a step too long
       for the contact (the coupler plans deadbeat then); count_events: the law's number of events
       from a motion up to a time (None: the changes predict reports);
@@ -334,8 +335,9 @@ class CoupledContact(TranslationalSlave):
             self.sampled_outputs(x, w, a)
             return
         # the bodies' motion now: the inputs, or one step old in a Jacobi master (Coupler.motion)
+        s, v = x, w
         x, w = coupler.motion(x - self.origin(), w, self._fresh)
-        self.coupled_outputs(coupler.force(x, w, self.predict, self.stiff), x, w)
+        self.coupled_outputs(coupler.force(x, w, self.predict, self.stiff), s, v, x, w)
 
     def step(self, t, h):
         x, w, a = self.relative_motion()

@@ -282,7 +282,7 @@ class EndStop(CoupledContact):
         self._results(p, (self._pending_stop, 0), dx, dv, 0.0)
         self._publish(self.Fi, law.force_rate(self._pending_stop, dx, dv, da, p))
 
-    def coupled_outputs(self, held, x, w):
+    def coupled_outputs(self, held, dx, dv, x, w):
         coupler = self._coupler
         self.impulse = coupler.moved.detail.impulse if coupler.moved is not None else 0.0
         if coupler.pending is not None:

@@ -128,8 +128,8 @@ class TranslationalHardstop(CoupledContact):
         self.interface_c, self.interface_d = law.interface(s_rel, self.b, self.c, self.d)
         self._publish(f, rate)
 
-    def coupled_outputs(self, held, x, w):
-        self._law_at_inputs(*self.relative_motion()[:2])
+    def coupled_outputs(self, held, s_rel, v_rel, x, w):
+        self._law_at_inputs(s_rel, v_rel)
         self.interface_c = self.interface_d = 0.0  # the held force is the element's own
         self._publish(held, 0.0)
 
